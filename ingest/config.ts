@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { parseEnv, type Env } from '../shared/config/parse.ts';
+
+const IngestEnv = Type.Object({
+  /** Most events in one JetStream message. */
+  TALLY_INGEST_BATCH_MAX_EVENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
+  /** Approximate byte size at which a micro-batch is sent (NATS max payload is 1 MiB by default). */
+  TALLY_INGEST_BATCH_MAX_BYTES: Type.Integer({ minimum: 1024, default: 600_000 }),
+  /** How long a micro-batch waits for more events before it is sent. */
+  TALLY_INGEST_LINGER_MS: Type.Number({ minimum: 0, maximum: 1000, default: 2 }),
+  /** Events accepted but not yet acknowledged by JetStream; above it requests get 503. */
+  TALLY_INGEST_MAX_INFLIGHT_EVENTS: Type.Integer({ minimum: 1, default: 200_000 }),
+  /** Time to wait for JetStream's acknowledgement of one batch. */
+  TALLY_INGEST_ACK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  /** Upper bound of stored, unconsumed event data in the stream. */
+  TALLY_STREAM_MAX_BYTES: Type.Integer({ minimum: 1024 * 1024, default: 8 * 1024 * 1024 * 1024 }),
+  /** JetStream duplicate window for publish retries (Nats-Msg-Id). */
+  TALLY_STREAM_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
+});
+
+export interface IngestConfig {
+  readonly batchMaxEvents: number;
+  readonly batchMaxBytes: number;
+  readonly lingerMs: number;
+  readonly maxInflightEvents: number;
+  readonly ackTimeoutMs: number;
+  readonly streamMaxBytes: number;
+  readonly streamDuplicateWindowMs: number;
+}
+
+export function parseIngestConfig(env: Env): IngestConfig {
+  const e = parseEnv(IngestEnv, env);
+  return Object.freeze({
+    batchMaxEvents: e.TALLY_INGEST_BATCH_MAX_EVENTS,
+    batchMaxBytes: e.TALLY_INGEST_BATCH_MAX_BYTES,
+    lingerMs: e.TALLY_INGEST_LINGER_MS,
+    maxInflightEvents: e.TALLY_INGEST_MAX_INFLIGHT_EVENTS,
+    ackTimeoutMs: e.TALLY_INGEST_ACK_TIMEOUT_MS,
+    streamMaxBytes: e.TALLY_STREAM_MAX_BYTES,
+    streamDuplicateWindowMs: e.TALLY_STREAM_DUPLICATE_WINDOW_MS,
+  });
+}

@@ -1,0 +1,174 @@
+import type { Authenticator } from '../shared/auth/authenticator.ts';
+import type { AgentDirectory, AgentInfo } from '../shared/auth/agents.ts';
+import type { Principal } from '../shared/auth/keys.ts';
+import { AppError, codeToStatus, errorBody, type ErrorCode } from '../shared/errors.ts';
+import { MAX_EVENT_BODY_BYTES } from '../shared/events/limits.ts';
+import type { WireEvent } from '../shared/events/wire.ts';
+import type { HttpRequest, HttpResponse, Route } from '../shared/http/types.ts';
+import { newId } from '../shared/ids.ts';
+import type { EventPublisher } from './adapters/publisher.ts';
+import { ingestMetrics } from './metrics.ts';
+import { decodeEvents } from './pipeline/decode.ts';
+import { normalizeStep, validateStep, type EventKind, type NormalizedEvent, type StepResult } from './pipeline/normalize.ts';
+
+export interface IngestDeps {
+  auth: Authenticator;
+  agents: AgentDirectory;
+  publisher: EventPublisher;
+}
+
+type Accepted = { index: number; id: string; status: 'processed'; created_at: string };
+type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string } };
+
+/** POST /v1/actions and POST /v1/outcomes. */
+export function ingestRoutes(deps: IngestDeps): Route[] {
+  const route = (kind: EventKind, path: string): Route => ({
+    method: 'POST',
+    path,
+    maxBodyBytes: MAX_EVENT_BODY_BYTES,
+    summary: `Send one ${kind} event or a batch (JSON, NDJSON or msgpack)`,
+    handler: (req) => handleEvents(deps, kind, req),
+  });
+  return [route('action', '/v1/actions'), route('outcome', '/v1/outcomes')];
+}
+
+/**
+ * The pipeline of one request: authenticate, decode, then per event validate,
+ * normalize and resolve its agent; publish the good events and wait for JetStream's
+ * acknowledgement; answer each event. A rejected event never stops the others; a
+ * publish failure answers 503 for the request and acknowledges nothing.
+ */
+export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
+  const principal = await deps.auth.require(req.headers, 'send_events');
+  const { single, items } = decodeEvents(req.body, req.headers['content-type']);
+  const now = Date.now();
+  const headerId = single ? req.headers['idempotency-key'] : undefined;
+
+  const results: (Accepted | Rejected)[] = new Array(items.length);
+  const normalized: (NormalizedEvent | undefined)[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const r = item.ok ? prepare(kind, item.value, now, headerId) : ({ ok: false, code: item.code, message: item.message } as const);
+    if (r.ok) normalized[i] = r.value;
+    else results[i] = { index: i, status: 'rejected', error: { code: r.code, message: r.message } };
+  }
+
+  const agents = await resolveAgents(deps.agents, principal, normalized);
+  const wire: WireEvent[] = [];
+  const createdAt = new Date(now).toISOString();
+  for (let i = 0; i < items.length; i++) {
+    const n = normalized[i];
+    if (!n) continue;
+    const a = agentFor(principal, n, agents);
+    if (!a.ok) {
+      results[i] = { index: i, status: 'rejected', error: { code: a.code, message: a.message } };
+      continue;
+    }
+    const id = n.id ?? newId('evt', now);
+    wire.push(toWire(n, a.value, id, now));
+    results[i] = { index: i, id, status: 'processed', created_at: createdAt };
+  }
+
+  await deps.publisher.publish(wire);
+  countOutcomes(kind, results);
+  return respond(single, results, req.requestId);
+}
+
+function prepare(kind: EventKind, value: unknown, now: number, headerId: string | undefined): StepResult<NormalizedEvent> {
+  const v = validateStep(kind, value);
+  return v.ok ? normalizeStep(kind, v.value, now, headerId) : v;
+}
+
+/** Agent keys of the request, resolved once each: cache hits synchronously, misses together. */
+async function resolveAgents(dir: AgentDirectory, p: Principal, events: (NormalizedEvent | undefined)[]): Promise<Map<string, AgentInfo | undefined>> {
+  const found = new Map<string, AgentInfo | undefined>();
+  const misses: string[] = [];
+  for (const e of events) {
+    if (!e?.agentKey || found.has(e.agentKey)) continue;
+    const hit = dir.peek(p.environmentId, e.agentKey);
+    if (hit.hit) found.set(e.agentKey, hit.value);
+    else {
+      found.set(e.agentKey, undefined);
+      misses.push(e.agentKey);
+    }
+  }
+  if (misses.length > 0) {
+    const loaded = await Promise.all(misses.map((k) => dir.resolve(p.environmentId, k)));
+    misses.forEach((k, i) => found.set(k, loaded[i]));
+  }
+  return found;
+}
+
+function agentFor(p: Principal, e: NormalizedEvent, agents: Map<string, AgentInfo | undefined>): StepResult<AgentInfo | { id: string; organizationId: string; accountId: string; environmentId: string }> {
+  if (p.kind === 'agent') {
+    // Authenticated by X-Agent-Secret: events are that instance's; agent_key, if sent, must name it.
+    const own = agents.get(e.agentKey ?? '');
+    if (e.agentKey !== undefined && own?.id !== p.agentInstanceId) {
+      return { ok: false, code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance' };
+    }
+    return e.agentKey === undefined
+      ? { ok: true, value: { id: p.agentInstanceId!, organizationId: p.organizationId, environmentId: p.environmentId, accountId: own?.accountId ?? '' } }
+      : { ok: true, value: own! };
+  }
+  if (e.agentKey === undefined) return { ok: false, code: 'validation_failed', message: '`agent_key` is required' };
+  const a = agents.get(e.agentKey);
+  if (!a || a.environmentId !== p.environmentId) {
+    return { ok: false, code: 'unknown_agent', message: 'no agent instance with this agent_key in this environment' };
+  }
+  if (!a.isActive) return { ok: false, code: 'agent_inactive', message: `agent instance ${a.id} is inactive` };
+  return { ok: true, value: a };
+}
+
+function toWire(n: NormalizedEvent, a: { id: string; organizationId: string; accountId: string; environmentId: string }, id: string, now: number): WireEvent {
+  const w: WireEvent = {
+    k: n.kind === 'action' ? 1 : 2,
+    env: a.environmentId,
+    org: a.organizationId,
+    agent: a.id,
+    acct: a.accountId,
+    id,
+    src: n.id === undefined ? 2 : 1,
+    type: n.type,
+    ts: n.ts,
+    ing: now,
+    uid: n.uid,
+    anon: n.anon,
+    meta: n.meta,
+  };
+  if (n.kind === 'action') {
+    w.model = n.model;
+    w.tin = n.tin;
+    w.tout = n.tout;
+    w.ttot = n.ttot;
+  } else w.val = n.val;
+  return w;
+}
+
+function countOutcomes(kind: EventKind, results: (Accepted | Rejected)[]): void {
+  let accepted = 0;
+  for (const r of results) {
+    if (r.status === 'processed') accepted++;
+    else ingestMetrics.events.inc({ kind, outcome: r.error.code });
+  }
+  if (accepted) ingestMetrics.events.inc({ kind, outcome: 'accepted' }, accepted);
+}
+
+function respond(single: boolean, results: (Accepted | Rejected)[], requestId: string): HttpResponse {
+  if (single) {
+    const r = results[0]!;
+    if (r.status === 'processed') return { status: 200, body: { id: r.id, status: r.status, created_at: r.created_at } };
+    return { status: codeToStatus(r.error.code), body: errorBody(new AppError(r.error.code, r.error.message), requestId) };
+  }
+  let accepted = 0;
+  let firstRejected: Rejected | undefined;
+  for (const r of results) {
+    if (r.status === 'processed') accepted++;
+    else firstRejected ??= r;
+  }
+  const rejected = results.length - accepted;
+  const body: Record<string, unknown> = { accepted, rejected, results };
+  if (rejected === 0) return { status: 200, body };
+  if (accepted > 0) return { status: 207, body };
+  const err = new AppError(firstRejected!.error.code, `all ${rejected} events were rejected; see results`);
+  return { status: codeToStatus(firstRejected!.error.code), body: { ...errorBody(err, requestId), ...body } };
+}

@@ -1,0 +1,28 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Authenticator } from '../shared/auth/authenticator.ts';
+import type { AgentDirectory } from '../shared/auth/agents.ts';
+import type { NatsNames } from '../shared/nats/names.ts';
+import { ensureEventsStream } from '../shared/nats/connection.ts';
+import type { Route } from '../shared/http/types.ts';
+import { EventPublisher } from './adapters/publisher.ts';
+import type { IngestConfig } from './config.ts';
+import { ingestRoutes } from './events-handler.ts';
+
+export interface IngestRole {
+  routes: Route[];
+  publisher: EventPublisher;
+  ready(): boolean;
+}
+
+/** The ingest role: the event endpoints, publishing to JetStream. */
+export async function startIngest(nc: NatsConnection, names: NatsNames, cfg: IngestConfig, auth: Authenticator, agents: AgentDirectory): Promise<IngestRole> {
+  await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs });
+  const publisher = new EventPublisher(nc, names.eventsSubject, {
+    maxBatchEvents: cfg.batchMaxEvents,
+    maxBatchBytes: cfg.batchMaxBytes,
+    lingerMs: cfg.lingerMs,
+    maxInflightEvents: cfg.maxInflightEvents,
+    ackTimeoutMs: cfg.ackTimeoutMs,
+  });
+  return { routes: ingestRoutes({ auth, agents, publisher }), publisher, ready: () => publisher.connected };
+}

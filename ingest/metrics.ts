@@ -1,0 +1,30 @@
+import { Counter, Gauge, Histogram, registry } from '../shared/metrics.ts';
+
+export const ingestMetrics = {
+  events: new Counter({
+    name: 'tally_ingest_events_total',
+    help: 'Events answered by ingest, by kind and outcome (accepted, or the rejection code)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  }),
+  batches: new Counter({ name: 'tally_ingest_batches_published_total', help: 'Micro-batches acknowledged by JetStream', registers: [registry] }),
+  publishFailures: new Counter({
+    name: 'tally_ingest_publish_failures_total',
+    help: 'Micro-batches JetStream did not acknowledge',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+  batchSize: new Histogram({
+    name: 'tally_ingest_batch_events',
+    help: 'Events per JetStream message',
+    buckets: [1, 10, 50, 100, 250, 500, 1000, 2000, 5000],
+    registers: [registry],
+  }),
+  publishSeconds: new Histogram({
+    name: 'tally_ingest_publish_seconds',
+    help: 'Time from sending a micro-batch to its PubAck',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  }),
+  inflight: new Gauge({ name: 'tally_ingest_inflight_events', help: 'Events waiting for their JetStream acknowledgement', registers: [registry] }),
+};

@@ -1,0 +1,97 @@
+import { Unpackr } from 'msgpackr';
+import { AppError } from '../../shared/errors.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+
+/** One item of a request: a parsed value, or a line that could not be parsed. */
+export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json'; message: string };
+
+export interface Decoded {
+  /** True when the body was one event object (answered with the spec's single response). */
+  single: boolean;
+  items: RawItem[];
+}
+
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+
+/**
+ * Decodes a request body of events by Content-Type: JSON (one event object, an array,
+ * or `{"events": [...]}`), NDJSON (`application/x-ndjson`, one event per line; a bad
+ * line is rejected alone) or msgpack (`application/msgpack`, the same shapes as JSON).
+ */
+export function decodeEvents(body: Buffer, contentType: string | undefined): Decoded {
+  if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send an event object or a batch');
+  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  let decoded: Decoded;
+  switch (type) {
+    case 'application/json':
+    case 'text/json':
+    case '':
+      decoded = shape(parseJson(body));
+      break;
+    case 'application/x-ndjson':
+    case 'application/ndjson':
+    case 'application/jsonl':
+    case 'application/x-jsonlines':
+      decoded = { single: false, items: parseNdjson(body) };
+      break;
+    case 'application/msgpack':
+    case 'application/x-msgpack':
+    case 'application/vnd.msgpack':
+      decoded = shape(parseMsgpack(body));
+      break;
+    default:
+      throw new AppError(
+        'unsupported_media_type',
+        `Content-Type ${type} is not supported; use application/json, application/x-ndjson or application/msgpack`,
+      );
+  }
+  if (decoded.items.length === 0) throw new AppError('invalid_body', 'the batch holds no events');
+  if (decoded.items.length > MAX_EVENTS_PER_REQUEST) {
+    throw new AppError('too_many_events', `a request may carry at most ${MAX_EVENTS_PER_REQUEST} events; this one has ${decoded.items.length}`);
+  }
+  return decoded;
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function parseMsgpack(body: Buffer): unknown {
+  try {
+    return unpackr.unpack(body);
+  } catch (err) {
+    throw new AppError('invalid_body', `request body is not valid msgpack: ${(err as Error).message}`);
+  }
+}
+
+function parseNdjson(body: Buffer): RawItem[] {
+  const items: RawItem[] = [];
+  const lines = body.toString('utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    try {
+      items.push({ ok: true, value: JSON.parse(line) });
+    } catch (err) {
+      items.push({ ok: false, code: 'invalid_json', message: `line ${i + 1} is not valid JSON: ${(err as Error).message}` });
+    }
+  }
+  return items;
+}
+
+function shape(v: unknown): Decoded {
+  if (Array.isArray(v)) return { single: false, items: v.map((value) => ({ ok: true, value })) };
+  if (v !== null && typeof v === 'object') {
+    const events = (v as { events?: unknown }).events;
+    if (events !== undefined) {
+      if (!Array.isArray(events)) throw new AppError('invalid_body', '`events` must be an array of events');
+      return { single: false, items: events.map((value) => ({ ok: true, value })) };
+    }
+    return { single: true, items: [{ ok: true, value: v }] };
+  }
+  throw new AppError('invalid_body', 'request body must be an event object, an array of events, or {"events": [...]}');
+}

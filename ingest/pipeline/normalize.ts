@@ -1,0 +1,165 @@
+import type { ValueError } from '@sinclair/typebox/errors';
+import type { TypeCheck } from '@sinclair/typebox/compiler';
+import type { ErrorCode } from '../../shared/errors.ts';
+import {
+  MAX_EVENT_AGE_MS,
+  MAX_EVENT_FUTURE_MS,
+  MAX_METADATA_BYTES,
+  MAX_METADATA_DEPTH,
+} from '../../shared/events/limits.ts';
+import { parseTimestamp } from '../../shared/time.ts';
+import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from './schemas.ts';
+
+export type EventKind = 'action' | 'outcome';
+
+/** The result of a step: the value, or why the event is rejected. */
+export type StepResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string };
+
+/** An event that passed validation, before its agent is resolved. */
+export interface NormalizedEvent {
+  kind: EventKind;
+  agentKey: string | undefined;
+  id: string | undefined;
+  type: string;
+  ts: number;
+  uid: string;
+  anon: string;
+  meta: string;
+  model: string;
+  tin: number;
+  tout: number;
+  ttot: number;
+  val: string;
+}
+
+const reject = (code: ErrorCode, message: string): StepResult<never> => ({ ok: false, code, message });
+
+/** Step 1: the event's shape (types, required fields, lengths, no unknown fields). */
+export function validateStep(kind: EventKind, value: unknown): StepResult<ActionEvent | OutcomeEvent> {
+  const checker: TypeCheck<typeof import('./schemas.ts').ActionEvent> | TypeCheck<typeof import('./schemas.ts').OutcomeEvent> =
+    kind === 'action' ? actionChecker : outcomeChecker;
+  if (checker.Check(value)) return { ok: true, value: value as ActionEvent | OutcomeEvent };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return reject('validation_failed', `each ${kind} must be a JSON object`);
+  const first = checker.Errors(value).First();
+  return reject('validation_failed', first ? describe(first) : `invalid ${kind}`);
+}
+
+function describe(e: ValueError): string {
+  const field = e.path.slice(1).replaceAll('/', '.') || '(event)';
+  if (e.message.startsWith('Unexpected property')) return `unknown field \`${field}\``;
+  if (e.message.startsWith('Expected required property')) return `\`${field}\` is required`;
+  return `\`${field}\`: ${e.message.toLowerCase()}`;
+}
+
+/**
+ * Step 2: id, timestamp bounds, metadata limits, token counts and attribution, into
+ * the normalized event.
+ */
+export function normalizeStep(
+  kind: EventKind,
+  e: ActionEvent | OutcomeEvent,
+  now: number,
+  headerId: string | undefined,
+): StepResult<NormalizedEvent> {
+  const ids = [e.id, e.event_id, e.idempotency_key, headerId].filter((x): x is string => x !== undefined);
+  if (ids.some((x) => x !== ids[0])) return reject('validation_failed', 'id, event_id, idempotency_key and the Idempotency-Key header disagree');
+
+  let ts = now;
+  if (e.timestamp !== undefined) {
+    const t = parseTimestamp(e.timestamp);
+    if (t === undefined) return reject('validation_failed', '`timestamp` must be an ISO 8601 date-time, e.g. 2026-11-21T10:00:00Z');
+    if (t < now - MAX_EVENT_AGE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 35 days in the past');
+    if (t > now + MAX_EVENT_FUTURE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 5 minutes in the future');
+    ts = t;
+  }
+
+  let meta = '{}';
+  const m = e.metadata;
+  if (m !== undefined) {
+    if (tooDeep(m, 1)) return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
+    meta = JSON.stringify(m);
+    if (meta.length > MAX_METADATA_BYTES / 4 && Buffer.byteLength(meta) > MAX_METADATA_BYTES) {
+      return reject('validation_failed', `\`metadata\` exceeds ${MAX_METADATA_BYTES} bytes as JSON`);
+    }
+  }
+
+  const uid = e.user_id ?? stringField(m, 'user_id');
+  const anon = e.anonymous_id ?? stringField(m, 'anonymous_id');
+  const out: NormalizedEvent = {
+    kind,
+    agentKey: e.agent_key,
+    id: ids[0],
+    type: kind === 'action' ? (e as ActionEvent).action_type : (e as OutcomeEvent).outcome_type,
+    ts,
+    uid: uid ?? '',
+    anon: anon ?? '',
+    meta,
+    model: '',
+    tin: 0,
+    tout: 0,
+    ttot: 0,
+    val: '',
+  };
+  if (kind === 'outcome') {
+    out.val = decimalString((e as OutcomeEvent).value);
+    const dot = out.val.indexOf('.');
+    if (dot !== -1 && out.val.length - dot - 1 > 9) return reject('validation_failed', '`value` has more than 9 decimal places');
+    return { ok: true, value: out };
+  }
+  if (m !== undefined) {
+    const usage = isObject(m['usage']) ? (m['usage'] as Record<string, unknown>) : undefined;
+    const tin = tokenField(m, usage, ['input_tokens', 'prompt_tokens']);
+    const tout = tokenField(m, usage, ['output_tokens', 'completion_tokens']);
+    const ttot = tokenField(m, usage, ['total_tokens']);
+    for (const [name, v] of [['input_tokens', tin], ['output_tokens', tout], ['total_tokens', ttot]] as const) {
+      if (v === null) return reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`);
+    }
+    out.tin = tin ?? 0;
+    out.tout = tout ?? 0;
+    out.ttot = ttot ?? out.tin + out.tout;
+    out.model = stringField(m, 'model') ?? stringField(m, 'model_name') ?? '';
+  }
+  return { ok: true, value: out };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function tooDeep(v: unknown, depth: number): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (depth > MAX_METADATA_DEPTH) return true;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (tooDeep(x, depth + 1)) return true;
+  return false;
+}
+
+function stringField(m: Record<string, unknown> | undefined, key: string): string | undefined {
+  const v = m?.[key];
+  return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
+}
+
+/** undefined: absent; null: present but not a non-negative integer. */
+function tokenField(m: Record<string, unknown>, usage: Record<string, unknown> | undefined, names: string[]): number | undefined | null {
+  for (const n of names) {
+    const v = m[n] ?? usage?.[n];
+    if (v === undefined) continue;
+    return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
+  }
+  return undefined;
+}
+
+/** The shortest decimal text of a JSON number, without exponent (1e-7 -> "0.0000001"). */
+export function decimalString(n: number): string {
+  const s = String(n);
+  if (!/e/i.test(s)) return s;
+  const [mant, expS] = s.toLowerCase().split('e') as [string, string];
+  const exp = Number(expS);
+  const neg = mant.startsWith('-');
+  const digits = mant.replace('-', '').replace('.', '');
+  const pointAt = (mant.replace('-', '').indexOf('.') === -1 ? mant.replace('-', '').length : mant.replace('-', '').indexOf('.')) + exp;
+  let r: string;
+  if (pointAt <= 0) r = '0.' + '0'.repeat(-pointAt) + digits;
+  else if (pointAt >= digits.length) r = digits + '0'.repeat(pointAt - digits.length);
+  else r = digits.slice(0, pointAt) + '.' + digits.slice(pointAt);
+  return (neg ? '-' : '') + r;
+}

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { parseEnv, type Env } from '../../shared/config/parse.ts';
+
+const SinkEnv = Type.Object({
+  /** Most JetStream messages (micro-batches) per ClickHouse insert. */
+  TALLY_SINK_BATCH_MESSAGES: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
+  /** How long the first message of an insert waits for more. */
+  TALLY_SINK_BATCH_LINGER_MS: Type.Integer({ minimum: 0, default: 200 }),
+  /** Time JetStream waits for an ack before redelivering a message to a sink. */
+  TALLY_SINK_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /** Delay before a batch whose insert failed is delivered again. */
+  TALLY_SINK_RETRY_DELAY_MS: Type.Integer({ minimum: 10, default: 1000 }),
+});
+
+export interface SinkConfig {
+  readonly fetchMessages: number;
+  readonly batchLingerMs: number;
+  readonly ackWaitMs: number;
+  readonly retryDelayMs: number;
+}
+
+export function parseSinkConfig(env: Env): SinkConfig {
+  const e = parseEnv(SinkEnv, env);
+  return Object.freeze({
+    fetchMessages: e.TALLY_SINK_BATCH_MESSAGES,
+    batchLingerMs: e.TALLY_SINK_BATCH_LINGER_MS,
+    ackWaitMs: e.TALLY_SINK_ACK_WAIT_MS,
+    retryDelayMs: e.TALLY_SINK_RETRY_DELAY_MS,
+  });
+}

@@ -1,0 +1,189 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { performance } from 'node:perf_hooks';
+import { decodeBatch, WireFormatError, type WireEvent } from '../../shared/events/wire.ts';
+import { logger } from '../../shared/log.ts';
+import type { NatsNames } from '../../shared/nats/names.ts';
+import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
+import type { SinkConfig } from './config.ts';
+import { ACTION_COLUMNS, OUTCOME_COLUMNS, toRows } from './rows.ts';
+
+const log = logger('sink');
+
+const metrics = {
+  inserted: new Counter({ name: 'tally_sink_events_inserted_total', help: 'Event rows inserted into ClickHouse', registers: [registry] }),
+  failures: new Counter({ name: 'tally_sink_insert_failures_total', help: 'Failed ClickHouse inserts (batches redelivered)', registers: [registry] }),
+  deadLetters: new Counter({ name: 'tally_sink_dead_letters_total', help: 'Undecodable messages set aside', registers: [registry] }),
+  insertSeconds: new Histogram({
+    name: 'tally_sink_insert_seconds',
+    help: 'Duration of one ClickHouse insert',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  }),
+  pending: new Gauge({ name: 'tally_sink_pending_messages', help: 'Messages waiting in the consumer (lag)', registers: [registry] }),
+};
+
+export interface SinkHooks {
+  /** Runs after the ClickHouse insert and before the acks (fault-injection in tests). */
+  afterInsert?: (messages: number) => void | Promise<void>;
+}
+
+/**
+ * Moves event batches from JetStream into ClickHouse. A durable pull consumer fetches
+ * micro-batches; their events are inserted in one insert per table; only then are the
+ * messages acknowledged. A failed insert leaves them unacknowledged (redelivered after
+ * a delay); a crash between insert and ack redelivers them too, and the identical rows
+ * inserted again are counted once (usage queries deduplicate by event identity).
+ */
+export class Sink {
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #ready = false;
+  #messages: { stop(): void } | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly names: NatsNames,
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+    private readonly cfg: SinkConfig,
+    private readonly hooks: SinkHooks = {},
+  ) {}
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  async start(): Promise<void> {
+    await this.#ensureConsumer();
+    this.#running = true;
+    this.#ready = true;
+    this.#loop = this.#run();
+  }
+
+  /** Stops after the batch in hand (its acks are sent or it is left for redelivery). */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#ready = false;
+    await this.#loop;
+    this.#messages?.stop();
+  }
+
+  async #ensureConsumer(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    const config = {
+      durable_name: this.names.sinkConsumer,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: this.cfg.ackWaitMs * 1_000_000,
+      max_ack_pending: 100_000,
+      max_waiting: 512,
+    };
+    try {
+      await jsm.consumers.info(this.names.stream, this.names.sinkConsumer);
+      await jsm.consumers.update(this.names.stream, this.names.sinkConsumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+    } catch {
+      await jsm.consumers.add(this.names.stream, config);
+    }
+  }
+
+  async #run(): Promise<void> {
+    const js = jetstream(this.nc);
+    while (this.#running) {
+      try {
+        const consumer = await js.consumers.get(this.names.stream, this.names.sinkConsumer);
+        // consume() keeps pulls outstanding; the iterator buffers at most `max_messages`
+        // while an insert runs, which bounds the sink's memory (backpressure).
+        const messages = await consumer.consume({ max_messages: this.cfg.fetchMessages * 2, expires: 5000 });
+        this.#messages = messages;
+        const it = messages[Symbol.asyncIterator]();
+        let next = it.next();
+        while (this.#running) {
+          const batch: JsMsg[] = [];
+          const deadline = { at: Infinity };
+          for (;;) {
+            const wait = batch.length === 0 ? 1000 : deadline.at - performance.now();
+            const r = wait > 0 ? await Promise.race([next, sleep(wait)]) : undefined;
+            if (r === undefined) {
+              if (batch.length > 0 || !this.#running) break;
+              continue;
+            }
+            if (r.done) throw new Error('consumer iterator ended');
+            next = it.next();
+            if (batch.length === 0) deadline.at = performance.now() + this.cfg.batchLingerMs;
+            batch.push(r.value);
+            if (batch.length >= this.cfg.fetchMessages) break;
+          }
+          if (batch.length === 0) continue;
+          metrics.pending.set(messages.getPending());
+          await this.#processWithRetry(batch);
+        }
+        messages.stop();
+      } catch (err) {
+        if (!this.#running) break;
+        log.warn('sink consumer failed; restarting it', { err });
+        await sleep(Math.min(this.cfg.retryDelayMs, 1000));
+      }
+    }
+  }
+
+  /** Inserts a batch, retrying until it succeeds (or the sink stops: then JetStream redelivers). */
+  async #processWithRetry(batch: JsMsg[]): Promise<void> {
+    for (let attempt = 1; this.#running; attempt++) {
+      try {
+        await this.#process(batch);
+        return;
+      } catch (err) {
+        metrics.failures.inc();
+        if (attempt === 1 || attempt % 30 === 0) log.warn('sink insert failed; retrying', { err, messages: batch.length, attempt });
+        for (const m of batch) m.working();
+        await sleep(this.cfg.retryDelayMs);
+      }
+    }
+  }
+
+  async #process(msgs: JsMsg[]): Promise<void> {
+    const actions: unknown[][] = [];
+    const outcomes: unknown[][] = [];
+    const good: JsMsg[] = [];
+    const dead: { msg: JsMsg; reason: string }[] = [];
+    for (const m of msgs) {
+      let events: WireEvent[];
+      try {
+        events = decodeBatch(m.data);
+      } catch (err) {
+        if (!(err instanceof WireFormatError)) throw err;
+        dead.push({ msg: m, reason: err.message });
+        continue;
+      }
+      toRows(events, actions, outcomes);
+      good.push(m);
+    }
+    const started = performance.now();
+    await Promise.all([
+      actions.length && this.ch.insert({ table: `${this.database}.actions`, values: actions, format: 'JSONCompactEachRow', columns: [...ACTION_COLUMNS] }),
+      outcomes.length && this.ch.insert({ table: `${this.database}.outcomes`, values: outcomes, format: 'JSONCompactEachRow', columns: [...OUTCOME_COLUMNS] }),
+      dead.length && this.#deadLetter(dead),
+    ]);
+    metrics.insertSeconds.observe((performance.now() - started) / 1000);
+    metrics.inserted.inc(actions.length + outcomes.length);
+    await this.hooks.afterInsert?.(msgs.length);
+    for (const m of good) m.ack();
+    for (const d of dead) d.msg.term(d.reason);
+  }
+
+  async #deadLetter(dead: { msg: JsMsg; reason: string }[]): Promise<void> {
+    metrics.deadLetters.inc(dead.length);
+    log.error('undecodable event batches set aside in sink_dead_letters', { count: dead.length });
+    await this.ch.insert({
+      table: `${this.database}.sink_dead_letters`,
+      values: dead.map((d) => ({ received_at: Date.now(), stream_sequence: d.msg.seq, reason: d.reason, payload_base64: Buffer.from(d.msg.data).toString('base64') })),
+      format: 'JSONEachRow',
+    });
+  }
+}
+
+function sleep(ms: number): Promise<undefined> {
+  return new Promise((r) => setTimeout(() => r(undefined), ms));
+}

@@ -1,0 +1,138 @@
+import type { Db } from '../db/postgres.ts';
+import type { EnvironmentName } from '../db/schema.ts';
+import { AppError, DependencyUnavailableError } from '../errors.ts';
+import { digestsEqual, hashSecret } from '../ids.ts';
+import type { InvalidationBus } from './invalidation.ts';
+import { can, type Capability, type Principal } from './keys.ts';
+import { LoadingCache } from './loading-cache.ts';
+import type { AgentDirectory } from './agents.ts';
+
+interface KeyRecord {
+  principal: Principal;
+  hash: string;
+  expiresAtMs: number | null;
+}
+
+/**
+ * Turns request headers into a {@link Principal}. Accepts `Authorization: Bearer <key>`,
+ * `api-key: <key>` and, for agent instances, `X-Agent-Secret: <secret>`. Keys are looked
+ * up by their SHA-256 (never stored in clear) and cached in memory; revocation and
+ * rotation reach the cache through the invalidation bus.
+ */
+export class Authenticator {
+  readonly #keys: LoadingCache<KeyRecord>;
+
+  constructor(
+    private readonly db: Db,
+    bus: InvalidationBus,
+    private readonly agents: AgentDirectory,
+    opts: { ttlMs?: number } = {},
+  ) {
+    this.#keys = new LoadingCache((hash) => this.#loadKey(hash), {
+      ttlMs: opts.ttlMs ?? 60_000,
+      negativeTtlMs: 5_000,
+      maxEntries: 50_000,
+    });
+    bus.subscribe((m) => {
+      if (m.type === 'all') this.#keys.clear();
+      else if (m.type === 'key') this.#keys.invalidate((r) => r.hash === m.hash);
+    });
+  }
+
+  /** Authenticates and checks one capability; 401 or 403 otherwise. */
+  async require(headers: Readonly<Record<string, string>>, capability: Capability): Promise<Principal> {
+    const p = await this.authenticate(headers);
+    if (!can(p, capability)) {
+      throw new AppError('forbidden', `this ${describe(p)} may not ${capability.replace('_', ' ')}`);
+    }
+    return p;
+  }
+
+  async authenticate(headers: Readonly<Record<string, string>>): Promise<Principal> {
+    const token = bearer(headers['authorization']) ?? headers['api-key'];
+    if (token) {
+      const rec = await this.#lookup(hashSecret(token));
+      if (!rec || (rec.expiresAtMs !== null && rec.expiresAtMs <= Date.now())) throw unauthorized('invalid or revoked API key');
+      return rec.principal;
+    }
+    const secret = headers['x-agent-secret'];
+    if (secret) {
+      const agent = await this.agents.resolveSecret(secret);
+      if (!agent) throw unauthorized('invalid agent secret');
+      if (!agent.isActive) throw new AppError('forbidden', 'this agent instance is inactive');
+      return {
+        kind: 'agent',
+        permission: 'agent',
+        organizationId: agent.organizationId,
+        environmentId: agent.environmentId,
+        environmentName: agent.environmentName,
+        credentialId: agent.id,
+        agentInstanceId: agent.id,
+        rateLimitPerMinute: null,
+      };
+    }
+    throw unauthorized('missing credentials: send Authorization: Bearer <API key>');
+  }
+
+  async #lookup(hash: string): Promise<KeyRecord | undefined> {
+    const cached = this.#keys.peek(hash);
+    const rec = cached.hit ? cached.value : await this.#keys.get(hash);
+    // The map lookup is by digest; compare again in constant time all the same.
+    return rec && digestsEqual(rec.hash, hash) ? rec : undefined;
+  }
+
+  async #loadKey(hash: string): Promise<KeyRecord | undefined> {
+    let row;
+    try {
+      row = await this.db
+        .selectFrom('api_keys')
+        .innerJoin('environments', 'environments.id', 'api_keys.environment_id')
+        .select([
+          'api_keys.id',
+          'api_keys.kind',
+          'api_keys.permission',
+          'api_keys.organization_id',
+          'api_keys.environment_id',
+          'api_keys.key_hash',
+          'api_keys.rate_limit_per_minute',
+          'api_keys.expires_at',
+          'environments.name as environment_name',
+        ])
+        .where('api_keys.key_hash', '=', hash)
+        .where('api_keys.revoked_at', 'is', null)
+        .executeTakeFirst();
+    } catch (err) {
+      throw new DependencyUnavailableError('Postgres', err);
+    }
+    if (!row) return undefined;
+    return {
+      hash: row.key_hash,
+      expiresAtMs: row.expires_at ? row.expires_at.getTime() : null,
+      principal: Object.freeze({
+        kind: row.kind,
+        permission: row.permission,
+        organizationId: row.organization_id,
+        environmentId: row.environment_id,
+        environmentName: row.environment_name as EnvironmentName,
+        credentialId: row.id,
+        rateLimitPerMinute: row.rate_limit_per_minute,
+      }),
+    };
+  }
+}
+
+function bearer(h: string | undefined): string | undefined {
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : undefined;
+}
+
+function unauthorized(message: string): AppError {
+  return new AppError('unauthorized', message);
+}
+
+function describe(p: Principal): string {
+  if (p.kind === 'agent') return 'agent secret';
+  if (p.kind === 'sdk') return 'SDK key';
+  return `${p.permission} API key`;
+}

@@ -1,0 +1,58 @@
+import type { EnvironmentName, KeyKind, Permission } from '../db/schema.ts';
+import { randomToken } from '../ids.ts';
+
+/** What a request is allowed to do, by capability; see `can`. */
+export type Capability = 'send_events' | 'read_usage' | 'read' | 'write' | 'admin';
+
+/**
+ * The permission matrix. SDK keys (sk_live_/sk_test_) and agent secrets send events
+ * and read usage; API keys (sk_api_) are read-only, read-write or admin.
+ */
+const MATRIX: Record<Permission | 'agent', ReadonlySet<Capability>> = {
+  sdk: new Set(['send_events', 'read_usage']),
+  agent: new Set(['send_events', 'read_usage']),
+  'read-only': new Set(['read', 'read_usage']),
+  'read-write': new Set(['read', 'read_usage', 'write', 'send_events']),
+  admin: new Set(['read', 'read_usage', 'write', 'send_events', 'admin']),
+};
+
+export interface Principal {
+  readonly kind: KeyKind | 'agent';
+  readonly permission: Permission | 'agent';
+  readonly organizationId: string;
+  readonly environmentId: string;
+  readonly environmentName: EnvironmentName;
+  /** The API key's id, or the agent instance's id for agent secrets. */
+  readonly credentialId: string;
+  /** Set when the credential is an agent instance secret. */
+  readonly agentInstanceId?: string;
+  /** Requests per minute; null: the default of its kind. */
+  readonly rateLimitPerMinute: number | null;
+}
+
+export function can(p: Principal, capability: Capability): boolean {
+  return MATRIX[p.permission].has(capability);
+}
+
+export function sdkKeyPrefix(env: EnvironmentName): 'sk_live_' | 'sk_test_' {
+  return env === 'production' ? 'sk_live_' : 'sk_test_';
+}
+
+/** A new key: `sk_live_`/`sk_test_` (SDK) or `sk_api_` (API) then 40 random characters. */
+export function generateKey(kind: KeyKind, env: EnvironmentName): string {
+  return (kind === 'sdk' ? sdkKeyPrefix(env) : 'sk_api_') + randomToken(40);
+}
+
+/** A new agent instance secret. */
+export function generateAgentSecret(): string {
+  return 'as_' + randomToken(40);
+}
+
+/** What may be shown of a key after creation. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, key.indexOf('_', 3) + 5) + '…';
+}
+
+export function looksLikeKey(token: string): boolean {
+  return /^sk_(live|test|api)_[A-Za-z0-9]{20,100}$/.test(token);
+}

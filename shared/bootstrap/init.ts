@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../db/postgres.ts';
+import type { EnvironmentName, KeyKind, Permission } from '../db/schema.ts';
+import { displayPrefix, generateKey } from '../auth/keys.ts';
+import { hashSecret, newId } from '../ids.ts';
+
+export const ENVIRONMENTS: readonly EnvironmentName[] = ['development', 'staging', 'production'];
+
+export interface InitResult {
+  organization_id: string;
+  environments: Record<EnvironmentName, { id: string; admin_api_key: string | null; sdk_key: string | null }>;
+  /** True when this call created the organization (keys are new). */
+  created: boolean;
+}
+
+/**
+ * Creates the organization, its three environments and a first admin API key and SDK
+ * key for each; run again, reports them. Keys are stored hashed in Postgres; the clear
+ * keys of the first run are kept in `<data dir>/credentials.json` (mode 0600) so a
+ * later `init` can show them again on the same machine.
+ */
+export async function initTally(db: Db, opts: { dataDir: string; organizationName?: string }): Promise<InitResult> {
+  const file = path.join(opts.dataDir, 'credentials.json');
+  return db.transaction().execute(async (trx) => {
+    // One bootstrap at a time, even with several processes starting together.
+    await sql`SELECT pg_advisory_xact_lock(7243001)`.execute(trx);
+    const org = await trx.selectFrom('organizations').select('id').orderBy('created_at').limit(1).executeTakeFirst();
+    if (org) {
+      const envs = await trx.selectFrom('environments').select(['id', 'name']).where('organization_id', '=', org.id).execute();
+      const saved = await readSaved(file, org.id);
+      const environments = {} as InitResult['environments'];
+      for (const e of envs) environments[e.name] = { id: e.id, admin_api_key: saved?.[e.name]?.admin_api_key ?? null, sdk_key: saved?.[e.name]?.sdk_key ?? null };
+      return { organization_id: org.id, environments, created: false };
+    }
+    const organizationId = newId('org');
+    await trx.insertInto('organizations').values({ id: organizationId, name: opts.organizationName ?? 'Default organization' }).execute();
+    const environments = {} as InitResult['environments'];
+    for (const name of ENVIRONMENTS) {
+      const envId = newId('env');
+      await trx.insertInto('environments').values({ id: envId, organization_id: organizationId, name }).execute();
+      const admin = await insertKey(trx, organizationId, envId, name, 'api', 'admin', 'bootstrap admin key');
+      const sdk = await insertKey(trx, organizationId, envId, name, 'sdk', 'sdk', 'bootstrap SDK key');
+      environments[name] = { id: envId, admin_api_key: admin, sdk_key: sdk };
+    }
+    await mkdir(opts.dataDir, { recursive: true });
+    await writeFile(file, JSON.stringify({ organization_id: organizationId, environments }, null, 2), { mode: 0o600 });
+    return { organization_id: organizationId, environments, created: true };
+  });
+}
+
+/** Inserts a new key and returns it in clear (the only time it is visible). */
+export async function insertKey(
+  db: Pick<Db, 'insertInto'>,
+  organizationId: string,
+  environmentId: string,
+  envName: EnvironmentName,
+  kind: KeyKind,
+  permission: Permission,
+  name: string,
+  rateLimitPerMinute: number | null = null,
+): Promise<string> {
+  const key = generateKey(kind, envName);
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: newId('key'),
+      organization_id: organizationId,
+      environment_id: environmentId,
+      kind,
+      permission,
+      name,
+      key_prefix: displayPrefix(key),
+      key_hash: hashSecret(key),
+      rate_limit_per_minute: rateLimitPerMinute,
+    })
+    .execute();
+  return key;
+}
+
+async function readSaved(file: string, orgId: string): Promise<InitResult['environments'] | undefined> {
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { organization_id: string; environments: InitResult['environments'] };
+    return saved.organization_id === orgId ? saved.environments : undefined;
+  } catch {
+    return undefined;
+  }
+}

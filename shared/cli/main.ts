@@ -1,0 +1,96 @@
+import { parseCommonConfig } from '../config/common.ts';
+import { processEnv } from '../config/parse.ts';
+import { createDb, ensureDatabase, migrate, resolveDatabaseUrl } from '../db/postgres.ts';
+import { initTally, type InitResult } from '../bootstrap/init.ts';
+import { ROLES, startTally, type Role } from '../runtime/start.ts';
+import { setLogLevel } from '../log.ts';
+
+const USAGE = `Usage:
+  tally init [--json]                       create (or show) the organization, environments and first keys
+  tally start [--roles ingest,sink,api,billing]
+                                            run the named roles (all by default) in this process;
+                                            initializes on first run and prints the keys
+Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
+CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  const env = processEnv();
+  switch (cmd) {
+    case 'init': {
+      const json = rest.includes('--json');
+      const result = await runInit(env);
+      process.stdout.write(json ? JSON.stringify(publicInit(result), null, 2) + '\n' : describeInit(result));
+      return 0;
+    }
+    case 'start': {
+      const roles = parseRoles(rest);
+      if (!roles) {
+        process.stderr.write(`unknown role; roles are ${ROLES.join(', ')}\n${USAGE}\n`);
+        return 2;
+      }
+      if (roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing')) {
+        const result = await runInit(env);
+        if (result.created) process.stdout.write(describeInit(result));
+      }
+      const tally = await startTally({ roles, env });
+      process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
+      const shutdown = async (signal: string) => {
+        process.stdout.write(`${signal}: stopping\n`);
+        await tally.stop();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void shutdown('SIGINT'));
+      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      return -1; // keep running
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return cmd === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`unknown command ${cmd}\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+function parseRoles(args: string[]): Role[] | undefined {
+  const i = args.findIndex((a) => a === '--roles' || a.startsWith('--roles='));
+  if (i === -1) return [...ROLES];
+  const value = args[i]!.includes('=') ? args[i]!.split('=')[1]! : (args[i + 1] ?? '');
+  const roles = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (roles.length === 0 || roles.some((r) => !(ROLES as readonly string[]).includes(r))) return undefined;
+  return roles as Role[];
+}
+
+async function runInit(env: ReturnType<typeof processEnv>): Promise<InitResult> {
+  const config = parseCommonConfig(env);
+  setLogLevel(config.logLevel);
+  const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
+  await ensureDatabase(pg.url);
+  const db = createDb(pg.url, { max: 2 });
+  try {
+    await migrate(db as never);
+    return await initTally(db, { dataDir: config.dataDir });
+  } finally {
+    await db.destroy();
+    await pg.stop();
+  }
+}
+
+function publicInit(r: InitResult): Omit<InitResult, 'created'> {
+  return { organization_id: r.organization_id, environments: r.environments };
+}
+
+function describeInit(r: InitResult): string {
+  const lines = [r.created ? 'Created organization ' + r.organization_id : 'Organization ' + r.organization_id];
+  for (const [name, e] of Object.entries(r.environments)) {
+    lines.push(`  ${name} (${e.id})`);
+    lines.push(`    admin API key: ${e.admin_api_key ?? '(shown when created; not on this machine)'}`);
+    lines.push(`    SDK key:       ${e.sdk_key ?? '(shown when created; not on this machine)'}`);
+  }
+  if (r.created) lines.push('Keep these keys: they are stored only hashed (a copy is in the data directory, credentials.json).');
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,158 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { DEDUP_QUERY_SLACK_MS } from '../events/limits.ts';
+
+/** Quantities of one group; counts and sums are exact decimal strings. */
+export interface UsageRow {
+  agent_instance_id?: string;
+  account_id?: string;
+  /** @action: distinct actions. */
+  actions: string;
+  /** Distinct outcome events. */
+  outcomes: string;
+  /** @outcome as an amount: sum of outcome `value`s (decimal string). */
+  outcome_value: string;
+  /** @user: distinct user_id (or anonymous_id when no user_id) on actions. */
+  users: string;
+  input_tokens: string;
+  output_tokens: string;
+  total_tokens: string;
+}
+
+export interface UsageQuery {
+  environmentId: string;
+  /** Inclusive start, exclusive end of event time. */
+  from: Date;
+  to: Date;
+  groupBy: 'agent' | 'account' | 'agent_account' | 'none';
+  agentInstanceIds?: string[];
+  accountIds?: string[];
+  actionTypes?: string[];
+  outcomeTypes?: string[];
+}
+
+const fmt = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+
+/**
+ * Exact usage from ClickHouse, each event counted once per (environment, agent
+ * instance, event id) whatever its copies: an inner GROUP BY on the identity keeps the
+ * first-ingested copy (argMin by ingestion time) over a window widened by the dedup
+ * slack, and only then filters on the first copy's event time.
+ */
+export class UsageStore {
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+  ) {}
+
+  async query(q: UsageQuery): Promise<UsageRow[]> {
+    if (!(q.from < q.to)) return [];
+    const params: Record<string, unknown> = {
+      env: q.environmentId,
+      from: fmt(q.from),
+      to: fmt(q.to),
+      wfrom: fmt(new Date(Math.max(0, q.from.getTime() - DEDUP_QUERY_SLACK_MS))),
+      wto: fmt(new Date(q.to.getTime() + DEDUP_QUERY_SLACK_MS)),
+      agents: q.agentInstanceIds ?? [],
+      accounts: q.accountIds ?? [],
+      atypes: q.actionTypes ?? [],
+      otypes: q.outcomeTypes ?? [],
+    };
+    const agentFilter = q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : '';
+    const accountFilter = q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : '';
+    const keys = groupColumns(q.groupBy);
+    const select = keys.length ? keys.join(', ') + ',' : '';
+    const groupBy = keys.length ? `GROUP BY ${keys.join(', ')}` : '';
+
+    const actionsSql = `
+      SELECT ${select}
+        toString(count()) AS actions,
+        toString(uniqExact(user_key)) AS users,
+        toString(sum(input_tokens)) AS input_tokens,
+        toString(sum(output_tokens)) AS output_tokens,
+        toString(sum(total_tokens)) AS total_tokens
+      FROM (
+        SELECT agent_instance_id, e.1 AS ts, e.2 AS account_id, e.3 AS action_type,
+          if(e.4 != '', concat('u:', e.4), if(e.5 != '', concat('a:', e.5), NULL)) AS user_key,
+          e.6 AS input_tokens, e.7 AS output_tokens, e.8 AS total_tokens
+        FROM (
+          SELECT agent_instance_id,
+            argMin(tuple(ts, account_id, action_type, user_id, anonymous_id, input_tokens, output_tokens, total_tokens),
+                   tuple(ingested_at, ts)) AS e
+          FROM ${this.database}.actions
+          WHERE environment_id = {env:String}
+            AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}
+          GROUP BY agent_instance_id, event_id
+        )
+      )
+      WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}
+        ${q.actionTypes ? 'AND action_type IN {atypes:Array(String)}' : ''}
+      ${groupBy}`;
+    const outcomesSql = `
+      SELECT ${select}
+        toString(count()) AS outcomes,
+        toString(sum(value)) AS outcome_value
+      FROM (
+        SELECT agent_instance_id, e.1 AS ts, e.2 AS account_id, e.3 AS outcome_type, e.4 AS value
+        FROM (
+          SELECT agent_instance_id, argMin(tuple(ts, account_id, outcome_type, value), tuple(ingested_at, ts)) AS e
+          FROM ${this.database}.outcomes
+          WHERE environment_id = {env:String}
+            AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}
+          GROUP BY agent_instance_id, event_id
+        )
+      )
+      WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}
+        ${q.outcomeTypes ? 'AND outcome_type IN {otypes:Array(String)}' : ''}
+      ${groupBy}`;
+
+    const [actions, outcomes] = await Promise.all([
+      this.ch.query({ query: actionsSql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Record<string, string>>()),
+      this.ch.query({ query: outcomesSql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Record<string, string>>()),
+    ]);
+    return mergeRows(keys, actions, outcomes);
+  }
+}
+
+function groupColumns(groupBy: UsageQuery['groupBy']): string[] {
+  switch (groupBy) {
+    case 'agent':
+      return ['agent_instance_id'];
+    case 'account':
+      return ['account_id'];
+    case 'agent_account':
+      return ['agent_instance_id', 'account_id'];
+    case 'none':
+      return [];
+  }
+}
+
+function mergeRows(keys: string[], actions: Record<string, string>[], outcomes: Record<string, string>[]): UsageRow[] {
+  const byKey = new Map<string, UsageRow>();
+  const get = (r: Record<string, string>): UsageRow => {
+    const k = keys.map((c) => r[c]).join('\u0000');
+    let row = byKey.get(k);
+    if (!row) {
+      row = { actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0' };
+      for (const c of keys) (row as unknown as Record<string, string>)[c] = r[c] ?? '';
+      byKey.set(k, row);
+    }
+    return row;
+  };
+  for (const a of actions) {
+    // A query with no GROUP BY returns one row even over no data: skip the empty one.
+    if (keys.length === 0 && a.actions === '0') continue;
+    Object.assign(get(a), { actions: a.actions, users: a.users, input_tokens: a.input_tokens, output_tokens: a.output_tokens, total_tokens: a.total_tokens });
+  }
+  for (const o of outcomes) {
+    if (keys.length === 0 && o.outcomes === '0') continue;
+    Object.assign(get(o), { outcomes: o.outcomes, outcome_value: normalizeDecimal(o.outcome_value ?? '0') });
+  }
+  return [...byKey.values()];
+}
+
+/** ClickHouse prints Decimal(38,9) sums like "12.500000000": trim trailing zeros. */
+function normalizeDecimal(s: string): string {
+  if (!s.includes('.')) return s;
+  const t = s.replace(/0+$/, '').replace(/\.$/, '');
+  return t === '-0' ? '0' : t;
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import path from 'node:path';
+import { parseEnv, type Env } from './parse.ts';
+
+const CommonEnv = Type.Object({
+  /** Port of the process's one HTTP listener (all roles' routes). */
+  TALLY_HTTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  /** Address the HTTP listener binds. */
+  TALLY_HTTP_HOST: Type.String({ default: '0.0.0.0' }),
+  /** Data directory for embedded components (chDB, embedded Postgres, spawned NATS). */
+  TALLY_DATA_DIR: Type.String({ default: '.data' }),
+  /** Postgres URL; unset: postgres://postgres@127.0.0.1:5432/tally, else embedded Postgres. */
+  DATABASE_URL: Type.Optional(Type.String()),
+  /** NATS URL; unset: nats://127.0.0.1:4222, else a `nats-server -js` spawned from PATH. */
+  NATS_URL: Type.Optional(Type.String()),
+  /** ClickHouse HTTP URL; unset: chDB in-process under the data directory. */
+  CLICKHOUSE_URL: Type.Optional(Type.String()),
+  CLICKHOUSE_USER: Type.String({ default: 'default' }),
+  CLICKHOUSE_PASSWORD: Type.String({ default: '' }),
+  /** ClickHouse database holding Tally's tables. */
+  CLICKHOUSE_DATABASE: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', default: 'tally' }),
+  /** Prefix of JetStream stream, consumer and subject names. */
+  TALLY_NATS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]*$', default: 'TALLY_' }),
+  TALLY_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
+    default: 'info',
+  }),
+});
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/tally';
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
+/** Settings every role shares. */
+export interface CommonConfig {
+  readonly httpPort: number;
+  readonly httpHost: string;
+  readonly dataDir: string;
+  /** undefined: use the default URL, falling back to an embedded/spawned server. */
+  readonly databaseUrl: string | undefined;
+  readonly natsUrl: string | undefined;
+  readonly clickhouse: { readonly url: string | undefined; readonly user: string; readonly password: string; readonly database: string; readonly chdbPath: string };
+  readonly natsPrefix: string;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export function parseCommonConfig(env: Env): CommonConfig {
+  const e = parseEnv(CommonEnv, env);
+  const dataDir = path.resolve(e.TALLY_DATA_DIR);
+  return Object.freeze({
+    httpPort: e.TALLY_HTTP_PORT,
+    httpHost: e.TALLY_HTTP_HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    natsUrl: e.NATS_URL,
+    clickhouse: Object.freeze({
+      url: e.CLICKHOUSE_URL,
+      user: e.CLICKHOUSE_USER,
+      password: e.CLICKHOUSE_PASSWORD,
+      database: e.CLICKHOUSE_DATABASE,
+      chdbPath: path.join(dataDir, 'chdb'),
+    }),
+    natsPrefix: e.TALLY_NATS_PREFIX,
+    logLevel: e.TALLY_LOG_LEVEL,
+  });
+}

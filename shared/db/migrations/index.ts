@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_core.ts';
+
+/**
+ * Every Postgres migration, in order. Add new ones here with the next number; never
+ * edit one that has shipped.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_core': m0001,
+};

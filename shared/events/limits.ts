@@ -1,0 +1,26 @@
+/**
+ * Limits of the event endpoints, in one place (documented in the README).
+ */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Events are counted once per (environment, agent instance, id) over at least this long. */
+export const DEDUP_WINDOW_DAYS = 35;
+/** Oldest accepted event time, relative to arrival (older events could not be deduplicated). */
+export const MAX_EVENT_AGE_MS = DEDUP_WINDOW_DAYS * DAY_MS;
+/** Latest accepted event time, relative to arrival (clock skew allowance). */
+export const MAX_EVENT_FUTURE_MS = 5 * 60 * 1000;
+/**
+ * Usage queries read this much further on each side of their range so that copies of
+ * an event with different timestamps meet in one GROUP BY (copies of one id are at most
+ * DEDUP_WINDOW_DAYS apart in arrival, and event times are bounded as above).
+ */
+export const DEDUP_QUERY_SLACK_MS = (DEDUP_WINDOW_DAYS + 1) * DAY_MS;
+
+export const MAX_EVENTS_PER_REQUEST = 10_000;
+export const MAX_EVENT_BODY_BYTES = 10 * 1024 * 1024;
+/** Serialized (JSON) size limit of one event's metadata. */
+export const MAX_METADATA_BYTES = 16 * 1024;
+export const MAX_METADATA_DEPTH = 8;
+export const MAX_ID_LENGTH = 128;
+export const MAX_TYPE_LENGTH = 128;
+export const MAX_AGENT_KEY_LENGTH = 256;

@@ -1,0 +1,211 @@
+import uWS from 'uWebSockets.js';
+import { performance } from 'node:perf_hooks';
+import { STATUS_CODES } from 'node:http';
+import { AppError, errorBody, toAppError } from '../errors.ts';
+import { logger } from '../log.ts';
+import { httpMetrics } from '../metrics.ts';
+import { Router } from './router.ts';
+import type { HttpRequest, HttpResponse, Route } from './types.ts';
+
+const log = logger('http');
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** A hook run on every answered response (e.g. rate-limit headers). */
+export type ResponseHook = (req: HttpRequest | undefined, res: HttpResponse) => void;
+
+const statusLine = new Map<number, string>();
+function statusText(status: number): string {
+  let s = statusLine.get(status);
+  if (!s) statusLine.set(status, (s = `${status} ${STATUS_CODES[status] ?? ''}`.trim()));
+  return s;
+}
+
+let requestCounter = 0;
+const requestPrefix = `req_${Date.now().toString(36)}${process.pid.toString(36)}_`;
+function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return requestPrefix + requestCounter.toString(36);
+}
+
+/**
+ * The process's one HTTP listener (uWebSockets.js). Routes of every role in the process
+ * are added to one router; each request's headers are read synchronously, its body
+ * buffered up to the route's limit, and its handler's result or error written once.
+ */
+export class HttpServer {
+  readonly router = new Router();
+  readonly #app = uWS.App();
+  #listenSocket: uWS.us_listen_socket | undefined;
+  #hooks: ResponseHook[] = [];
+
+  constructor() {
+    this.#app.any('/*', (res, req) => this.#onRequest(res, req));
+  }
+
+  add(...routes: Route[]): void {
+    for (const r of routes) this.router.add(r);
+  }
+
+  onResponse(hook: ResponseHook): void {
+    this.#hooks.push(hook);
+  }
+
+  /** Starts listening; resolves with the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
+        this.#listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  close(): void {
+    if (this.#listenSocket) uWS.us_listen_socket_close(this.#listenSocket);
+    this.#listenSocket = undefined;
+  }
+
+  #onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const receivedAt = performance.now();
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const incomingId = headers['x-request-id'];
+    const requestId = incomingId && /^[A-Za-z0-9_.:-]{1,128}$/.test(incomingId) ? incomingId : newRequestId();
+    const state = { aborted: false, done: false };
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+
+    const match = this.router.match(method, path);
+    if (match.kind !== 'found') {
+      const err =
+        match.kind === 'not_found'
+          ? new AppError('not_found', `no route for ${method} ${path}`)
+          : new AppError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`);
+      const out = errorResponse(err, requestId);
+      if (match.kind === 'method_not_allowed') out.headers = { ...out.headers, allow: match.allowed.join(', ') };
+      this.#write(res, state, undefined, out, 'unmatched', receivedAt);
+      return;
+    }
+    const { route, params } = match;
+    const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const declared = Number(headers['content-length'] ?? '0');
+    if (declared > limit) {
+      const err = new AppError('payload_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+      this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt, true);
+      return;
+    }
+
+    const build = (body: Buffer): HttpRequest => ({
+      method,
+      path,
+      params,
+      query: new URLSearchParams(rawQuery),
+      headers,
+      body,
+      requestId,
+      receivedAt,
+    });
+
+    if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
+      // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
+      res.onData(() => {});
+      this.#run(res, state, build(Buffer.alloc(0)), route);
+      return;
+    }
+    let chunks: Buffer[] | undefined;
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (state.done) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        const err = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
+        this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt, true);
+        return;
+      }
+      // uWS reuses the chunk's memory after this callback returns: copy it.
+      const copy = Buffer.from(new Uint8Array(chunk).slice());
+      if (isLast) {
+        const body = chunks ? Buffer.concat([...chunks, copy]) : copy;
+        chunks = undefined;
+        this.#run(res, state, build(body), route);
+      } else {
+        (chunks ??= []).push(copy);
+      }
+    });
+  }
+
+  #run(res: uWS.HttpResponse, state: { aborted: boolean; done: boolean }, req: HttpRequest, route: Route): void {
+    let result: Promise<HttpResponse> | HttpResponse;
+    try {
+      result = route.handler(req);
+    } catch (err) {
+      this.#write(res, state, req, this.#fail(err, req), route.path, req.receivedAt);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (r) => this.#write(res, state, req, r, route.path, req.receivedAt),
+        (err) => this.#write(res, state, req, this.#fail(err, req), route.path, req.receivedAt),
+      );
+    } else {
+      this.#write(res, state, req, result, route.path, req.receivedAt);
+    }
+  }
+
+  #fail(err: unknown, req: HttpRequest): HttpResponse {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) {
+      log.error('request failed', { requestId: req.requestId, method: req.method, path: req.path, err: appErr.cause ?? appErr });
+    }
+    return errorResponse(appErr, req.requestId);
+  }
+
+  #write(
+    res: uWS.HttpResponse,
+    state: { aborted: boolean; done: boolean },
+    req: HttpRequest | undefined,
+    out: HttpResponse,
+    routeLabel: string,
+    receivedAt: number,
+    closeAfter = false,
+  ): void {
+    if (state.done) return;
+    state.done = true;
+    httpMetrics.observe(routeLabel, out.status, (performance.now() - receivedAt) / 1000);
+    if (state.aborted) return;
+    for (const h of this.#hooks) h(req, out);
+    const body = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
+    const contentType = out.contentType ?? (out.raw !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
+    res.cork(() => {
+      res.writeStatus(statusText(out.status));
+      res.writeHeader('content-type', contentType);
+      res.writeHeader('x-request-id', req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '');
+      if (out.headers) for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
+      res.end(body, closeAfter);
+    });
+  }
+}
+
+/** The one error response shape. */
+export function errorResponse(err: AppError, requestId: string): HttpResponse {
+  const headers: Record<string, string> = {};
+  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
+  return { status: err.status, body: errorBody(err, requestId), headers };
+}
+
+/** Parses a JSON request body; malformed JSON is a 400 `invalid_json`. */
+export function jsonBody(req: HttpRequest): unknown {
+  if (req.body.length === 0) throw new AppError('invalid_body', 'request body is empty; send a JSON object');
+  try {
+    return JSON.parse(req.body.toString('utf8'));
+  } catch (err) {
+    throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,39 @@
+/** A request as handlers see it: everything read, body buffered. */
+export interface HttpRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly requestId: string;
+  /** performance.now() when the request arrived. */
+  readonly receivedAt: number;
+  /** Set by authentication; read by later steps (rate limiting, audit). */
+  principal?: unknown;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Serialized as JSON unless `raw` is given. */
+  body?: unknown;
+  /** A pre-serialized body (string or bytes) sent as is. */
+  raw?: string | Uint8Array;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Path with `:name` parameters, e.g. `/api/v1/account/:account_id`. */
+  path: string;
+  handler: Handler;
+  /** Largest accepted request body; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Shown in the API reference and OpenAPI document. */
+  summary?: string;
+}

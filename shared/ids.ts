@@ -1,0 +1,42 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
+
+/** Random string of `length` characters from a URL-safe alphabet (~5.75 bits each). */
+export function randomToken(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  return out;
+}
+
+/**
+ * A time-ordered identifier with a type prefix, e.g. `ai_01JD...`: 10 characters of
+ * millisecond time (Crockford base32) then 16 random characters.
+ */
+export function newId(prefix: string, nowMs = Date.now()): string {
+  return `${prefix}_${encodeTime(nowMs)}${randomToken(16)}`;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+function encodeTime(ms: number): string {
+  let out = '';
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+/** Hex SHA-256 of a credential: keys and secrets are stored only in this form. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Constant-time equality of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}

@@ -1,0 +1,121 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type StreamConfig } from '@nats-io/jetstream';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { DEFAULT_NATS_URL } from '../config/common.ts';
+import { logger } from '../log.ts';
+import type { NatsNames } from './names.ts';
+
+const log = logger('nats');
+
+/** Connects, retrying for ever (the client reconnects by itself after outages). */
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url,
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+    pingInterval: 10_000,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect') log.info(`nats ${s.type}`, { name, server: 'server' in s ? s.server : undefined });
+    }
+  })();
+  return nc;
+}
+
+/**
+ * Resolves the NATS URL: NATS_URL when set; else the default local server when it
+ * answers; else a `nats-server -js` spawned from PATH with its store under the data dir.
+ */
+export async function resolveNatsUrl(configured: string | undefined, dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const noop = async () => {};
+  if (configured) return { url: configured, stop: noop };
+  if (await reachable('127.0.0.1', 4222)) return { url: DEFAULT_NATS_URL, stop: noop };
+  const bin = findNatsServer();
+  if (!bin) throw new Error('no NATS at 127.0.0.1:4222 and no nats-server on PATH; set NATS_URL or install nats-server');
+  const port = 4223;
+  const storeDir = path.join(dataDir, 'nats');
+  mkdirSync(storeDir, { recursive: true });
+  log.info('no NATS at the default address; starting nats-server', { bin, port, storeDir });
+  const child = spawnNats(bin, port, storeDir);
+  for (let i = 0; i < 100 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+export function findNatsServer(): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/bin', '/usr/local/sbin'];
+  for (const d of dirs) {
+    const p = path.join(d, 'nats-server');
+    if (d && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+export function spawnNats(bin: string, port: number, storeDir: string): ChildProcess {
+  return spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+}
+
+export function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    s.setTimeout(1000);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export interface StreamOptions {
+  /** Upper bound of stored, not yet consumed event data; beyond it ingest answers 503. */
+  maxBytes: number;
+  /** JetStream's Nats-Msg-Id duplicate window for publish retries. */
+  duplicateWindowMs: number;
+}
+
+/**
+ * Creates or updates the EVENTS stream: file storage, work-queue retention (a batch is
+ * removed once the sink acknowledged it), discard-new when full so publishers get an
+ * error instead of older data being dropped.
+ */
+export async function ensureEventsStream(nc: NatsConnection, names: NatsNames, opts: StreamOptions): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: names.stream,
+    subjects: [names.eventsFilter],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Workqueue,
+    discard: DiscardPolicy.New,
+    max_bytes: opts.maxBytes,
+    duplicate_window: opts.duplicateWindowMs * 1_000_000,
+  };
+  try {
+    await jsm.streams.info(names.stream);
+    const { retention: _r, ...update } = config;
+    await jsm.streams.update(names.stream, update);
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String(err))) throw err;
+    await jsm.streams.add(config);
+  }
+}
+
+/** Deletes the stream (tests clean up their prefix). */
+export async function deleteEventsStream(nc: NatsConnection, names: NatsNames): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(names.stream).catch(() => {});
+}

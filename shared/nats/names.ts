@@ -1,0 +1,21 @@
+/** Stream, subject and consumer names under a prefix, so several stacks share one NATS. */
+export interface NatsNames {
+  readonly stream: string;
+  /** Subject the ingest tier publishes event batches to. */
+  readonly eventsSubject: string;
+  /** Filter covering every events subject. */
+  readonly eventsFilter: string;
+  readonly sinkConsumer: string;
+  /** Core NATS subject broadcasting credential/agent cache invalidations. */
+  readonly invalidationSubject: string;
+}
+
+export function natsNames(prefix: string): NatsNames {
+  return Object.freeze({
+    stream: `${prefix}EVENTS`,
+    eventsSubject: `${prefix}events.batch`,
+    eventsFilter: `${prefix}events.>`,
+    sinkConsumer: `${prefix}sink`,
+    invalidationSubject: `${prefix}cache.invalidate`,
+  });
+}

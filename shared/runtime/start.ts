@@ -1,0 +1,189 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AgentDirectory } from '../auth/agents.ts';
+import { Authenticator } from '../auth/authenticator.ts';
+import { InvalidationBus } from '../auth/invalidation.ts';
+import { openClickHouse, closeClickHouse, type ClickHouseClient } from '../clickhouse/client.ts';
+import { migrateClickHouse } from '../clickhouse/schema.ts';
+import { UsageStore } from '../clickhouse/usage.ts';
+import { parseCommonConfig, type CommonConfig } from '../config/common.ts';
+import type { Env } from '../config/parse.ts';
+import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
+import { HttpServer } from '../http/server.ts';
+import { logger, setLogLevel } from '../log.ts';
+import { registry, roleReady } from '../metrics.ts';
+import { connectNats, resolveNatsUrl } from '../nats/connection.ts';
+import { natsNames, type NatsNames } from '../nats/names.ts';
+import { parseIngestConfig } from '../../ingest/config.ts';
+import { startIngest, type IngestRole } from '../../ingest/index.ts';
+import { parseSinkConfig } from '../../ingest/sink/config.ts';
+import { Sink, type SinkHooks } from '../../ingest/sink/sink.ts';
+import { usageRoutes } from '../../billing/api/usage-routes.ts';
+
+const log = logger('runtime');
+
+export const ROLES = ['ingest', 'sink', 'api', 'billing'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface StartOptions {
+  roles: readonly Role[];
+  env: Env;
+  sinkHooks?: SinkHooks;
+}
+
+/** A running Tally process: its port, its dependencies (for tests and tools), and stop. */
+export interface TallyProcess {
+  readonly port: number;
+  readonly config: CommonConfig;
+  readonly names: NatsNames;
+  readonly db: Db | undefined;
+  readonly nc: NatsConnection | undefined;
+  readonly ch: ClickHouseClient | undefined;
+  readonly bus: InvalidationBus;
+  readonly usage: UsageStore | undefined;
+  readonly ingest: IngestRole | undefined;
+  readonly sink: Sink | undefined;
+  ready(): Record<Role, boolean>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the named roles in this process, sharing one HTTP listener and one connection
+ * to each dependency. Roles talk only through NATS, Postgres and ClickHouse, so any
+ * split of roles across processes is configuration.
+ */
+export async function startTally(opts: StartOptions): Promise<TallyProcess> {
+  const config = parseCommonConfig(opts.env);
+  setLogLevel(config.logLevel);
+  const roles = new Set(opts.roles);
+  const needs = {
+    pg: roles.has('ingest') || roles.has('api') || roles.has('billing'),
+    ch: roles.has('sink') || roles.has('api') || roles.has('billing'),
+  };
+  const stops: (() => Promise<void>)[] = [];
+  const names = natsNames(config.natsPrefix);
+  const readiness = new Map<Role, () => boolean>();
+
+  const http = new HttpServer();
+  http.add(
+    { method: 'GET', path: '/healthz', summary: 'Liveness', handler: () => ({ status: 200, body: { status: 'ok' } }) },
+    {
+      method: 'GET',
+      path: '/readyz',
+      summary: 'Readiness of every role in this process',
+      handler: () => {
+        const r = readyMap();
+        const all = Object.values(r).every(Boolean) && readiness.size === roles.size;
+        return { status: all ? 200 : 503, body: { ready: all, roles: r } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      summary: 'Prometheus metrics',
+      handler: async () => ({ status: 200, raw: await registry.metrics(), contentType: registry.contentType }),
+    },
+  );
+  const readyMap = (): Record<Role, boolean> => {
+    const out = {} as Record<Role, boolean>;
+    for (const r of roles) {
+      const ok = readiness.get(r)?.() ?? false;
+      out[r] = ok;
+      roleReady.set({ role: r }, ok ? 1 : 0);
+    }
+    return out;
+  };
+  const port = await http.listen(config.httpHost, config.httpPort);
+  stops.push(async () => http.close());
+
+  try {
+    let db: Db | undefined;
+    if (needs.pg) {
+      const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
+      stops.push(pg.stop);
+      await ensureDatabase(pg.url);
+      db = createDb(pg.url);
+      stops.push(() => db!.destroy());
+      await migrate(db as never);
+    }
+    const natsUrl = await resolveNatsUrl(config.natsUrl, config.dataDir);
+    stops.push(natsUrl.stop);
+    const nc = await connectNats(natsUrl.url, `tally-${[...roles].join('+')}`);
+    stops.push(() => nc.drain().catch(() => nc.close()));
+    const bus = new InvalidationBus(nc, names.invalidationSubject);
+
+    let ch: ClickHouseClient | undefined;
+    let usage: UsageStore | undefined;
+    if (needs.ch) {
+      ch = await openClickHouse(config.clickhouse);
+      stops.push(() => closeClickHouse(ch!));
+      await migrateClickHouse(ch, config.clickhouse.database);
+      usage = new UsageStore(ch, config.clickhouse.database);
+    }
+    const agents = db ? new AgentDirectory(db, bus) : undefined;
+    const auth = db && agents ? new Authenticator(db, bus, agents) : undefined;
+
+    let ingest: IngestRole | undefined;
+    if (roles.has('ingest')) {
+      ingest = await startIngest(nc, names, parseIngestConfig(opts.env), auth!, agents!);
+      http.add(...ingest.routes);
+      readiness.set('ingest', () => ingest!.ready());
+    }
+    let sink: Sink | undefined;
+    if (roles.has('sink')) {
+      if (!ingest) {
+        const { ensureEventsStream } = await import('../nats/connection.ts');
+        const ic = parseIngestConfig(opts.env);
+        await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs });
+      }
+      sink = new Sink(nc, names, ch!, config.clickhouse.database, parseSinkConfig(opts.env), opts.sinkHooks);
+      await sink.start();
+      // Stop the sink first on shutdown: it finishes (or abandons) the batch in hand.
+      stops.push(() => sink!.stop());
+      readiness.set('sink', () => sink!.ready && !nc.isClosed());
+    }
+    if (roles.has('api')) {
+      http.add(...usageRoutes(auth!, usage!));
+      readiness.set('api', () => !nc.isClosed());
+    }
+    if (roles.has('billing')) {
+      // The scheduler and bill runs of the billing role arrive with the invoicing work;
+      // for now the role holds its connections and reports ready.
+      readiness.set('billing', () => !nc.isClosed());
+    }
+    log.info('tally started', { roles: [...roles], port });
+
+    let stopped = false;
+    return {
+      port,
+      config,
+      names,
+      db,
+      nc,
+      ch,
+      bus,
+      usage,
+      ingest,
+      sink,
+      ready: readyMap,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        http.close();
+        await runStops(stops);
+      },
+    };
+  } catch (err) {
+    await runStops(stops);
+    throw err;
+  }
+}
+
+async function runStops(stops: (() => Promise<void>)[]): Promise<void> {
+  for (const s of stops.reverse()) {
+    try {
+      await s();
+    } catch (err) {
+      log.warn('error while stopping', { err });
+    }
+  }
+}
