@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { Dec, MoneyError, formatMoney, minorUnits, normalizeCurrency, parseDecimal, roundToMinor, sumDecimals, toDecimalString } from './money.ts';
+
+describe('minorUnits', () => {
+  it.each([
+    ['USD', 2],
+    ['eur', 2],
+    ['GBP', 2],
+    ['JPY', 0],
+    ['KRW', 0],
+    ['BHD', 3],
+    ['KWD', 3],
+    ['JOD', 3],
+    ['OMR', 3],
+    ['TND', 3],
+    ['CLF', 4],
+    ['CHF', 2], // not in the table: default
+    ['XYZ', 2], // unknown but well-formed
+  ])('%s has %i minor units', (code, units) => {
+    expect(minorUnits(code)).toBe(units);
+  });
+
+  it.each(['US', 'USDX', '12A', '', 'U$D'])('rejects malformed currency code %j', (code) => {
+    expect(() => minorUnits(code)).toThrow(MoneyError);
+  });
+
+  it('upper-cases currency codes', () => {
+    expect(normalizeCurrency('jpy')).toBe('JPY');
+  });
+});
+
+describe('roundToMinor: half up (away from zero) to minor units', () => {
+  it.each([
+    ['2.345', 'USD', '2.35'],
+    ['2.344999', 'USD', '2.34'],
+    ['-2.345', 'USD', '-2.35'],
+    ['-2.344', 'USD', '-2.34'],
+    ['0.005', 'USD', '0.01'],
+    ['0.004999999', 'USD', '0.00'],
+    ['-0.004', 'USD', '0.00'], // never "-0.00"
+    ['10', 'USD', '10.00'],
+    ['1234.5', 'JPY', '1235'],
+    ['1234.4999', 'JPY', '1234'],
+    ['-0.5', 'JPY', '-1'],
+    ['1.2345', 'BHD', '1.235'],
+    ['1.2344', 'BHD', '1.234'],
+    ['0.0005', 'KWD', '0.001'],
+    ['0.00005', 'CLF', '0.0001'],
+    ['0.00004', 'CLF', '0.0000'],
+    ['2e-6', 'USD', '0.00'],
+    ['1e12', 'USD', '1000000000000.00'],
+    ['123456789012345678901234567.125', 'USD', '123456789012345678901234567.13'],
+  ])('roundToMinor(%s, %s) = %s', (amount, currency, expected) => {
+    expect(roundToMinor(amount, currency)).toBe(expected);
+  });
+
+  it('reads numbers through their shortest decimal string (1.005 rounds to 1.01, unlike float math)', () => {
+    expect(roundToMinor(1.005, 'USD')).toBe('1.01');
+    expect(roundToMinor(0.615, 'USD')).toBe('0.62');
+  });
+
+  it('accepts a Dec instance', () => {
+    expect(roundToMinor(new Dec('7.125'), 'USD')).toBe('7.13');
+  });
+});
+
+describe('canonical decimal strings', () => {
+  it.each([
+    [2e-6, '0.000002'],
+    ['2e-6', '0.000002'],
+    ['2E-6', '0.000002'],
+    ['1.50', '1.5'],
+    [0.1, '0.1'],
+    ['-0', '0'],
+    ['-0.000', '0'],
+    ['+3', '3'],
+    ['.5', '0.5'],
+    ['007', '7'],
+    ['1e21', '1000000000000000000000'],
+    [1e21, '1000000000000000000000'],
+    [1e-7, '0.0000001'],
+  ])('toDecimalString(%j) = %s', (input, expected) => {
+    expect(toDecimalString(input)).toBe(expected);
+  });
+
+  it.each(['abc', '', ' 1', '1 ', '0x10', '1,5', '1.2.3', 'Infinity', NaN, Infinity, -Infinity, null, {}])('rejects %j', (input) => {
+    expect(() => parseDecimal(input as never, 'field')).toThrow(MoneyError);
+  });
+
+  it('names the field in the error', () => {
+    expect(() => parseDecimal('abc', 'pricing.unit_price')).toThrow(/pricing\.unit_price/);
+  });
+
+  it('formatMoney refuses an amount that still needs rounding', () => {
+    expect(() => formatMoney(new Dec('1.005'), 'USD')).toThrow(/round/);
+    expect(formatMoney(new Dec('1.5'), 'USD')).toBe('1.50');
+    expect(formatMoney(new Dec('1.5'), 'BHD')).toBe('1.500');
+  });
+
+  it('sums exactly (0.1 + 0.2 = 0.3)', () => {
+    expect(sumDecimals(['0.1', '0.2']).toFixed()).toBe('0.3');
+    expect(sumDecimals(['0.000002', '1000000000000', -1]).toFixed()).toBe('999999999999.000002');
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Money and decimal helpers for the rating engine.
+ *
+ * All money and quantities cross module boundaries as canonical decimal STRINGS
+ * (plain notation, never exponent notation, e.g. "0.000002", never "2e-6") and
+ * are computed with a local decimal.js clone (40 significant digits, half-up).
+ * Floating point is never used on money.
+ *
+ * Rounding rule (the only one): an amount is rounded ONCE, per invoice line, to
+ * the currency's minor units, half up: a value exactly halfway between two
+ * minor units is rounded away from zero (2.345 USD -> 2.35, -2.345 -> -2.35).
+ */
+import DecimalModule from 'decimal.js';
+import type { Decimal as DecimalClass } from 'decimal.js';
+
+// decimal.js ships CommonJS-style typings: under NodeNext the default import is typed as
+// the module object, while at runtime (decimal.mjs) it is the Decimal constructor.
+const Decimal: typeof DecimalClass =
+  (DecimalModule as unknown as { default?: typeof DecimalClass }).default ?? (DecimalModule as unknown as typeof DecimalClass);
+
+/** Decimal constructor used by all rating code: 40 significant digits, ROUND_HALF_UP, no exponent output. */
+export const Dec = Decimal.clone({
+  precision: 40,
+  rounding: Decimal.ROUND_HALF_UP,
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
+});
+/** Instance type of {@link Dec}. */
+export type Dec = InstanceType<typeof Dec>;
+
+/** Anything accepted where a decimal is expected: a finite JS number or a decimal string ("12", "-0.5", "2e-6"). */
+export type DecimalInput = number | string;
+
+/** ISO 4217 minor units for currencies that do not use 2 decimals (plus the common 2-decimal ones for clarity). */
+export const MINOR_UNITS: Readonly<Record<string, number>> = Object.freeze({
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  JPY: 0,
+  KRW: 0,
+  BHD: 3,
+  KWD: 3,
+  JOD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+});
+
+/** Minor units used for a well-formed currency code absent from {@link MINOR_UNITS}. */
+export const DEFAULT_MINOR_UNITS = 2;
+
+const CURRENCY_RE = /^[A-Za-z]{3}$/;
+
+/** Thrown on malformed decimals or currency codes. `path` names the offending input field when known. */
+export class MoneyError extends Error {
+  readonly path: string;
+  constructor(message: string, path = '') {
+    super(path ? `${path}: ${message}` : message);
+    this.name = 'MoneyError';
+    this.path = path;
+  }
+}
+
+/** True when `code` is a 3-letter currency code (case-insensitive). */
+export function isCurrencyCode(code: unknown): code is string {
+  return typeof code === 'string' && CURRENCY_RE.test(code);
+}
+
+/** Upper-cases and checks a currency code; throws {@link MoneyError} when it is not 3 letters. */
+export function normalizeCurrency(code: string): string {
+  if (!isCurrencyCode(code)) throw new MoneyError(`invalid currency code ${JSON.stringify(code)} (expected 3 letters, e.g. USD)`, 'currency');
+  return code.toUpperCase();
+}
+
+/** Number of minor-unit digits of a currency (USD 2, JPY 0, BHD 3, CLF 4; unknown well-formed codes 2). */
+export function minorUnits(currency: string): number {
+  return MINOR_UNITS[normalizeCurrency(currency)] ?? DEFAULT_MINOR_UNITS;
+}
+
+/** Plain decimal syntax accepted in strings: optional sign, digits with optional fraction, optional exponent. */
+export const DECIMAL_STRING_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Parses a number or decimal string into a {@link Dec}, or returns null when it is
+ * not a finite decimal (NaN, Infinity, hex, empty, whitespace, non-number types).
+ * Numbers are read through their shortest round-trip string (0.1 -> "0.1").
+ */
+export function tryParseDecimal(input: unknown): Dec | null {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return null;
+    return new Dec(String(input));
+  }
+  if (typeof input === 'string' && DECIMAL_STRING_RE.test(input)) return new Dec(input);
+  return null;
+}
+
+/** Like {@link tryParseDecimal} but throws {@link MoneyError} (with `path`) on invalid input. */
+export function parseDecimal(input: unknown, path = ''): Dec {
+  const d = tryParseDecimal(input);
+  if (d === null) throw new MoneyError(`expected a number or decimal string, got ${JSON.stringify(input)}`, path);
+  return d;
+}
+
+/** Canonical string of a decimal: plain notation, no trailing zeros, no exponent, never "-0". */
+export function formatDecimal(d: Dec): string {
+  if (d.isZero()) return '0';
+  return d.toFixed();
+}
+
+/** Parses then formats: canonical decimal string of a number or string input ("2e-6" -> "0.000002", 1.50 -> "1.5"). */
+export function toDecimalString(input: DecimalInput, path = ''): string {
+  return formatDecimal(parseDecimal(input, path));
+}
+
+/**
+ * Rounds an amount to the currency's minor units, half up (ties away from zero), and
+ * returns it with exactly that many decimals ("12.30" USD, "1235" JPY, "1.235" BHD).
+ * This is the single rounding rule of Tally; apply it once per invoice line.
+ */
+export function roundToMinor(amount: DecimalInput | Dec, currency: string): string {
+  const places = minorUnits(currency);
+  const d = Dec.isDecimal(amount) ? new Dec(amount) : parseDecimal(amount, 'amount');
+  return formatMoney(d.toDecimalPlaces(places, Dec.ROUND_HALF_UP), currency);
+}
+
+/**
+ * Formats an amount ALREADY at minor-unit precision with exactly the currency's
+ * decimals; throws if rounding would be needed (so callers cannot skip {@link roundToMinor}).
+ */
+export function formatMoney(amount: Dec, currency: string): string {
+  const places = minorUnits(currency);
+  if (!amount.toDecimalPlaces(places).eq(amount)) {
+    throw new MoneyError(`amount ${amount.toFixed()} has more than ${places} decimals for ${currency}; round it first`);
+  }
+  const z = amount.isZero() ? new Dec(0) : amount;
+  return z.toFixed(places);
+}
+
+/** Sums decimal strings exactly and returns a {@link Dec}. */
+export function sumDecimals(values: readonly (DecimalInput | Dec)[]): Dec {
+  let s = new Dec(0);
+  for (const v of values) s = s.plus(Dec.isDecimal(v) ? v : parseDecimal(v));
+  return s;
+}

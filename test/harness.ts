@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { initTally, type InitResult } from '../shared/bootstrap/init.ts';
+import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
+import { deleteEventsStream } from '../shared/nats/connection.ts';
+import { startTally, ROLES, type Role, type TallyProcess } from '../shared/runtime/start.ts';
+import type { SinkHooks } from '../ingest/sink/sink.ts';
+import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
+import type { EnvironmentName } from '../shared/db/schema.ts';
+
+/**
+ * An isolated Tally stack for one test file: its own Postgres database, NATS name
+ * prefix and ClickHouse database (chDB: one data directory per test process), on the
+ * real services. `cleanup()` removes all three.
+ */
+export interface TestStack {
+  tally: TallyProcess;
+  baseUrl: string;
+  env: Record<string, string>;
+  init: InitResult;
+  keys: Record<EnvironmentName, { id: string; admin: string; sdk: string }>;
+  /** Starts another process on the same isolated stack (e.g. a second sink). */
+  startAnother(roles: Role[], extra?: { sinkHooks?: SinkHooks; env?: Record<string, string> }): Promise<TallyProcess>;
+  cleanup(): Promise<void>;
+}
+
+export function uniqueSuffix(): string {
+  return `${process.pid.toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+export async function startTestStack(
+  opts: { roles?: Role[]; env?: Record<string, string>; sinkHooks?: SinkHooks } = {},
+): Promise<TestStack> {
+  const suffix = uniqueSuffix();
+  const env: Record<string, string> = {
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/tally_t_${suffix}`,
+    NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    TALLY_NATS_PREFIX: `T${suffix}_`,
+    CLICKHOUSE_DATABASE: `t_${suffix}`,
+    TALLY_DATA_DIR: path.join(os.tmpdir(), `tally-test-${process.pid}`),
+    TALLY_HTTP_PORT: '0',
+    TALLY_HTTP_HOST: '127.0.0.1',
+    TALLY_LOG_LEVEL: 'warn',
+    TALLY_SINK_BATCH_LINGER_MS: '20',
+    ...opts.env,
+  };
+  await ensureDatabase(env.DATABASE_URL!);
+  const db = createDb(env.DATABASE_URL!, { max: 2 });
+  await migrate(db as never);
+  const init = await initTally(db, { dataDir: path.join(env.TALLY_DATA_DIR!, suffix) });
+  await db.destroy();
+  const tally = await startTally({ roles: opts.roles ?? [...ROLES], env, ...(opts.sinkHooks ? { sinkHooks: opts.sinkHooks } : {}) });
+  const others: TallyProcess[] = [];
+  const keys = {} as TestStack['keys'];
+  for (const [name, e] of Object.entries(init.environments)) keys[name as EnvironmentName] = { id: e.id, admin: e.admin_api_key!, sdk: e.sdk_key! };
+  return {
+    tally,
+    baseUrl: `http://127.0.0.1:${tally.port}`,
+    env,
+    init,
+    keys,
+    async startAnother(roles, extra = {}) {
+      const p = await startTally({ roles, env: { ...env, ...extra.env }, ...(extra.sinkHooks ? { sinkHooks: extra.sinkHooks } : {}) });
+      others.push(p);
+      return p;
+    },
+    async cleanup() {
+      for (const p of others) await p.stop();
+      const { nc, ch } = tally;
+      if (ch) await ch.command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}` }).catch(() => {});
+      if (nc && !nc.isClosed()) await deleteEventsStream(nc, tally.names);
+      await tally.stop();
+      await dropDatabase(env.DATABASE_URL!).catch(() => {});
+    },
+  };
+}
+
+/** Creates an agent instance in an environment of the stack. */
+export async function createAgent(stack: TestStack, envName: EnvironmentName = 'development', extra: { accountId?: string } = {}) {
+  return createAgentInstance(stack.tally.db!, { environmentId: stack.keys[envName].id, name: `agent-${uniqueSuffix()}`, ...extra });
+}
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Sends a request; JSON bodies are serialized unless a Buffer/string is given. */
+export async function call<T = any>(
+  stack: TestStack,
+  method: string,
+  p: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['authorization'] = `Bearer ${opts.key}`;
+  let body: string | Buffer | Uint8Array | undefined;
+  if (opts.body !== undefined) {
+    if (typeof opts.body === 'string' || opts.body instanceof Uint8Array) body = opts.body as string | Uint8Array;
+    else {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+  }
+  const res = await fetch(stack.baseUrl + p, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** Polls until `fn` returns a value that `done` accepts, or fails after `timeoutMs`. */
+export async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const start = Date.now();
+  let last: T = await fn();
+  while (!done(last)) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await fn();
+  }
+  return last;
+}
