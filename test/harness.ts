@@ -69,7 +69,7 @@ export async function startTestStack(
       for (const p of others) await p.stop();
       const { nc, ch } = tally;
       if (ch) await ch.command({ query: `DROP DATABASE IF EXISTS ${env.CLICKHOUSE_DATABASE}` }).catch(() => {});
-      if (nc && !nc.isClosed()) await deleteEventsStream(nc, tally.names);
+      if (nc && !nc.isClosed()) await deleteEventsStream(nc, tally.names).catch(() => {});
       await tally.stop();
       await dropDatabase(env.DATABASE_URL!).catch(() => {});
     },

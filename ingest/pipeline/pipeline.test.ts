@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { pack } from 'msgpackr';
+import { decodeEvents } from './decode.ts';
+import { decimalString, normalizeStep, validateStep } from './normalize.ts';
+import { AppError } from '../../shared/errors.ts';
+
+const NOW = Date.UTC(2026, 10, 21, 12);
+
+describe('decodeEvents', () => {
+  it.each([
+    ['one object', '{"a":1}', 'application/json', true, 1],
+    ['an array', '[{"a":1},{"a":2}]', 'application/json; charset=utf-8', false, 2],
+    ['{events}', '{"events":[{"a":1}]}', undefined, false, 1],
+    ['NDJSON with blank lines', '{"a":1}\n\n{"a":2}\n', 'application/x-ndjson', false, 2],
+  ])('%s', (_n, body, type, single, count) => {
+    const d = decodeEvents(Buffer.from(body), type);
+    expect(d.single).toBe(single);
+    expect(d.items).toHaveLength(count);
+  });
+  it('decodes msgpack', () => {
+    const d = decodeEvents(Buffer.from(pack([{ agent_key: 'a', action_type: 'b' }])), 'application/msgpack');
+    expect(d.items[0]).toEqual({ ok: true, value: { agent_key: 'a', action_type: 'b' } });
+  });
+  it.each([
+    ['', 'application/json', 'invalid_body'],
+    ['{', 'application/json', 'invalid_json'],
+    ['"str"', 'application/json', 'invalid_body'],
+    ['{"events": 3}', 'application/json', 'invalid_body'],
+    ['{}', 'text/xml', 'unsupported_media_type'],
+  ])('rejects %j (%s)', (body, type, code) => {
+    try {
+      decodeEvents(Buffer.from(body), type);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as AppError).code).toBe(code);
+    }
+  });
+});
+
+describe('validate and normalize', () => {
+  const ok = (kind: 'action' | 'outcome', v: unknown, headerId?: string) => {
+    const a = validateStep(kind, v);
+    if (!a.ok) throw new Error(a.message);
+    const n = normalizeStep(kind, a.value, NOW, headerId);
+    if (!n.ok) throw new Error(n.message);
+    return n.value;
+  };
+  it('extracts tokens, model and users from metadata in the common shapes', () => {
+    expect(ok('action', { agent_key: 'k', action_type: 'llm_call', metadata: { model: 'm', input_tokens: 5, output_tokens: 7 } })).toMatchObject({ tin: 5, tout: 7, ttot: 12, model: 'm' });
+    expect(ok('action', { agent_key: 'k', action_type: 'llm_call', metadata: { usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 9 } } })).toMatchObject({ tin: 3, tout: 4, ttot: 9 });
+    expect(ok('action', { agent_key: 'k', action_type: 'x', metadata: { user_id: 'u1' } })).toMatchObject({ uid: 'u1' });
+    expect(ok('action', { agent_key: 'k', action_type: 'x', user_id: 'top', metadata: { user_id: 'meta' } })).toMatchObject({ uid: 'top' });
+  });
+  it('takes the id from id, event_id, idempotency_key or the header, and defaults the time to now', () => {
+    expect(ok('action', { agent_key: 'k', action_type: 'x', event_id: 'E' })).toMatchObject({ id: 'E', ts: NOW });
+    expect(ok('action', { agent_key: 'k', action_type: 'x', idempotency_key: 'I' })).toMatchObject({ id: 'I' });
+    expect(ok('action', { agent_key: 'k', action_type: 'x' }, 'H')).toMatchObject({ id: 'H' });
+    expect(ok('action', { agent_key: 'k', action_type: 'x' }).id).toBeUndefined();
+  });
+  it.each([
+    [{ agent_key: 'k', action_type: 'x', timestamp: new Date(NOW - 34 * 86400_000).toISOString() }, true],
+    [{ agent_key: 'k', action_type: 'x', timestamp: new Date(NOW - 36 * 86400_000).toISOString() }, false],
+    [{ agent_key: 'k', action_type: 'x', timestamp: new Date(NOW + 4 * 60_000).toISOString() }, true],
+    [{ agent_key: 'k', action_type: 'x', timestamp: new Date(NOW + 6 * 60_000).toISOString() }, false],
+    [{ agent_key: 'k', action_type: 'x', id: 'has space' }, false],
+    [{ agent_key: 'k', action_type: 'x', id: 'x'.repeat(129) }, false],
+    [{ agent_key: 'k', action_type: '' }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { total_tokens: 1.5 } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { '__proto__': { polluted: 1 } } }, true],
+  ])('accepts %j: %s', (event, accepted) => {
+    const v = validateStep('action', event);
+    const n = v.ok ? normalizeStep('action', v.value, NOW, undefined) : v;
+    expect(n.ok).toBe(accepted);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+  it.each([
+    [0.1, '0.1'],
+    [1e-7, '0.0000001'],
+    [1.5e-9, '0.0000000015'],
+    [1e21, '1000000000000000000000'],
+    [123.456, '123.456'],
+  ])('decimalString(%d) = %s', (n, s) => expect(decimalString(n)).toBe(s));
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { AppError, codeToStatus, ErrorCode, errorBody, isRetryable } from './errors.ts';
+import { Router } from './http/router.ts';
+import { parseTimestamp } from './time.ts';
+import { LoadingCache } from './auth/loading-cache.ts';
+import { parseEnv, ConfigError } from './config/parse.ts';
+import { parseCommonConfig } from './config/common.ts';
+import { decodeBatch, encodeBatch, WireFormatError, type WireEvent } from './events/wire.ts';
+
+describe('error table', () => {
+  it.each(Object.values(ErrorCode))('maps %s to a 4xx or 5xx status', (code) => {
+    const s = codeToStatus(code);
+    expect(s >= 400 && s < 600).toBe(true);
+    expect(isRetryable(code)).toBe(s === 429 || s >= 500);
+  });
+  it('has the spec body for 401', () => {
+    expect(errorBody(new AppError('unauthorized', 'bad key'), 'req_1')).toEqual({ error: { code: 'unauthorized', message: 'bad key', request_id: 'req_1' } });
+    expect(codeToStatus('unauthorized')).toBe(401);
+  });
+});
+
+describe('router', () => {
+  const r = new Router();
+  const h = () => ({ status: 200 });
+  r.add({ method: 'GET', path: '/api/v1/account/all', handler: h });
+  r.add({ method: 'GET', path: '/api/v1/account/:account_id', handler: h });
+  r.add({ method: 'PUT', path: '/api/v1/account/:account_id', handler: h });
+  it.each([
+    ['GET', '/api/v1/account/all', 'found', {}],
+    ['GET', '/api/v1/account/all/', 'found', {}],
+    ['GET', '/api/v1/account/acc_1', 'found', { account_id: 'acc_1' }],
+    ['GET', '/api/v1/account/a%20b', 'found', { account_id: 'a b' }],
+    ['DELETE', '/api/v1/account/acc_1', 'method_not_allowed', undefined],
+    ['GET', '/api/v1/nothing', 'not_found', undefined],
+    ['GET', '/api/v1/account/%E0%A4%A', 'not_found', undefined],
+  ])('%s %s -> %s', (method, path, kind, params) => {
+    const m = r.match(method, path);
+    expect(m.kind).toBe(kind);
+    if (m.kind === 'found') expect(m.params).toEqual(params);
+  });
+  it('refuses a duplicate route', () => {
+    expect(() => r.add({ method: 'GET', path: '/api/v1/account/all', handler: h })).toThrow(/duplicate/);
+  });
+});
+
+describe('timestamps', () => {
+  it.each([
+    ['2026-11-21T10:00:00Z', Date.UTC(2026, 10, 21, 10)],
+    ['2026-11-21T10:00:00.123Z', Date.UTC(2026, 10, 21, 10, 0, 0, 123)],
+    ['2026-11-21T12:00:00+02:00', Date.UTC(2026, 10, 21, 10)],
+    ['2026-11-21T10:00:00', Date.UTC(2026, 10, 21, 10)],
+    ['2026-11-21', Date.UTC(2026, 10, 21)],
+    ['2026-11-21 10:00', Date.UTC(2026, 10, 21, 10)],
+    ['yesterday', undefined],
+    ['2026-13-45T10:00:00Z', undefined],
+    ['1700000000', undefined],
+  ])('%s', (s, expected) => expect(parseTimestamp(s)).toBe(expected));
+});
+
+describe('LoadingCache', () => {
+  it('loads a key once for concurrent misses, caches misses briefly, and drops invalidated values', async () => {
+    let loads = 0;
+    const c = new LoadingCache<string>(async (k) => {
+      loads++;
+      return k === 'none' ? undefined : `v:${k}`;
+    }, { ttlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 2 });
+    expect(await Promise.all([c.get('a'), c.get('a')])).toEqual(['v:a', 'v:a']);
+    expect(loads).toBe(1);
+    expect(c.peek('a')).toEqual({ hit: true, value: 'v:a' });
+    expect(await c.get('none')).toBeUndefined();
+    expect(c.peek('none')).toEqual({ hit: true, value: undefined });
+    c.invalidate((v) => v === 'v:a');
+    expect(c.peek('a').hit).toBe(false);
+    expect(c.peek('none').hit).toBe(false); // misses go with any invalidation
+    await c.get('b');
+    await c.get('c');
+    await c.get('d');
+    expect(c.peek('b').hit).toBe(false); // bounded: oldest evicted
+  });
+  it('does not cache a value loaded across an invalidation', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const c = new LoadingCache<string>(async () => {
+      await gate;
+      return 'stale';
+    }, { ttlMs: 60_000, negativeTtlMs: 1, maxEntries: 10 });
+    const p = c.get('k');
+    c.clear();
+    release();
+    expect(await p).toBe('stale');
+    expect(c.peek('k').hit).toBe(false);
+  });
+});
+
+describe('config', () => {
+  it('applies defaults and converts numbers', () => {
+    const c = parseCommonConfig({ TALLY_HTTP_PORT: '9090' });
+    expect(c.httpPort).toBe(9090);
+    expect(c.clickhouse.database).toBe('tally');
+    expect(c.natsPrefix).toBe('TALLY_');
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+  it.each([
+    [{ TALLY_HTTP_PORT: 'eighty' }, /TALLY_HTTP_PORT/],
+    [{ TALLY_HTTP_PORT: '70000' }, /TALLY_HTTP_PORT/],
+    [{ CLICKHOUSE_DATABASE: 'x; DROP' }, /CLICKHOUSE_DATABASE/],
+    [{ TALLY_NATS_PREFIX: 'a.b' }, /TALLY_NATS_PREFIX/],
+  ])('fails loudly on %o', (env, msg) => {
+    expect(() => parseCommonConfig(env)).toThrow(ConfigError);
+    expect(() => parseCommonConfig(env)).toThrow(msg);
+  });
+  it('is exported for role configs', () => expect(typeof parseEnv).toBe('function'));
+});
+
+describe('wire format', () => {
+  it('round-trips a batch and rejects garbage', () => {
+    const e: WireEvent = { k: 2, env: 'e', org: 'o', agent: 'a', acct: '', id: 'i', src: 1, type: 't', ts: 1, ing: 2, uid: '', anon: '', meta: '{}', val: '1.5' };
+    expect(decodeBatch(encodeBatch([e, e]))).toEqual([e, e]);
+    expect(() => decodeBatch(new Uint8Array([0xc1]))).toThrow(WireFormatError);
+    expect(() => decodeBatch(encodeBatch([]).fill(0x90, 0, 1))).toThrow(WireFormatError);
+  });
+});
