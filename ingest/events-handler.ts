@@ -5,7 +5,7 @@ import { AppError, codeToStatus, errorBody, type ErrorCode } from '../shared/err
 import { MAX_EVENT_BODY_BYTES } from '../shared/events/limits.ts';
 import type { WireEvent } from '../shared/events/wire.ts';
 import type { HttpRequest, HttpResponse, Route } from '../shared/http/types.ts';
-import { newId } from '../shared/ids.ts';
+import { newSequentialId } from '../shared/ids.ts';
 import type { EventPublisher } from './adapters/publisher.ts';
 import { ingestMetrics } from './metrics.ts';
 import { decodeEvents } from './pipeline/decode.ts';
@@ -64,7 +64,7 @@ export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpR
       results[i] = { index: i, status: 'rejected', error: { code: a.code, message: a.message } };
       continue;
     }
-    const id = n.id ?? newId('evt', now);
+    const id = n.id ?? newSequentialId('evt', now);
     wire.push(toWire(n, a.value, id, now));
     results[i] = { index: i, id, status: 'processed', created_at: createdAt };
   }

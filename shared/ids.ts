@@ -18,6 +18,24 @@ export function newId(prefix: string, nowMs = Date.now()): string {
   return `${prefix}_${encodeTime(nowMs)}${randomToken(16)}`;
 }
 
+let seqPrefix = '';
+let seqPrefixMs = 0;
+let seq = 0;
+
+/**
+ * A unique, time-ordered id for high-volume records (server-assigned event ids): the
+ * millisecond time and 10 random characters drawn once per millisecond, then a
+ * counter. No random draw per id on the hot path.
+ */
+export function newSequentialId(prefix: string, nowMs = Date.now()): string {
+  if (nowMs !== seqPrefixMs) {
+    seqPrefixMs = nowMs;
+    seqPrefix = `${prefix}_${encodeTime(nowMs)}${randomToken(10)}`;
+    seq = 0;
+  }
+  return seqPrefix + (seq++).toString(36).padStart(4, '0');
+}
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function encodeTime(ms: number): string {
   let out = '';

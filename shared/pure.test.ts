@@ -120,3 +120,13 @@ describe('wire format', () => {
     expect(() => decodeBatch(encodeBatch([]).fill(0x90, 0, 1))).toThrow(WireFormatError);
   });
 });
+
+describe('ids', () => {
+  it('gives unique sequential ids within and across milliseconds', async () => {
+    const { newSequentialId } = await import('./ids.ts');
+    const ids = new Set<string>();
+    for (let i = 0; i < 10_000; i++) ids.add(newSequentialId('evt', 1_700_000_000_000 + (i % 3 === 0 ? 1 : 0)));
+    // The prefix of a millisecond is drawn again when the millisecond changes: still unique.
+    expect(ids.size).toBe(10_000);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * npm run bench:ingest — drives the ingest tier with autocannon (no pipelining) and
+ * prints, from one run on this machine: a baseline (bare uWS + JSON.parse, 202), then
+ * acknowledged events/s and p50/p99 latency for single events and 100-event batches
+ * (JSON, msgpack) as ratios to the baseline, peak RSS per role, ack-to-queryable
+ * latency, and a sustained run of ingest and sink together with the sink's lag.
+ * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64).
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pack } from 'msgpackr';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { createDb, dropDatabase } from '../shared/db/postgres.ts';
+import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
+import { natsNames } from '../shared/nats/names.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const suffix = Date.now().toString(36);
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/tally_bench_${suffix}`,
+  TALLY_NATS_PREFIX: `BENCH${suffix}_`,
+  CLICKHOUSE_DATABASE: `bench_${suffix}`,
+  TALLY_DATA_DIR: dataDir,
+  TALLY_LOG_LEVEL: 'warn',
+};
+const children: ChildProcess[] = [];
+
+function startChild(args: string[], extraEnv: Record<string, string>, readyText: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes(readyText)) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, seconds = SECONDS) {
+  const r = await autocannon({ url, method: 'POST', body, headers, connections: CONNECTIONS, pipelining: 1, duration: seconds });
+  const ok = r['2xx'];
+  return { title, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
+
+async function main() {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run\n`);
+
+  // Keys and an agent.
+  const init = await new Promise<string>((resolve, reject) => {
+    const c = spawn(process.execPath, ['bin/tally.js', 'init', '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error('init failed'))));
+  });
+  const keys = JSON.parse(init).environments.development;
+  const db = createDb(env.DATABASE_URL, { max: 1 });
+  const agent = await createAgentInstance(db, { environmentId: keys.id, name: 'bench' });
+  const probe = await createAgentInstance(db, { environmentId: keys.id, name: 'probe' });
+  await db.destroy();
+  const headers = { authorization: `Bearer ${keys.sdk_key}`, 'content-type': 'application/json' };
+
+  // Baseline.
+  const baselineProc = await startChild(['--import', 'tsx', 'bench/baseline-server.ts', '18999'], {}, 'ready');
+  const event = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
+  const baseline = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers);
+  baselineProc.kill();
+
+  // Tally: ingest in one process, sink (+ api for the probes) in another.
+  const ingest = await startChild(['bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running');
+  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], { TALLY_HTTP_PORT: '18081' }, 'Tally is running');
+  const single = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers);
+  const batch = Array.from({ length: 100 }, () => event);
+  const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers);
+  const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' });
+
+  console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [r, per] of [[baseline, 1], [single, 1], [jsonBatch, 100], [mpBatch, 100]] as const) {
+    console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${(r.reqPerSec / baseline.reqPerSec).toFixed(2)} |`);
+  }
+
+  // Sustained: batches for SUSTAIN seconds with the sink running; lag sampled each second;
+  // probes measure acknowledgement-to-queryable latency through the usage API.
+  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const jsm = await jetstreamManager(nc);
+  const names = natsNames(env.TALLY_NATS_PREFIX);
+  const lag: number[] = [];
+  const lagTimer = setInterval(async () => {
+    const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
+    if (i) lag.push(i.num_pending + i.num_ack_pending);
+  }, 1000);
+  const probeAcks: number[] = [];
+  const seenAt: number[] = [];
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const r = await fetch('http://127.0.0.1:18080/v1/actions', { method: 'POST', headers, body: JSON.stringify({ agent_key: probe.id, action_type: 'probe' }) });
+      if (r.status === 200) probeAcks.push(Date.now());
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  })();
+  const watcher = (async () => {
+    const from = new Date(Date.now() - 3600_000).toISOString();
+    const to = new Date(Date.now() + 2 * 3600_000).toISOString();
+    while (probing || seenAt.length < probeAcks.length) {
+      const r = await fetch(`http://127.0.0.1:18081/v1/usage?start_date=${from}&end_date=${to}&agent_id=${probe.id}`, { headers });
+      const n = Number(((await r.json()) as { usage?: { actions: string }[] }).usage?.[0]?.actions ?? 0);
+      while (seenAt.length < Math.min(n, probeAcks.length)) seenAt.push(Date.now());
+      await new Promise((res) => setTimeout(res, 25));
+      if (!probing && seenAt.length < probeAcks.length && Date.now() - (probeAcks.at(-1) ?? 0) > 30_000) break;
+    }
+  })();
+  const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, SUSTAIN);
+  probing = false;
+  await prober;
+  const drainStart = Date.now();
+  while ((lag.at(-1) ?? 0) > 0 && Date.now() - drainStart < 120_000) await new Promise((r) => setTimeout(r, 500));
+  const drainSeconds = (Date.now() - drainStart) / 1000;
+  await watcher;
+  clearInterval(lagTimer);
+  const latencies = seenAt.map((t, i) => t - probeAcks[i]!);
+  const third = Math.max(1, Math.floor(lag.length / 3));
+  console.log(`\n## Sustained ingest + sink (${SUSTAIN}s)`);
+  console.log(`- acknowledged: ${fmt(sustained.reqPerSec * 100)} events/s (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, non-2xx ${sustained.non2xx})`);
+  console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${drainSeconds.toFixed(1)}s after load stopped`);
+  console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
+  console.log(`\n## Peak RSS\n- ingest: ${peakRssMb(ingest.pid!)} MB\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
+  await nc.close();
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    if (!process.env.DATABASE_URL) await dropDatabase(env.DATABASE_URL).catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  });
