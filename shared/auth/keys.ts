@@ -2,18 +2,21 @@ import type { EnvironmentName, KeyKind, Permission } from '../db/schema.ts';
 import { randomToken } from '../ids.ts';
 
 /** What a request is allowed to do, by capability; see `can`. */
-export type Capability = 'send_events' | 'read_usage' | 'read' | 'write' | 'admin';
+export type Capability = 'send_events' | 'read_usage' | 'read' | 'write' | 'admin' | 'validate_secret';
 
 /**
  * The permission matrix. SDK keys (sk_live_/sk_test_) and agent secrets send events
- * and read usage; API keys (sk_api_) are read-only, read-write or admin.
+ * and read usage; API keys (sk_api_) are read-only, read-write or admin. `read` covers
+ * every control-plane GET, `write` every control-plane change, `admin` API key
+ * management; `validate_secret` (POST /api/v1/agent_instance/validate-secret, used by
+ * the SDK) is open to SDK keys and every API key. docs/api-reference.md lists it.
  */
 const MATRIX: Record<Permission | 'agent', ReadonlySet<Capability>> = {
-  sdk: new Set(['send_events', 'read_usage']),
+  sdk: new Set(['send_events', 'read_usage', 'validate_secret']),
   agent: new Set(['send_events', 'read_usage']),
-  'read-only': new Set(['read', 'read_usage']),
-  'read-write': new Set(['read', 'read_usage', 'write', 'send_events']),
-  admin: new Set(['read', 'read_usage', 'write', 'send_events', 'admin']),
+  'read-only': new Set(['read', 'read_usage', 'validate_secret']),
+  'read-write': new Set(['read', 'read_usage', 'write', 'send_events', 'validate_secret']),
+  admin: new Set(['read', 'read_usage', 'write', 'send_events', 'admin', 'validate_secret']),
 };
 
 export interface Principal {

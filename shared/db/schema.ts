@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   created_at: Generated<Date>;
   expires_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** Set on a rotated key: the id of the key that replaced it (migration 0002). */
+  rotated_to: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountsTable {
@@ -87,6 +89,103 @@ export interface AgentInstancesTable {
   updated_at: Generated<Date>;
 }
 
+type Json<T> = ColumnType<T, string, string>;
+
+export type BillingCycle = 'monthly' | 'quarterly' | 'annual';
+export type SubscriptionStatus = 'draft' | 'active' | 'paused' | 'cancelled';
+
+export interface ProductsTable {
+  id: string;
+  environment_id: string;
+  agent_type_id: string;
+  name: string;
+  description: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface RatePlansTable {
+  id: string;
+  environment_id: string;
+  product_id: string;
+  name: string;
+  description: string | null;
+  billing_cycle_code: BillingCycle;
+  /** ISO 4217, upper case. */
+  currency: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ChargeModelsTable {
+  id: string;
+  environment_id: string;
+  name: string;
+  description: string;
+  /** Canonical kind (billing/rating/charge-models.ts). */
+  type: string;
+  /** Canonical PricingStrategy. */
+  pricing_strategy: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ChargesTable {
+  id: string;
+  environment_id: string;
+  rate_plan_id: string;
+  charge_model_id: string;
+  name: string;
+  description: string | null;
+  charge_type: 'usage' | 'recurring' | 'one_time';
+  unit_of_measure: string | null;
+  currency: string;
+  /** The charge's own `pricing` overrides, as validated. */
+  pricing: Json<Record<string, unknown>>;
+  /** Canonical pricing of model + overrides, ready for rating. */
+  resolved_pricing: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  environment_id: string;
+  account_id: string;
+  rate_plan_id: string;
+  status: SubscriptionStatus;
+  contract_effective_date: Timestamp;
+  activated_at: NullableTimestamp;
+  paused_at: NullableTimestamp;
+  cancel_date: NullableTimestamp;
+  cancel_reason: string | null;
+  cancelled_at: NullableTimestamp;
+  renewed_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface SubscriptionAgentInstancesTable {
+  subscription_id: string;
+  agent_instance_id: string;
+}
+
+/** One recorded state change of a subscription, with the time it takes effect. */
+export interface SubscriptionEventsTable {
+  id: string;
+  environment_id: string;
+  subscription_id: string;
+  /** created | activated | paused | resumed | cancelled | renewed | plan_changed */
+  type: string;
+  from_status: SubscriptionStatus | null;
+  to_status: SubscriptionStatus;
+  /** The rate plan in force from effective_at on. */
+  rate_plan_id: string;
+  effective_at: Timestamp;
+  data: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Generated<Date>;
+}
+
 /** Tables of the billing core, as kysely sees them. Later migrations extend this. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -96,6 +195,13 @@ export interface Database {
   contacts: ContactsTable;
   agent_types: AgentTypesTable;
   agent_instances: AgentInstancesTable;
+  products: ProductsTable;
+  rate_plans: RatePlansTable;
+  charge_models: ChargeModelsTable;
+  charges: ChargesTable;
+  subscriptions: SubscriptionsTable;
+  subscription_agent_instances: SubscriptionAgentInstancesTable;
+  subscription_events: SubscriptionEventsTable;
 }
 
 export type { Timestamp };

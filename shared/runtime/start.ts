@@ -18,6 +18,7 @@ import { startIngest, type IngestRole } from '../../ingest/index.ts';
 import { parseSinkConfig } from '../../ingest/sink/config.ts';
 import { Sink, type SinkHooks } from '../../ingest/sink/sink.ts';
 import { usageRoutes } from '../../billing/api/usage-routes.ts';
+import { apiRoutes } from '../../billing/api/index.ts';
 
 const log = logger('runtime');
 
@@ -143,6 +144,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     if (roles.has('api')) {
       http.add(...usageRoutes(auth!, usage!));
+      http.add(...apiRoutes({ db: db!, auth: auth!, bus }));
       readiness.set('api', () => !nc.isClosed());
     }
     if (roles.has('billing')) {

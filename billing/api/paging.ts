@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import type { HttpRequest } from '../../shared/http/types.ts';
+import { query } from './validate.ts';
+
+/** One page of a list: rows to skip and rows to return. */
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+const FamilyA = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'must be an integer from 1 to 100' }),
+  offset: Type.Integer({ minimum: 0, default: 0, errorMessage: 'must be a non-negative integer' }),
+});
+const FamilyB = Type.Object({
+  skip: Type.Integer({ minimum: 0, default: 0, errorMessage: 'must be a non-negative integer' }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 100, errorMessage: 'must be an integer from 1 to 100' }),
+});
+
+/** Family A paging (`/v1`): `limit` (default 20, max 100) and `offset` (default 0). */
+export function pageA(req: HttpRequest): Page {
+  const q = query(req, Type.Partial(FamilyA));
+  return { limit: q.limit ?? 20, offset: q.offset ?? 0 };
+}
+
+/** Family B paging (`/api/v1`): `skip` (default 0) and `limit` (default 100, max 100). */
+export function pageB(req: HttpRequest): Page {
+  const q = query(req, Type.Partial(FamilyB));
+  return { limit: q.limit ?? 100, offset: q.skip ?? 0 };
+}
+
+/** Family A list body: `{<name>: rows, total, limit, offset}`. */
+export function listA<T>(name: string, rows: T[], total: number, page: Page): Record<string, unknown> {
+  return { [name]: rows, total, limit: page.limit, offset: page.offset };
+}
+
+/** Family B list body: `{total, <name>: rows, skip, limit}`. */
+export function listB<T>(name: string, rows: T[], total: number, page: Page): Record<string, unknown> {
+  return { total, [name]: rows, skip: page.offset, limit: page.limit };
+}

@@ -1,0 +1,49 @@
+import type { Authenticator } from '../../shared/auth/authenticator.ts';
+import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
+import type { TSchema } from '@sinclair/typebox';
+import type { Capability, Principal } from '../../shared/auth/keys.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
+
+/** What the control-plane routes need: Postgres, authentication and the cache invalidation bus. */
+export interface ApiDeps {
+  readonly db: Db;
+  readonly auth: Authenticator;
+  readonly bus: InvalidationBus;
+}
+
+/** One endpoint: the capability it requires and its handler, given the authenticated principal. */
+export interface Endpoint {
+  method: Route['method'];
+  path: string;
+  capability: Capability;
+  summary: string;
+  /** Schema of the JSON body, when the endpoint takes one (shown in the OpenAPI document). */
+  requestBody?: TSchema;
+  handle: (req: HttpRequest, p: Principal) => Promise<HttpResponse>;
+}
+
+/** Turns endpoints into routes that authenticate and check the capability first. */
+export function toRoutes(auth: Authenticator, endpoints: Endpoint[]): Route[] {
+  return endpoints.map((e) => ({
+    method: e.method,
+    path: e.path,
+    summary: e.summary,
+    handler: async (req: HttpRequest) => e.handle(req, await auth.require(req.headers, e.capability)),
+  }));
+}
+
+/** 200 with a JSON body. */
+export function ok(body: unknown): HttpResponse {
+  return { status: 200, body };
+}
+
+/** 201 with the created resource. */
+export function created(body: unknown): HttpResponse {
+  return { status: 201, body };
+}
+
+/** 200 `{id, deleted: true}` after a delete. */
+export function deleted(id: string): HttpResponse {
+  return { status: 200, body: { id, deleted: true } };
+}

@@ -1,0 +1,126 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * TypeBox schemas of the control-plane request bodies. Unknown fields are ignored;
+ * `errorMessage` gives the text of the validation detail.
+ */
+export const Name = Type.String({ minLength: 1, maxLength: 200, errorMessage: 'must be a non-empty string of at most 200 characters' });
+export const Text = Type.String({ maxLength: 2000, errorMessage: 'must be a string of at most 2000 characters' });
+export const NullableText = Type.Union([Text, Type.Null()], { errorMessage: 'must be a string or null' });
+export const Id = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be an id' });
+export const NullableId = Type.Union([Id, Type.Null()], { errorMessage: 'must be an id or null' });
+export const Email = Type.String({ pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 320, errorMessage: 'must be an email address' });
+/** A calendar date or an ISO 8601 date-time. */
+export const DateLike = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+  errorMessage: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time',
+});
+
+const AddressPart = Type.String({ maxLength: 200, errorMessage: 'must be a string' });
+export const BillingAddress = Type.Object(
+  {
+    street: Type.Optional(AddressPart),
+    city: Type.Optional(AddressPart),
+    state: Type.Optional(AddressPart),
+    zip: Type.Optional(AddressPart),
+    country: Type.Optional(AddressPart),
+  },
+  { additionalProperties: false, errorMessage: 'must be an object with street, city, state, zip, country (strings)' },
+);
+
+const accountFields = {
+  email: Type.Optional(Type.Union([Email, Type.Null()], { errorMessage: 'must be an email address or null' })),
+  external_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { errorMessage: 'must be a non-empty string or null' })),
+  description: Type.Optional(NullableText),
+  billing_address: Type.Optional(Type.Union([BillingAddress, Type.Null()], { errorMessage: 'must be an address object or null' })),
+};
+/** Account create (both families: Family A sends email and billing_address, Family B external_id and description). */
+export const AccountCreate = Type.Object({ name: Name, ...accountFields });
+export const AccountUpdate = Type.Object({ name: Type.Optional(Name), ...accountFields });
+
+export const ContactRole = Type.Union([Type.Literal('billing'), Type.Literal('technical')], { errorMessage: 'must be billing or technical' });
+export const ContactCreate = Type.Object({ first_name: Name, last_name: Name, email: Email, account_id: Id, role: Type.Optional(ContactRole) });
+export const ContactUpdate = Type.Partial(ContactCreate);
+
+export const AgentTypeCreate = Type.Object({ name: Name, description: Type.Optional(NullableText) });
+export const AgentTypeUpdate = Type.Partial(AgentTypeCreate);
+
+export const Framework = Type.Union([Type.Literal('langgraph'), Type.Literal('crewai'), Type.Literal('n8n'), Type.Literal('custom')], {
+  errorMessage: 'must be one of langgraph, crewai, n8n, custom',
+});
+/** Family A agent create. */
+export const AgentCreate = Type.Object({
+  name: Name,
+  type: Framework,
+  description: Type.Optional(NullableText),
+  account_id: Type.Optional(NullableId),
+  agent_type_id: Type.Optional(NullableId),
+});
+/** Family B agent instance create. */
+export const AgentInstanceCreate = Type.Object({
+  name: Name,
+  description: Type.Optional(NullableText),
+  agent_type_id: Id,
+  account_id: Type.Optional(NullableId),
+  contact_id: Type.Optional(NullableId),
+  type: Type.Optional(Framework),
+});
+export const AgentInstanceUpdate = Type.Object({
+  name: Type.Optional(Name),
+  description: Type.Optional(NullableText),
+  agent_type_id: Type.Optional(Id),
+  account_id: Type.Optional(NullableId),
+  contact_id: Type.Optional(NullableId),
+  type: Type.Optional(Framework),
+  is_active: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false' })),
+});
+export const ValidateSecret = Type.Object({ secret: Type.String({ minLength: 1, maxLength: 200, errorMessage: 'must be a non-empty string' }) });
+
+export const ProductCreate = Type.Object({ name: Name, description: Type.Optional(NullableText), agent_type_id: Id });
+export const ProductUpdate = Type.Partial(Type.Object({ name: Name, description: NullableText, agent_type_id: Id }));
+
+export const BillingCycle = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('annual')], {
+  errorMessage: 'must be monthly, quarterly or annual',
+});
+export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', errorMessage: 'must be a 3-letter ISO 4217 currency code' });
+export const RatePlanCreate = Type.Object({
+  name: Name,
+  description: Type.Optional(NullableText),
+  billing_cycle_code: BillingCycle,
+  currency: Type.Optional(Currency),
+});
+
+const Spelling = Type.String({ minLength: 1, maxLength: 50, errorMessage: 'must be a non-empty string' });
+const Obj = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object' });
+/** Charge model: structure here; `type` and `pricing_strategy` per type are checked by the rating engine. */
+export const ChargeModelCreate = Type.Object({ name: Name, description: Text, type: Spelling, pricing_strategy: Obj });
+/** Charge: structure here; spellings and pricing are checked with its charge model by the rating engine. */
+export const ChargeCreate = Type.Object({
+  name: Name,
+  description: Type.Optional(NullableText),
+  charge_model_id: Id,
+  charge_type_code: Type.Optional(Spelling),
+  charge_type: Type.Optional(Spelling),
+  unit_of_measure: Type.Optional(Spelling),
+  currency: Type.Optional(Currency),
+  pricing: Type.Optional(Obj),
+});
+
+const InstanceIds = Type.Array(Id, { maxItems: 1000, errorMessage: 'must be an array of agent instance ids' });
+/** Family B subscription create. */
+export const SubscriptionCreate = Type.Object({
+  account_id: Id,
+  rate_plan_id: Id,
+  contract_effective_date: Type.Optional(DateLike),
+  agent_instance_ids: Type.Optional(InstanceIds),
+});
+/** Family A subscription create (created active: Family A has no activate path). */
+export const SubscriptionCreateA = Type.Object({
+  account_id: Id,
+  rate_plan_id: Id,
+  agent_instance_ids: Type.Optional(InstanceIds),
+  contract_effective_date: Type.Optional(DateLike),
+});
+export const SubscriptionCancel = Type.Object({ cancel_date: Type.Optional(DateLike), reason: Type.Optional(Text) });
+export const SubscriptionMove = Type.Object({ effective_date: Type.Optional(DateLike) });
+export const SubscriptionChangePlan = Type.Object({ rate_plan_id: Id, effective_date: Type.Optional(DateLike) });

@@ -1,0 +1,126 @@
+import { AppError } from '../../shared/errors.ts';
+import { parseTimestamp } from '../../shared/time.ts';
+import {
+  createSubscription,
+  getSubscription,
+  listSubscriptions,
+  moveSubscription,
+  subscriptionEvents,
+  type SubscriptionAction,
+} from '../catalog/subscriptions.ts';
+import { listA, listB, pageA, pageB } from './paging.ts';
+import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
+import { SubscriptionCancel, SubscriptionChangePlan, SubscriptionCreate, SubscriptionCreateA, SubscriptionMove } from './schemas.ts';
+import { body, optionalBody } from './validate.ts';
+
+/** A date of the DateLike schema as a Date; an impossible one (2026-13-01) is a 400. */
+function date(v: string | undefined, field = 'date'): Date | undefined {
+  if (v === undefined) return undefined;
+  const t = parseTimestamp(v);
+  // A calendar date must round-trip (Date.parse rolls 2026-02-30 over to March).
+  const impossible = t === undefined || (v.length === 10 && new Date(t).toISOString().slice(0, 10) !== v);
+  if (impossible) throw new AppError('validation_failed', `${field} is not a valid date`, { details: [{ path: field, message: `${field} is not a valid date` }] });
+  return new Date(t);
+}
+
+const path = (action: string) => `/api/v1/subscription/:subscription_id/${action}`;
+
+/** Subscriptions on both families, their state machine (Family B) and their recorded state changes. */
+export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
+  const move = (action: SubscriptionAction, summary: string): Endpoint => ({
+    method: 'POST',
+    path: path(action === 'change_plan' ? 'change-plan' : action),
+    capability: 'write',
+    summary,
+    requestBody: action === 'cancel' ? SubscriptionCancel : action === 'change_plan' ? SubscriptionChangePlan : SubscriptionMove,
+    handle: async (req, p) => {
+      const id = req.params.subscription_id!;
+      if (action === 'cancel') {
+        const b = optionalBody(req, SubscriptionCancel);
+        return ok(await moveSubscription(db, p.environmentId, id, 'cancel', { cancelDate: date(b.cancel_date, 'cancel_date'), reason: b.reason }));
+      }
+      if (action === 'change_plan') {
+        const b = body(req, SubscriptionChangePlan);
+        return ok(await moveSubscription(db, p.environmentId, id, 'change_plan', { ratePlanId: b.rate_plan_id, effectiveAt: date(b.effective_date, 'effective_date') }));
+      }
+      const b = optionalBody(req, SubscriptionMove);
+      return ok(await moveSubscription(db, p.environmentId, id, action, { effectiveAt: date(b.effective_date, 'effective_date') }));
+    },
+  });
+  return [
+    {
+      method: 'GET',
+      path: '/v1/subscriptions',
+      capability: 'read',
+      summary: 'List subscriptions (limit/offset)',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page);
+        return ok(listA('subscriptions', rows, total, page));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/subscriptions',
+      capability: 'write',
+      summary: 'Create a subscription (account_id, rate_plan_id, agent_instance_ids); active at once',
+      requestBody: SubscriptionCreateA,
+      handle: async (req, p) => {
+        const b = body(req, SubscriptionCreateA);
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), activate: true }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/subscriptions/:subscription_id',
+      capability: 'read',
+      summary: 'One subscription',
+      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/subscription/all',
+      capability: 'read',
+      summary: 'List subscriptions (skip/limit)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page);
+        return ok(listB('subscriptions', rows, total, page));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/subscription/create',
+      capability: 'write',
+      summary: 'Create a draft subscription (account_id, rate_plan_id, contract_effective_date)',
+      requestBody: SubscriptionCreate,
+      handle: async (req, p) => {
+        const b = body(req, SubscriptionCreate);
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date') }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/subscription/:subscription_id',
+      capability: 'read',
+      summary: 'One subscription',
+      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
+    },
+    {
+      method: 'GET',
+      path: path('events'),
+      capability: 'read',
+      summary: 'The recorded state changes of a subscription, with their effective times',
+      handle: async (req, p) => {
+        const events = await subscriptionEvents(db, p.environmentId, req.params.subscription_id!);
+        return ok({ total: events.length, events });
+      },
+    },
+    move('activate', 'Activate a draft subscription (it becomes billable)'),
+    move('cancel', 'Cancel (cancel_date, reason)'),
+    move('renew', 'Renew an active or paused subscription (a new term; status unchanged)'),
+    move('pause', 'Pause an active subscription (optional effective_date)'),
+    move('resume', 'Resume a paused subscription (optional effective_date)'),
+    move('change_plan', 'Change the rate plan (rate_plan_id, optional effective_date for proration)'),
+  ];
+}

@@ -1,0 +1,249 @@
+import type { Selectable, Transaction, Updateable } from 'kysely';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { Database, SubscriptionStatus, SubscriptionsTable } from '../../shared/db/schema.ts';
+import { AppError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { iso, notFound } from './db-errors.ts';
+import { getRatePlanRow } from './products.ts';
+import { requireRef } from './refs.ts';
+import type { Page } from '../api/paging.ts';
+
+/**
+ * Subscription state machine. Every move is recorded in `subscription_events` with the
+ * time it takes effect, so billing can prorate:
+ *
+ * | action      | from                    | to        | effective at |
+ * |-------------|-------------------------|-----------|--------------|
+ * | activate    | draft                   | active    | max(now, contract_effective_date) |
+ * | pause       | active                  | paused    | effective_date or now |
+ * | resume      | paused                  | active    | effective_date or now |
+ * | cancel      | draft, active, paused   | cancelled | cancel_date (billing stops there) |
+ * | renew       | active, paused          | unchanged | now (a new term; the status stays) |
+ * | change_plan | draft, active, paused   | unchanged | effective_date or now (proration point) |
+ */
+export type SubscriptionAction = 'activate' | 'pause' | 'resume' | 'cancel' | 'renew' | 'change_plan';
+
+const ALLOWED: Record<SubscriptionAction, readonly SubscriptionStatus[]> = {
+  activate: ['draft'],
+  pause: ['active'],
+  resume: ['paused'],
+  cancel: ['draft', 'active', 'paused'],
+  renew: ['active', 'paused'],
+  change_plan: ['draft', 'active', 'paused'],
+};
+
+const EVENT_TYPE: Record<SubscriptionAction, string> = {
+  activate: 'activated',
+  pause: 'paused',
+  resume: 'resumed',
+  cancel: 'cancelled',
+  renew: 'renewed',
+  change_plan: 'plan_changed',
+};
+
+type Row = Selectable<SubscriptionsTable>;
+type Tx = Transaction<Database>;
+
+/** A subscription as both families return it. */
+export function subscriptionView(r: Row, agentInstanceIds: string[]) {
+  return {
+    id: r.id,
+    account_id: r.account_id,
+    rate_plan_id: r.rate_plan_id,
+    status: r.status,
+    contract_effective_date: iso(r.contract_effective_date),
+    activated_at: iso(r.activated_at),
+    paused_at: iso(r.paused_at),
+    cancel_date: iso(r.cancel_date),
+    cancel_reason: r.cancel_reason,
+    cancelled_at: iso(r.cancelled_at),
+    renewed_at: iso(r.renewed_at),
+    agent_instance_ids: agentInstanceIds,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+async function instanceIds(db: Db | Tx, ids: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('subscription_agent_instances').selectAll().where('subscription_id', 'in', ids).orderBy('agent_instance_id').execute();
+  for (const r of rows) out.get(r.subscription_id)!.push(r.agent_instance_id);
+  return out;
+}
+
+async function view(db: Db | Tx, r: Row) {
+  return subscriptionView(r, (await instanceIds(db, [r.id])).get(r.id)!);
+}
+
+async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | null, effectiveAt: Date, data: Record<string, unknown> = {}): Promise<void> {
+  await tx
+    .insertInto('subscription_events')
+    .values({
+      id: newId('sev'),
+      environment_id: r.environment_id,
+      subscription_id: r.id,
+      type,
+      from_status: from,
+      to_status: r.status,
+      rate_plan_id: r.rate_plan_id,
+      effective_at: effectiveAt,
+      data: JSON.stringify(data),
+    })
+    .execute();
+}
+
+/** Input of a new subscription. */
+export interface SubscriptionInput {
+  account_id: string;
+  rate_plan_id: string;
+  contract_effective_date?: Date;
+  agent_instance_ids?: string[];
+  /** Create it active at once (Family A, which has no activate path). */
+  activate?: boolean;
+}
+
+/** Checks that each instance exists here and belongs to the account (or to no account). */
+async function checkInstances(db: Db, environmentId: string, accountId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await db.selectFrom('agent_instances').select(['id', 'account_id']).where('environment_id', '=', environmentId).where('id', 'in', ids).execute();
+  ids.forEach((id, i) => {
+    const row = rows.find((r) => r.id === id);
+    const path = `agent_instance_ids[${i}]`;
+    if (!row) throw new AppError('validation_failed', `agent instance ${id} does not exist`, { details: [{ path, message: `${path} does not exist` }] });
+    if (row.account_id && row.account_id !== accountId) {
+      throw new AppError('validation_failed', `agent instance ${id} belongs to another account`, { details: [{ path, message: `${path} belongs to another account` }] });
+    }
+  });
+}
+
+/** Creates a subscription (draft, or active with `activate`), recording its creation. */
+export async function createSubscription(db: Db, environmentId: string, input: SubscriptionInput) {
+  await requireRef(db, 'accounts', environmentId, 'account_id', input.account_id);
+  await requireRef(db, 'rate_plans', environmentId, 'rate_plan_id', input.rate_plan_id);
+  const ids = [...new Set(input.agent_instance_ids ?? [])];
+  await checkInstances(db, environmentId, input.account_id, ids);
+  const now = new Date();
+  const effective = input.contract_effective_date ?? now;
+  return db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto('subscriptions')
+      .values({
+        id: newId('sub'),
+        environment_id: environmentId,
+        account_id: input.account_id,
+        rate_plan_id: input.rate_plan_id,
+        status: input.activate ? 'active' : 'draft',
+        contract_effective_date: effective,
+        activated_at: input.activate ? now : null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (ids.length) await tx.insertInto('subscription_agent_instances').values(ids.map((id) => ({ subscription_id: row.id, agent_instance_id: id }))).execute();
+    await record(tx, { ...row, status: 'draft' }, 'created', null, effective);
+    if (input.activate) await record(tx, row, 'activated', 'draft', effective > now ? effective : now);
+    return view(tx, row);
+  });
+}
+
+export async function listSubscriptions(db: Db, environmentId: string, page: Page) {
+  const q = db.selectFrom('subscriptions').where('environment_id', '=', environmentId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const ids = await instanceIds(db, rows.map((r) => r.id));
+  return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!)), total: Number(count.n) };
+}
+
+export async function getSubscription(db: Db, environmentId: string, id: string) {
+  const row = await db.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('subscription', id);
+  return view(db, row);
+}
+
+/** The recorded state changes of a subscription, in effective order. */
+export async function subscriptionEvents(db: Db, environmentId: string, id: string) {
+  await getSubscription(db, environmentId, id);
+  const rows = await db.selectFrom('subscription_events').selectAll().where('environment_id', '=', environmentId).where('subscription_id', '=', id).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    from_status: r.from_status,
+    to_status: r.to_status,
+    rate_plan_id: r.rate_plan_id,
+    effective_at: iso(r.effective_at),
+    data: r.data,
+    created_at: iso(r.created_at),
+  }));
+}
+
+/** Options of a move: `effectiveAt` (pause, resume, change_plan), cancel date and reason, the new plan. */
+export interface MoveOptions {
+  effectiveAt?: Date;
+  cancelDate?: Date;
+  reason?: string;
+  ratePlanId?: string;
+}
+
+/**
+ * Applies one action of the state machine under a row lock and records it; a move not
+ * allowed from the current status is a 409 `conflict` naming both.
+ */
+export async function moveSubscription(db: Db, environmentId: string, id: string, action: SubscriptionAction, opts: MoveOptions = {}) {
+  if (action === 'change_plan') {
+    const current = await getSubscription(db, environmentId, id);
+    const [from, to] = await Promise.all([getRatePlanRow(db, environmentId, current.rate_plan_id), requirePlan(db, environmentId, opts.ratePlanId!)]);
+    if (from.currency !== to.currency) {
+      throw new AppError('validation_failed', `the new rate plan's currency ${to.currency} differs from ${from.currency}`, { details: [{ path: 'rate_plan_id', message: 'rate_plan_id must have the same currency' }] });
+    }
+  }
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) throw notFound('subscription', id);
+    if (!ALLOWED[action].includes(row.status)) {
+      throw new AppError('conflict', `cannot ${action.replace('_', ' ')} a subscription that is ${row.status} (allowed from: ${ALLOWED[action].join(', ')})`);
+    }
+    const now = new Date();
+    const { set, effectiveAt, data } = changes(action, row, now, opts);
+    const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
+    return view(tx, updated);
+  });
+}
+
+async function requirePlan(db: Db, environmentId: string, ratePlanId: string) {
+  try {
+    return await getRatePlanRow(db, environmentId, ratePlanId);
+  } catch {
+    throw new AppError('validation_failed', `rate_plan_id ${ratePlanId} does not exist`, { details: [{ path: 'rate_plan_id', message: 'rate_plan_id does not exist' }] });
+  }
+}
+
+function changes(action: SubscriptionAction, row: Row, now: Date, opts: MoveOptions): { set: Updateable<SubscriptionsTable>; effectiveAt: Date; data: Record<string, unknown> } {
+  const at = opts.effectiveAt ?? now;
+  switch (action) {
+    case 'activate': {
+      const start = row.contract_effective_date > now ? row.contract_effective_date : now;
+      return { set: { status: 'active', activated_at: now }, effectiveAt: start, data: {} };
+    }
+    case 'pause':
+      return { set: { status: 'paused', paused_at: at }, effectiveAt: at, data: {} };
+    case 'resume':
+      return { set: { status: 'active', paused_at: null }, effectiveAt: at, data: { paused_at: iso(row.paused_at) } };
+    case 'cancel': {
+      const date = opts.cancelDate ?? now;
+      if (date < row.contract_effective_date) {
+        throw new AppError('validation_failed', 'cancel_date is before the contract_effective_date', { details: [{ path: 'cancel_date', message: 'cancel_date must not be before contract_effective_date' }] });
+      }
+      return { set: { status: 'cancelled', cancel_date: date, cancel_reason: opts.reason ?? null, cancelled_at: now }, effectiveAt: date, data: { reason: opts.reason ?? null } };
+    }
+    case 'renew':
+      return { set: { renewed_at: now }, effectiveAt: now, data: {} };
+    case 'change_plan':
+      if (opts.ratePlanId === row.rate_plan_id) {
+        throw new AppError('validation_failed', 'the subscription is already on this rate plan', { details: [{ path: 'rate_plan_id', message: 'rate_plan_id must differ from the current plan' }] });
+      }
+      return { set: { rate_plan_id: opts.ratePlanId! }, effectiveAt: at, data: { from_rate_plan_id: row.rate_plan_id, to_rate_plan_id: opts.ratePlanId } };
+  }
+}
