@@ -53,6 +53,9 @@ describe('timestamps', () => {
     ['2026-11-21 10:00', Date.UTC(2026, 10, 21, 10)],
     ['yesterday', undefined],
     ['2026-13-45T10:00:00Z', undefined],
+    ['2026-02-30', undefined],
+    ['2028-02-29', Date.UTC(2028, 1, 29)],
+    ['2026-11-21T24:00:00Z', undefined],
     ['1700000000', undefined],
   ])('%s', (s, expected) => expect(parseTimestamp(s)).toBe(expected));
 });
