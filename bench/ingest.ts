@@ -4,7 +4,11 @@
  * acknowledged events/s and p50/p99 latency for single events and 100-event batches
  * (JSON, msgpack) as ratios to the baseline, peak RSS per role, ack-to-queryable
  * latency, and a sustained run of ingest and sink together with the sink's lag.
- * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64).
+ * Phases: (1) ingest alone (the sink stopped, batches wait in JetStream): durable
+ * acknowledgement throughput; (2) the sink starts and drains that backlog (its insert
+ * rate); (3) ingest and sink together for BENCH_SUSTAIN_SECONDS.
+ * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64),
+ * BENCH_INGEST_PROCESSES (2: ingest processes sharing the port through SO_REUSEPORT).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,6 +25,7 @@ import { natsNames } from '../shared/nats/names.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? 2);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const suffix = Date.now().toString(36);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
@@ -55,7 +60,7 @@ function peakRssMb(pid: number): number {
 async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, seconds = SECONDS) {
   const r = await autocannon({ url, method: 'POST', body, headers, connections: CONNECTIONS, pipelining: 1, duration: seconds });
   const ok = r['2xx'];
-  return { title, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+  return { title, ok, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -63,7 +68,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 async function main() {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run\n`);
+  console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run, ${INGEST_PROCESSES} ingest process(es)\n`);
 
   // Keys and an agent.
   const init = await new Promise<string>((resolve, reject) => {
@@ -85,25 +90,38 @@ async function main() {
   const baseline = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers);
   baselineProc.kill();
 
-  // Tally: ingest in one process, sink (+ api for the probes) in another.
-  const ingest = await startChild(['bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running');
-  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], { TALLY_HTTP_PORT: '18081' }, 'Tally is running');
+  // Phase 1: ingest alone (INGEST_PROCESSES processes on one port); the sink is not running.
+  const ingests: ChildProcess[] = [];
+  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild(['bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running'));
   const single = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers);
   const batch = Array.from({ length: 100 }, () => event);
   const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers);
   const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' });
 
+  console.log('## Ingest: durably acknowledged (sink stopped)\n');
   console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) |');
   console.log('|---|---|---|---|---|---|---|');
   for (const [r, per] of [[baseline, 1], [single, 1], [jsonBatch, 100], [mpBatch, 100]] as const) {
     console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${(r.reqPerSec / baseline.reqPerSec).toFixed(2)} |`);
   }
 
-  // Sustained: batches for SUSTAIN seconds with the sink running; lag sampled each second;
-  // probes measure acknowledgement-to-queryable latency through the usage API.
+  // Phase 2: the sink starts and drains the backlog of phase 1.
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
   const names = natsNames(env.TALLY_NATS_PREFIX);
+  const backlog = single.ok + (jsonBatch.ok + mpBatch.ok) * 100;
+  const drainT0 = Date.now();
+  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], { TALLY_HTTP_PORT: '18081' }, 'Tally is running');
+  for (;;) {
+    const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
+    if (i && i.num_pending + i.num_ack_pending === 0 && i.delivered.stream_seq > 0) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const drainSeconds = (Date.now() - drainT0) / 1000;
+  console.log(`\n## Sink: drained the backlog of ${fmt(backlog)} events in ${drainSeconds.toFixed(1)} s (start-up included): ${fmt(backlog / drainSeconds)} events/s into ClickHouse`);
+
+  // Sustained: batches for SUSTAIN seconds with the sink running; lag sampled each second;
+  // probes measure acknowledgement-to-queryable latency through the usage API.
   const lag: number[] = [];
   const lagTimer = setInterval(async () => {
     const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
@@ -135,16 +153,16 @@ async function main() {
   await prober;
   const drainStart = Date.now();
   while ((lag.at(-1) ?? 0) > 0 && Date.now() - drainStart < 120_000) await new Promise((r) => setTimeout(r, 500));
-  const drainSeconds = (Date.now() - drainStart) / 1000;
+  const tailSeconds = (Date.now() - drainStart) / 1000;
   await watcher;
   clearInterval(lagTimer);
   const latencies = seenAt.map((t, i) => t - probeAcks[i]!);
   const third = Math.max(1, Math.floor(lag.length / 3));
   console.log(`\n## Sustained ingest + sink (${SUSTAIN}s)`);
   console.log(`- acknowledged: ${fmt(sustained.reqPerSec * 100)} events/s (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, non-2xx ${sustained.non2xx})`);
-  console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${drainSeconds.toFixed(1)}s after load stopped`);
+  console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
-  console.log(`\n## Peak RSS\n- ingest: ${peakRssMb(ingest.pid!)} MB\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
+  console.log(`\n## Peak RSS\n- ingest: ${ingests.map((p) => peakRssMb(p.pid!) + ' MB').join(', ')}\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
   await nc.close();
 }
 

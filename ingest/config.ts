@@ -6,8 +6,8 @@ const IngestEnv = Type.Object({
   TALLY_INGEST_BATCH_MAX_EVENTS: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   /** Approximate byte size at which a micro-batch is sent (NATS max payload is 1 MiB by default). */
   TALLY_INGEST_BATCH_MAX_BYTES: Type.Integer({ minimum: 1024, default: 600_000 }),
-  /** How long a micro-batch waits for more events before it is sent. */
-  TALLY_INGEST_LINGER_MS: Type.Number({ minimum: 0, maximum: 1000, default: 2 }),
+  /** How long a micro-batch waits for more events; 0: until the end of the event-loop turn. */
+  TALLY_INGEST_LINGER_MS: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
   /** Events accepted but not yet acknowledged by JetStream; above it requests get 503. */
   TALLY_INGEST_MAX_INFLIGHT_EVENTS: Type.Integer({ minimum: 1, default: 200_000 }),
   /** Time to wait for JetStream's acknowledgement of one batch. */

@@ -17,7 +17,7 @@ export interface IngestDeps {
   publisher: EventPublisher;
 }
 
-type Accepted = { index: number; id: string; status: 'processed'; created_at: string };
+type Accepted = { index: number; id: string; status: 'processed' };
 type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string } };
 
 /** POST /v1/actions and POST /v1/outcomes. */
@@ -66,12 +66,12 @@ export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpR
     }
     const id = n.id ?? newSequentialId('evt', now);
     wire.push(toWire(n, a.value, id, now));
-    results[i] = { index: i, id, status: 'processed', created_at: createdAt };
+    results[i] = { index: i, id, status: 'processed' };
   }
 
   await deps.publisher.publish(wire);
   countOutcomes(kind, results);
-  return respond(single, results, req.requestId);
+  return respond(single, results, createdAt, req.requestId);
 }
 
 function prepare(kind: EventKind, value: unknown, now: number, headerId: string | undefined): StepResult<NormalizedEvent> {
@@ -134,13 +134,12 @@ function toWire(n: NormalizedEvent, a: { id: string; organizationId: string; acc
     uid: n.uid,
     anon: n.anon,
     meta: n.meta,
+    model: n.model,
+    tin: n.tin,
+    tout: n.tout,
+    ttot: n.ttot,
+    val: n.val,
   };
-  if (n.kind === 'action') {
-    w.model = n.model;
-    w.tin = n.tin;
-    w.tout = n.tout;
-    w.ttot = n.ttot;
-  } else w.val = n.val;
   return w;
 }
 
@@ -153,10 +152,10 @@ function countOutcomes(kind: EventKind, results: (Accepted | Rejected)[]): void 
   if (accepted) ingestMetrics.events.inc({ kind, outcome: 'accepted' }, accepted);
 }
 
-function respond(single: boolean, results: (Accepted | Rejected)[], requestId: string): HttpResponse {
+function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: string, requestId: string): HttpResponse {
   if (single) {
     const r = results[0]!;
-    if (r.status === 'processed') return { status: 200, body: { id: r.id, status: r.status, created_at: r.created_at } };
+    if (r.status === 'processed') return { status: 200, body: { id: r.id, status: r.status, created_at: createdAt } };
     return { status: codeToStatus(r.error.code), body: errorBody(new AppError(r.error.code, r.error.message), requestId) };
   }
   let accepted = 0;
@@ -166,7 +165,7 @@ function respond(single: boolean, results: (Accepted | Rejected)[], requestId: s
     else firstRejected ??= r;
   }
   const rejected = results.length - accepted;
-  const body: Record<string, unknown> = { accepted, rejected, results };
+  const body: Record<string, unknown> = { accepted, rejected, created_at: createdAt, results };
   if (rejected === 0) return { status: 200, body };
   if (accepted > 0) return { status: 207, body };
   const err = new AppError(firstRejected!.error.code, `all ${rejected} events were rejected; see results`);

@@ -104,6 +104,7 @@ describe('POST /v1/actions and /v1/outcomes: formats and fields', () => {
     const res = await call(stack, 'POST', '/v1/actions', { key: sdk, body: encode(events), headers: { 'content-type': contentType } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accepted: 5, rejected: 0 });
+    expect(Number.isNaN(Date.parse(res.body.created_at))).toBe(false);
     expect(res.body.results.map((r: { id: string }) => r.id)).toEqual(ids);
     for (const [i, id] of ids.entries()) {
       const [row] = await arrived('actions', id);

@@ -5,7 +5,7 @@ import { parseTimestamp } from './time.ts';
 import { LoadingCache } from './auth/loading-cache.ts';
 import { parseEnv, ConfigError } from './config/parse.ts';
 import { parseCommonConfig } from './config/common.ts';
-import { decodeBatch, encodeBatch, WireFormatError, type WireEvent } from './events/wire.ts';
+import { batchEvents, decodeBatch, encodeBatch, WireFormatError, type WireEvent } from './events/wire.ts';
 
 describe('error table', () => {
   it.each(Object.values(ErrorCode))('maps %s to a 4xx or 5xx status', (code) => {
@@ -117,8 +117,11 @@ describe('config', () => {
 
 describe('wire format', () => {
   it('round-trips a batch and rejects garbage', () => {
-    const e: WireEvent = { k: 2, env: 'e', org: 'o', agent: 'a', acct: '', id: 'i', src: 1, type: 't', ts: 1, ing: 2, uid: '', anon: '', meta: '{}', val: '1.5' };
-    expect(decodeBatch(encodeBatch([e, e]))).toEqual([e, e]);
+    const e: WireEvent = { k: 2, env: 'e', org: 'o', agent: 'a', acct: '', id: 'i', src: 1, type: 't', ts: 1_763_733_022_705, ing: 2, uid: '', anon: 'x', meta: '{}', model: '', tin: 0, tout: 0, ttot: 0, val: '1.5' };
+    const a: WireEvent = { ...e, k: 1, agent: 'b', id: 'j', type: 'llm', model: 'gpt', tin: 2 ** 40, tout: 3, ttot: 2 ** 40 + 3, val: '', uid: 'u' };
+    const decoded = decodeBatch(encodeBatch([e, a, e]));
+    expect(batchEvents(decoded)).toEqual([e, a, e]);
+    expect(decoded.dict.filter((s) => s === 'e')).toHaveLength(1); // dictionary-coded
     expect(() => decodeBatch(new Uint8Array([0xc1]))).toThrow(WireFormatError);
     expect(() => decodeBatch(encodeBatch([]).fill(0x90, 0, 1))).toThrow(WireFormatError);
   });

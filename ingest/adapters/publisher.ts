@@ -34,7 +34,7 @@ interface Batch {
  */
 export class EventPublisher {
   #current: Batch | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inflight = 0;
   #connected = true;
   #seq = 0;
@@ -77,7 +77,11 @@ export class EventPublisher {
       b.approxBytes += e.meta.length + e.id.length + e.type.length + 120;
       if (b.events.length >= this.opts.maxBatchEvents || b.approxBytes >= this.opts.maxBatchBytes) this.#flush();
     }
-    if (this.#current && !this.#timer) this.#timer = setTimeout(() => this.#flush(), this.opts.lingerMs);
+    // Linger 0: send at the end of this event-loop turn, so every request that arrived in
+    // the same turn shares the message without adding a timer's latency.
+    if (this.#current && !this.#timer) {
+      this.#timer = this.opts.lingerMs > 0 ? setTimeout(() => this.#flush(), this.opts.lingerMs) : setImmediate(() => this.#flush());
+    }
     try {
       await Promise.all(waits);
     } finally {
@@ -100,7 +104,8 @@ export class EventPublisher {
 
   #flush(): void {
     if (this.#timer) {
-      clearTimeout(this.#timer);
+      clearTimeout(this.#timer as NodeJS.Timeout);
+      clearImmediate(this.#timer as NodeJS.Immediate);
       this.#timer = undefined;
     }
     const b = this.#current;

@@ -76,8 +76,12 @@ export function normalizeStep(
   let meta = '{}';
   const m = e.metadata;
   if (m !== undefined) {
-    if (tooDeep(m, 1)) return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
+    // Fewer brackets in the JSON text than the depth limit means it cannot be too deep:
+    // the walk is only needed for metadata with many objects or arrays.
     meta = JSON.stringify(m);
+    if (bracketCount(meta) > MAX_METADATA_DEPTH && tooDeep(m, 1)) {
+      return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
+    }
     if (meta.length > MAX_METADATA_BYTES / 4 && Buffer.byteLength(meta) > MAX_METADATA_BYTES) {
       return reject('validation_failed', `\`metadata\` exceeds ${MAX_METADATA_BYTES} bytes as JSON`);
     }
@@ -124,6 +128,15 @@ export function normalizeStep(
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function bracketCount(json: string): number {
+  let n = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 123 /* { */ || c === 91 /* [ */) n++;
+  }
+  return n;
 }
 
 function tooDeep(v: unknown, depth: number): boolean {

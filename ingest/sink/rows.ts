@@ -1,4 +1,4 @@
-import type { WireEvent } from '../../shared/events/wire.ts';
+import type { WireBatch } from '../../shared/events/wire.ts';
 
 /** Column order of the compact inserts (JSONCompactEachRow). */
 export const ACTION_COLUMNS = [
@@ -10,18 +10,20 @@ export const OUTCOME_COLUMNS = [
   'value', 'ts', 'ingested_at', 'user_id', 'anonymous_id', 'metadata',
 ] as const;
 
-const ID_SOURCE = { 1: 'client', 2: 'server' } as const;
+const ID_SOURCE = ['', 'client', 'server'] as const;
 
-/** Splits decoded events into ClickHouse rows of the actions and outcomes tables. */
-export function toRows(events: WireEvent[], actions: unknown[][], outcomes: unknown[][]): void {
-  for (const e of events) {
-    // An integer for a DateTime64(3) column is read as milliseconds since the epoch.
-    const ts = e.ts;
-    const ing = e.ing;
-    if (e.k === 1) {
-      actions.push([e.env, e.org, e.agent, e.acct, e.id, ID_SOURCE[e.src], e.type, ts, ing, e.uid, e.anon, e.model ?? '', e.tin ?? 0, e.tout ?? 0, e.ttot ?? 0, e.meta]);
+/**
+ * Splits a decoded batch into ClickHouse rows of the actions and outcomes tables.
+ * Times stay integers: ClickHouse reads an integer for DateTime64(3) as milliseconds.
+ */
+export function toRows(b: WireBatch, actions: unknown[][], outcomes: unknown[][]): void {
+  const d = b.dict;
+  for (let i = 0; i < b.n; i++) {
+    const common = [d[b.env[i]!], d[b.org[i]!], d[b.agent[i]!], d[b.acct[i]!], b.id[i], ID_SOURCE[b.src[i]!], d[b.type[i]!]];
+    if (b.k[i] === 1) {
+      actions.push([...common, b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], d[b.model[i]!], b.tin[i], b.tout[i], b.ttot[i], b.meta[i]]);
     } else {
-      outcomes.push([e.env, e.org, e.agent, e.acct, e.id, ID_SOURCE[e.src], e.type, e.val ?? '0', ts, ing, e.uid, e.anon, e.meta]);
+      outcomes.push([...common, b.val[i] || '0', b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], b.meta[i]]);
     }
   }
 }

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { performance } from 'node:perf_hooks';
-import { decodeBatch, WireFormatError, type WireEvent } from '../../shared/events/wire.ts';
+import { decodeBatch, WireFormatError, type WireBatch } from '../../shared/events/wire.ts';
 import { logger } from '../../shared/log.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
 import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
@@ -149,15 +149,15 @@ export class Sink {
     const good: JsMsg[] = [];
     const dead: { msg: JsMsg; reason: string }[] = [];
     for (const m of msgs) {
-      let events: WireEvent[];
+      let batch: WireBatch;
       try {
-        events = decodeBatch(m.data);
+        batch = decodeBatch(m.data);
       } catch (err) {
         if (!(err instanceof WireFormatError)) throw err;
         dead.push({ msg: m, reason: err.message });
         continue;
       }
-      toRows(events, actions, outcomes);
+      toRows(batch, actions, outcomes);
       good.push(m);
     }
     const started = performance.now();

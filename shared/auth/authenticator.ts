@@ -51,7 +51,7 @@ export class Authenticator {
   async authenticate(headers: Readonly<Record<string, string>>): Promise<Principal> {
     const token = bearer(headers['authorization']) ?? headers['api-key'];
     if (token) {
-      const rec = await this.#lookup(hashSecret(token));
+      const rec = await this.#lookup(token);
       if (!rec || (rec.expiresAtMs !== null && rec.expiresAtMs <= Date.now())) throw unauthorized('invalid or revoked API key');
       return rec.principal;
     }
@@ -74,14 +74,17 @@ export class Authenticator {
     throw unauthorized('missing credentials: send Authorization: Bearer <API key>');
   }
 
-  async #lookup(hash: string): Promise<KeyRecord | undefined> {
-    const cached = this.#keys.peek(hash);
-    const rec = cached.hit ? cached.value : await this.#keys.get(hash);
-    // The map lookup is by digest; compare again in constant time all the same.
-    return rec && digestsEqual(rec.hash, hash) ? rec : undefined;
+  /**
+   * Cached by the key as sent (no hashing per request); a miss looks the key up by its
+   * SHA-256, compared again in constant time.
+   */
+  async #lookup(token: string): Promise<KeyRecord | undefined> {
+    const cached = this.#keys.peek(token);
+    return cached.hit ? cached.value : this.#keys.get(token);
   }
 
-  async #loadKey(hash: string): Promise<KeyRecord | undefined> {
+  async #loadKey(token: string): Promise<KeyRecord | undefined> {
+    const hash = hashSecret(token);
     let row;
     try {
       row = await this.db
@@ -104,7 +107,7 @@ export class Authenticator {
     } catch (err) {
       throw new DependencyUnavailableError('Postgres', err);
     }
-    if (!row) return undefined;
+    if (!row || !digestsEqual(row.key_hash, hash)) return undefined;
     return {
       hash: row.key_hash,
       expiresAtMs: row.expires_at ? row.expires_at.getTime() : null,

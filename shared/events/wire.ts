@@ -1,8 +1,8 @@
 import { Packr, Unpackr } from 'msgpackr';
 
 /**
- * One normalized event as it travels from ingest to the sink inside a JetStream
- * message (a msgpack array of these). Short keys: this is the hot path.
+ * One normalized event as ingest produces it. Short keys: this is the hot path.
+ * On the wire a batch of them is columnar (see {@link encodeBatch}).
  */
 export interface WireEvent {
   /** 1 action, 2 outcome. */
@@ -25,22 +25,107 @@ export interface WireEvent {
   anon: string;
   /** Metadata as JSON text ('{}' when none). */
   meta: string;
-  /** Actions: model and token counts (0 when absent). */
-  model?: string;
-  tin?: number;
-  tout?: number;
-  ttot?: number;
-  /** Outcomes: value as a decimal string. */
-  val?: string;
+  /** Actions: model and token counts ('' and 0 when absent). */
+  model: string;
+  tin: number;
+  tout: number;
+  ttot: number;
+  /** Outcomes: value as a decimal string ('' for actions). */
+  val: string;
 }
 
-/** Version byte first, so the format can change without ambiguity. */
-const FORMAT_VERSION = 1;
-const packr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false });
+/**
+ * A decoded batch, column by column. Low-cardinality strings (environment, agent,
+ * account, type, model, users) are indexes into `dict`; numbers are typed arrays.
+ * Columnar with a per-batch dictionary: half the encoding cost and size of one msgpack
+ * map per event, and a tenth of the decoding cost.
+ */
+export interface WireBatch {
+  n: number;
+  dict: string[];
+  k: Uint8Array;
+  src: Uint8Array;
+  env: Uint32Array;
+  org: Uint32Array;
+  agent: Uint32Array;
+  acct: Uint32Array;
+  type: Uint32Array;
+  model: Uint32Array;
+  uid: Uint32Array;
+  anon: Uint32Array;
+  ts: Float64Array;
+  ing: Float64Array;
+  tin: Float64Array;
+  tout: Float64Array;
+  ttot: Float64Array;
+  id: string[];
+  meta: string[];
+  val: string[];
+}
 
-export function encodeBatch(events: WireEvent[]): Uint8Array {
-  return packr.pack([FORMAT_VERSION, events]);
+/** Version first, so the format can change without ambiguity. */
+const FORMAT_VERSION = 2;
+const packr = new Packr({ useRecords: false, moreTypes: true });
+const unpackr = new Unpackr({ useRecords: false, moreTypes: true });
+const COLUMNS = ['k', 'src', 'env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon', 'ts', 'ing', 'tin', 'tout', 'ttot', 'id', 'meta', 'val'] as const;
+
+export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
+  const n = events.length;
+  const dict: string[] = [];
+  const index = new Map<string, number>();
+  const code = (s: string): number => {
+    let c = index.get(s);
+    if (c === undefined) {
+      c = dict.length;
+      dict.push(s);
+      index.set(s, c);
+    }
+    return c;
+  };
+  const b: WireBatch = {
+    n,
+    dict,
+    k: new Uint8Array(n),
+    src: new Uint8Array(n),
+    env: new Uint32Array(n),
+    org: new Uint32Array(n),
+    agent: new Uint32Array(n),
+    acct: new Uint32Array(n),
+    type: new Uint32Array(n),
+    model: new Uint32Array(n),
+    uid: new Uint32Array(n),
+    anon: new Uint32Array(n),
+    ts: new Float64Array(n),
+    ing: new Float64Array(n),
+    tin: new Float64Array(n),
+    tout: new Float64Array(n),
+    ttot: new Float64Array(n),
+    id: new Array<string>(n),
+    meta: new Array<string>(n),
+    val: new Array<string>(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const e = events[i]!;
+    b.k[i] = e.k;
+    b.src[i] = e.src;
+    b.env[i] = code(e.env);
+    b.org[i] = code(e.org);
+    b.agent[i] = code(e.agent);
+    b.acct[i] = code(e.acct);
+    b.type[i] = code(e.type);
+    b.model[i] = code(e.model);
+    b.uid[i] = code(e.uid);
+    b.anon[i] = code(e.anon);
+    b.ts[i] = e.ts;
+    b.ing[i] = e.ing;
+    b.tin[i] = e.tin;
+    b.tout[i] = e.tout;
+    b.ttot[i] = e.ttot;
+    b.id[i] = e.id;
+    b.meta[i] = e.meta;
+    b.val[i] = e.val;
+  }
+  return packr.pack([FORMAT_VERSION, n, dict, ...COLUMNS.map((c) => b[c])]);
 }
 
 export class WireFormatError extends Error {
@@ -50,13 +135,47 @@ export class WireFormatError extends Error {
   }
 }
 
-export function decodeBatch(data: Uint8Array): WireEvent[] {
+export function decodeBatch(data: Uint8Array): WireBatch {
   let v: unknown;
   try {
     v = unpackr.unpack(data);
   } catch (err) {
     throw new WireFormatError(`undecodable batch: ${(err as Error).message}`);
   }
-  if (!Array.isArray(v) || v[0] !== FORMAT_VERSION || !Array.isArray(v[1])) throw new WireFormatError('unknown batch format');
-  return v[1] as WireEvent[];
+  if (!Array.isArray(v) || v[0] !== FORMAT_VERSION || v.length !== COLUMNS.length + 3) throw new WireFormatError('unknown batch format');
+  const b = { n: v[1], dict: v[2] } as WireBatch;
+  COLUMNS.forEach((c, i) => ((b as unknown as Record<string, unknown>)[c] = v[i + 3]));
+  if (typeof b.n !== 'number' || !Array.isArray(b.dict) || !(b.ts instanceof Float64Array) || b.ts.length !== b.n || b.id.length !== b.n) {
+    throw new WireFormatError('inconsistent batch columns');
+  }
+  return b;
+}
+
+/** The events of a batch as objects (tests and tools; the sink reads columns). */
+export function batchEvents(b: WireBatch): WireEvent[] {
+  const d = b.dict;
+  const out: WireEvent[] = [];
+  for (let i = 0; i < b.n; i++) {
+    out.push({
+      k: b.k[i] as 1 | 2,
+      src: b.src[i] as 1 | 2,
+      env: d[b.env[i]!]!,
+      org: d[b.org[i]!]!,
+      agent: d[b.agent[i]!]!,
+      acct: d[b.acct[i]!]!,
+      type: d[b.type[i]!]!,
+      model: d[b.model[i]!]!,
+      uid: d[b.uid[i]!]!,
+      anon: d[b.anon[i]!]!,
+      ts: b.ts[i]!,
+      ing: b.ing[i]!,
+      tin: b.tin[i]!,
+      tout: b.tout[i]!,
+      ttot: b.ttot[i]!,
+      id: b.id[i]!,
+      meta: b.meta[i]!,
+      val: b.val[i]!,
+    });
+  }
+  return out;
 }

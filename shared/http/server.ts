@@ -102,16 +102,21 @@ export class HttpServer {
       return;
     }
 
-    const build = (body: Buffer): HttpRequest => ({
-      method,
-      path,
-      params,
-      query: new URLSearchParams(rawQuery),
-      headers,
-      body,
-      requestId,
-      receivedAt,
-    });
+    const build = (body: Buffer): HttpRequest => {
+      let query: URLSearchParams | undefined;
+      return {
+        method,
+        path,
+        params,
+        get query() {
+          return (query ??= new URLSearchParams(rawQuery));
+        },
+        headers,
+        body,
+        requestId,
+        receivedAt,
+      };
+    };
 
     if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
       // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.

@@ -4,6 +4,7 @@ export interface HttpRequest {
   readonly method: string;
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
+  /** Parsed on first use. */
   readonly query: URLSearchParams;
   /** Lower-case header names. */
   readonly headers: Readonly<Record<string, string>>;
