@@ -21,6 +21,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { createDb, dropDatabase } from '../shared/db/postgres.ts';
 import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
 import { natsNames } from '../shared/nats/names.ts';
+import { hashSecret } from '../shared/ids.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
@@ -79,6 +80,8 @@ async function main() {
   });
   const keys = JSON.parse(init).environments.development;
   const db = createDb(env.DATABASE_URL, { max: 1 });
+  // A high-volume fleet's key: its rate limit raised (limiting stays on and is measured).
+  await db.updateTable('api_keys').set({ rate_limit_per_minute: 1_000_000_000 }).where('key_hash', '=', hashSecret(keys.sdk_key)).execute();
   const agent = await createAgentInstance(db, { environmentId: keys.id, name: 'bench' });
   const probe = await createAgentInstance(db, { environmentId: keys.id, name: 'probe' });
   await db.destroy();

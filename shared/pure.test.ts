@@ -136,3 +136,17 @@ describe('ids', () => {
     expect(ids.size).toBe(10_000);
   });
 });
+
+describe('jsonDepth', () => {
+  it.each([
+    ['{}', 1],
+    ['[[[]]]', 3],
+    ['{"a": "[[[[{{{"}', 1],
+    ['{"a": "\\"[[["}', 1],
+    ['1', 0],
+    ['[{"a": [1, {"b": []}]}]', 5],
+  ])('%s -> %d', async (text, depth) => {
+    const { jsonDepth } = await import('./http/server.ts');
+    expect(jsonDepth(text)).toBe(depth);
+  });
+});

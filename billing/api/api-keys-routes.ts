@@ -1,16 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../catalog/api-keys.ts';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../catalog/api-keys.ts';
 import { listB, pageB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { Name } from './schemas.ts';
 import { body } from './validate.ts';
 
+const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()], {
+  errorMessage: 'must be a whole number of requests per minute from 1 to 1000000000, or null for the default',
+});
 const KeyCreate = Type.Object({
   name: Name,
   permission: Type.Union([Type.Literal('read-only'), Type.Literal('read-write'), Type.Literal('admin'), Type.Literal('sdk')], {
     errorMessage: 'must be read-only, read-write, admin (API keys) or sdk (an SDK key)',
   }),
+  rate_limit_per_minute: Type.Optional(RateLimit),
 });
+const KeyUpdate = Type.Object({ name: Type.Optional(Name), rate_limit_per_minute: Type.Optional(RateLimit) }, { additionalProperties: false });
 
 /** API key management (admin keys only): create, list, revoke, rotate. */
 export function apiKeyEndpoints({ db, bus }: ApiDeps): Endpoint[] {
@@ -33,6 +38,14 @@ export function apiKeyEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       summary: 'Create a key (name, permission); the key is returned once',
       requestBody: KeyCreate,
       handle: async (req, p) => created(await createApiKey(db, p, body(req, KeyCreate))),
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/api_keys/:key_id',
+      capability: 'admin',
+      summary: "Rename a key or set its rate limit (requests per minute; null: the default)",
+      requestBody: KeyUpdate,
+      handle: async (req, p) => ok(await updateApiKey(db, bus, p.environmentId, req.params.key_id!, body(req, KeyUpdate))),
     },
     {
       method: 'DELETE',

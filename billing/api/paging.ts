@@ -8,12 +8,15 @@ export interface Page {
   limit: number;
 }
 
+/** Largest `offset`/`skip` accepted. */
+export const MAX_OFFSET = 1_000_000_000;
+
 const FamilyA = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'must be an integer from 1 to 100' }),
-  offset: Type.Integer({ minimum: 0, default: 0, errorMessage: 'must be a non-negative integer' }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, errorMessage: `must be an integer from 0 to ${MAX_OFFSET}` }),
 });
 const FamilyB = Type.Object({
-  skip: Type.Integer({ minimum: 0, default: 0, errorMessage: 'must be a non-negative integer' }),
+  skip: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, errorMessage: `must be an integer from 0 to ${MAX_OFFSET}` }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 100, errorMessage: 'must be an integer from 1 to 100' }),
 });
 

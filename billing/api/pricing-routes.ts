@@ -1,5 +1,5 @@
 import { deleteChargeModel, chargeModelView, createChargeModel, getChargeModelRow, listChargeModels } from '../catalog/charge-models.ts';
-import { chargesOf, createCharge } from '../catalog/charges.ts';
+import { chargesOf, createCharge, listCharges } from '../catalog/charges.ts';
 import { createProduct, createRatePlan, deleteProduct, getProduct, getRatePlanRow, listProducts, listRatePlans, ratePlanView, updateProduct } from '../catalog/products.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { listA, listB, pageA, pageB } from './paging.ts';
@@ -123,11 +123,12 @@ export function pricingEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/products/rateplans/:rate_plan_id/charges',
       capability: 'read',
-      summary: "List a rate plan's charges",
+      summary: "List a rate plan's charges (skip/limit)",
       handle: async (req, p) => {
+        const page = pageB(req);
         await getRatePlanRow(db, p.environmentId, req.params.rate_plan_id!);
-        const charges = await chargesOf(db, p.environmentId, req.params.rate_plan_id!);
-        return ok({ total: charges.length, charges });
+        const { rows, total } = await listCharges(db, p.environmentId, req.params.rate_plan_id!, page);
+        return ok(listB('charges', rows, total, page));
       },
     },
     // ---- Family B charge models

@@ -2,14 +2,22 @@ import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { Capability, Principal } from '../../shared/auth/keys.ts';
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
+import type { Invoicing } from '../invoicing/context.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 
-/** What the control-plane routes need: Postgres, authentication and the cache invalidation bus. */
+/** What the control-plane routes need: Postgres, authentication, the cache invalidation bus and ClickHouse (events). */
 export interface ApiDeps {
   readonly db: Db;
   readonly auth: Authenticator;
   readonly bus: InvalidationBus;
+  /** ClickHouse, read for what events have been seen (taggable items). */
+  readonly ch: Pick<ClickHouseClient, 'query'>;
+  /** The ClickHouse database holding the event tables (`config.clickhouse.database`). */
+  readonly chDatabase: string;
+  /** Invoicing (rating, usage, clock); its endpoints are registered when present. */
+  readonly invoicing?: Invoicing;
 }
 
 /** One endpoint: the capability it requires and its handler, given the authenticated principal. */

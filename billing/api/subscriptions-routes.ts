@@ -110,10 +110,11 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: path('events'),
       capability: 'read',
-      summary: 'The recorded state changes of a subscription, with their effective times',
+      summary: 'The recorded state changes of a subscription, with their effective times (skip/limit)',
       handle: async (req, p) => {
-        const events = await subscriptionEvents(db, p.environmentId, req.params.subscription_id!);
-        return ok({ total: events.length, events });
+        const page = pageB(req);
+        const { rows, total } = await subscriptionEvents(db, p.environmentId, req.params.subscription_id!, page);
+        return ok(listB('events', rows, total, page));
       },
     },
     move('activate', 'Activate a draft subscription (it becomes billable)'),

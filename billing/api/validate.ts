@@ -1,6 +1,7 @@
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { AppError, type ErrorDetail } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/http/server.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
@@ -62,7 +63,8 @@ function details(check: TypeCheck<TSchema>, value: unknown): ErrorDetail[] {
  */
 export function validate<T extends TSchema>(schema: T, value: unknown, what = 'request body'): Static<T> {
   const c = checker(schema);
-  if (c.Check(value)) return value;
+  // Only declared properties go on: unknown ones (`__proto__`, typos) never reach a query.
+  if (c.Check(value)) return Value.Clean(schema, value) as Static<T>;
   const d = details(c, value);
   throw new AppError('validation_failed', `${what} is invalid: ${d.map((x) => x.message).join('; ')}`, { details: d });
 }

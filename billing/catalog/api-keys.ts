@@ -6,6 +6,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { ApiKeysTable, Permission } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hashSecret } from '../../shared/ids.ts';
+import { DEFAULT_API_LIMIT_PER_MINUTE, DEFAULT_SDK_LIMIT_PER_MINUTE } from '../../shared/auth/rate-limiter.ts';
 import { iso, notFound } from './db-errors.ts';
 
 /** How long a rotated key keeps working next to its replacement. */
@@ -25,6 +26,9 @@ export function apiKeyView(r: Selectable<ApiKeysTable>, now = Date.now()) {
     expires_at: iso(r.expires_at),
     revoked_at: iso(r.revoked_at),
     rotated_to: r.rotated_to,
+    /** Requests per minute: the key's own limit, else its kind's default. */
+    rate_limit_per_minute: r.rate_limit_per_minute ?? (r.kind === 'api' ? DEFAULT_API_LIMIT_PER_MINUTE : DEFAULT_SDK_LIMIT_PER_MINUTE),
+    rate_limit_is_default: r.rate_limit_per_minute === null,
   };
 }
 
@@ -33,9 +37,9 @@ async function findKey(db: Db, environmentId: string, id: string) {
 }
 
 /** Creates a key in the principal's environment; the clear key is returned once. */
-export async function createApiKey(db: Db, p: Principal, input: { name: string; permission: Permission }) {
+export async function createApiKey(db: Db, p: Principal, input: { name: string; permission: Permission; rate_limit_per_minute?: number | null }) {
   const kind = input.permission === 'sdk' ? 'sdk' : 'api';
-  const key = await insertKey(db, p.organizationId, p.environmentId, p.environmentName, kind, input.permission, input.name);
+  const key = await insertKey(db, p.organizationId, p.environmentId, p.environmentName, kind, input.permission, input.name, input.rate_limit_per_minute ?? null);
   const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashSecret(key)).executeTakeFirstOrThrow();
   return { ...apiKeyView(row), key };
 }
@@ -80,10 +84,26 @@ export async function rotateApiKey(db: Db, bus: InvalidationBus, p: Principal, i
   if (!old) throw notFound('API key', id);
   if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) throw new AppError('conflict', `API key ${id} is revoked or expired; create a new key instead`);
   if (old.rotated_to) throw new AppError('conflict', `API key ${id} was already rotated (to ${old.rotated_to})`);
-  const fresh = await createApiKey(db, p, { name: old.name, permission: old.permission });
+  const fresh = await createApiKey(db, p, { name: old.name, permission: old.permission, rate_limit_per_minute: old.rate_limit_per_minute });
   const graceEnd = new Date(Date.now() + ROTATION_GRACE_MS);
   const expiresAt = old.expires_at && old.expires_at < graceEnd ? old.expires_at : graceEnd;
   await db.updateTable('api_keys').set({ expires_at: expiresAt, rotated_to: fresh.id }).where('id', '=', id).execute();
   bus.publish({ type: 'key', hash: old.key_hash });
   return { ...fresh, rotated_from: id, old_key_expires_at: expiresAt.toISOString() };
+}
+
+/**
+ * Renames a key or sets its rate limit (null: back to its kind's default). Every
+ * process's cached copy is dropped, so a new limit applies at once.
+ */
+export async function updateApiKey(db: Db, bus: InvalidationBus, environmentId: string, id: string, input: { name?: string; rate_limit_per_minute?: number | null }) {
+  const set: { name?: string; rate_limit_per_minute?: number | null } = {};
+  if (input.name !== undefined) set.name = input.name;
+  if (input.rate_limit_per_minute !== undefined) set.rate_limit_per_minute = input.rate_limit_per_minute;
+  const existing = await findKey(db, environmentId, id);
+  if (!existing) throw notFound('API key', id);
+  if (Object.keys(set).length === 0) return apiKeyView(existing);
+  const row = await db.updateTable('api_keys').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  bus.publish({ type: 'key', hash: row.key_hash });
+  return apiKeyView(row);
 }

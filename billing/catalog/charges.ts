@@ -7,6 +7,7 @@ import { buildRatedCharge } from '../rating/charge-models.ts';
 import { pricingError } from './charge-models.ts';
 import { guarded, iso } from './db-errors.ts';
 import { getRatePlanRow } from './products.ts';
+import type { Page } from '../api/paging.ts';
 
 /** A charge as the API returns it; `charge_type_code` and `charge_type` are the same canonical value. */
 export function chargeView(r: Selectable<ChargesTable>) {
@@ -90,4 +91,14 @@ export async function createCharge(db: Db, environmentId: string, ratePlanId: st
 export async function chargesOf(db: Db, environmentId: string, ratePlanId: string) {
   const rows = await db.selectFrom('charges').selectAll().where('environment_id', '=', environmentId).where('rate_plan_id', '=', ratePlanId).orderBy('created_at').orderBy('id').execute();
   return rows.map(chargeView);
+}
+
+/** One page of a rate plan's charges, oldest first, and the total count. */
+export async function listCharges(db: Db, environmentId: string, ratePlanId: string, page: Page) {
+  const q = db.selectFrom('charges').where('environment_id', '=', environmentId).where('rate_plan_id', '=', ratePlanId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map(chargeView), total: Number(count.n) };
 }

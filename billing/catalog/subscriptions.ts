@@ -2,6 +2,7 @@ import type { Selectable, Transaction, Updateable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database, SubscriptionStatus, SubscriptionsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from './db-errors.ts';
 import { getRatePlanRow } from './products.ts';
@@ -91,6 +92,18 @@ async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | n
       data: JSON.stringify(data),
     })
     .execute();
+  // The webhook event commits (or rolls back) with the change itself.
+  const event = type === 'created' ? 'subscription.created' : type === 'cancelled' ? 'subscription.cancelled' : 'subscription.updated';
+  await emitWebhookEvent(tx, r.environment_id, event, {
+    subscription_id: r.id,
+    account_id: r.account_id,
+    rate_plan_id: r.rate_plan_id,
+    status: r.status,
+    previous_status: from,
+    change: type,
+    effective_at: effectiveAt.toISOString(),
+    ...data,
+  });
 }
 
 /** Input of a new subscription. */
@@ -162,11 +175,15 @@ export async function getSubscription(db: Db, environmentId: string, id: string)
   return view(db, row);
 }
 
-/** The recorded state changes of a subscription, in effective order. */
-export async function subscriptionEvents(db: Db, environmentId: string, id: string) {
+/** One page of the recorded state changes of a subscription, in the order recorded, and the total count. */
+export async function subscriptionEvents(db: Db, environmentId: string, id: string, page: Page) {
   await getSubscription(db, environmentId, id);
-  const rows = await db.selectFrom('subscription_events').selectAll().where('environment_id', '=', environmentId).where('subscription_id', '=', id).orderBy('created_at').orderBy('id').execute();
-  return rows.map((r) => ({
+  const q = db.selectFrom('subscription_events').where('environment_id', '=', environmentId).where('subscription_id', '=', id);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const events = rows.map((r) => ({
     id: r.id,
     type: r.type,
     from_status: r.from_status,
@@ -176,6 +193,7 @@ export async function subscriptionEvents(db: Db, environmentId: string, id: stri
     data: r.data,
     created_at: iso(r.created_at),
   }));
+  return { rows: events, total: Number(count.n) };
 }
 
 /** Options of a move: `effectiveAt` (pause, resume, change_plan), cancel date and reason, the new plan. */

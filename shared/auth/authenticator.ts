@@ -6,6 +6,7 @@ import type { InvalidationBus } from './invalidation.ts';
 import { can, type Capability, type Principal } from './keys.ts';
 import { LoadingCache } from './loading-cache.ts';
 import type { AgentDirectory } from './agents.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 interface KeyRecord {
   principal: Principal;
@@ -21,13 +22,15 @@ interface KeyRecord {
  */
 export class Authenticator {
   readonly #keys: LoadingCache<KeyRecord>;
+  readonly #limiter: RateLimiter | undefined;
 
   constructor(
     private readonly db: Db,
     bus: InvalidationBus,
     private readonly agents: AgentDirectory,
-    opts: { ttlMs?: number } = {},
+    opts: { ttlMs?: number; limiter?: RateLimiter } = {},
   ) {
+    this.#limiter = opts.limiter;
     this.#keys = new LoadingCache((hash) => this.#loadKey(hash), {
       ttlMs: opts.ttlMs ?? 60_000,
       negativeTtlMs: 5_000,
@@ -39,9 +42,13 @@ export class Authenticator {
     });
   }
 
-  /** Authenticates and checks one capability; 401 or 403 otherwise. */
+  /**
+   * Authenticates, counts the request against the credential's rate limit (429 when
+   * over it) and checks one capability; 401 or 403 otherwise.
+   */
   async require(headers: Readonly<Record<string, string>>, capability: Capability): Promise<Principal> {
     const p = await this.authenticate(headers);
+    this.#limiter?.hit(p, headers);
     if (!can(p, capability)) {
       throw new AppError('forbidden', `this ${describe(p)} may not ${capability.replace('_', ' ')}`);
     }

@@ -205,3 +205,194 @@ export interface Database {
 }
 
 export type { Timestamp };
+
+// --- Invoicing (migration 0004) --------------------------------------------------
+// Declared as a second `Database` block (interface merging) so other migrations can
+// append their tables without touching the same lines.
+
+type Numeric = ColumnType<string, string, string>;
+type JsonValue<T> = ColumnType<T, string, string>;
+
+export type InvoiceStatus = 'draft' | 'finalized' | 'paid' | 'void';
+
+export interface InvoiceSequencesTable {
+  environment_id: string;
+  last_number: ColumnType<string, string | number, string | number>;
+}
+
+export interface InvoicesTable {
+  id: string;
+  environment_id: string;
+  /** Per-environment, gap-free: INV-000001, ... */
+  number: string;
+  account_id: string;
+  subscription_id: string;
+  /** The plan in force at the end of the period (segments name theirs). */
+  rate_plan_id: string;
+  billing_cycle: BillingCycle;
+  currency: string;
+  period_start: Timestamp;
+  period_end: Timestamp;
+  status: InvoiceStatus;
+  subtotal: Numeric;
+  discount_total: Numeric;
+  total: Numeric;
+  issue_date: Timestamp;
+  due_date: Timestamp;
+  /** A draft is re-rated until then, then finalized. */
+  grace_until: Timestamp;
+  /** The usage queries that produced the invoice (scope, windows, quantities). */
+  usage: JsonValue<unknown>;
+  rated_at: Timestamp;
+  finalized_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  payment_reference: string | null;
+  voided_at: NullableTimestamp;
+  bill_run_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface InvoiceLinesTable {
+  invoice_id: string;
+  position: number;
+  charge_id: string;
+  charge_name: string;
+  model: string;
+  charge_type: string;
+  unit: string | null;
+  quantity: Numeric;
+  unit_price: ColumnType<string | null, string | null, string | null>;
+  tiers: ColumnType<unknown, string | null, string | null>;
+  /** overage / discount detail of the rating engine, and the rate plan of the segment. */
+  detail: JsonValue<Record<string, unknown>>;
+  proration: ColumnType<string | null, string | null, string | null>;
+  amount: Numeric;
+  agent_instance_id: string | null;
+  service_start: Timestamp;
+  service_end: Timestamp;
+  /** The usage query window and scope that produced the line's quantity (usage lines). */
+  usage_query: ColumnType<unknown, string | null, string | null>;
+}
+
+export interface BillRunsTable {
+  id: string;
+  environment_id: string;
+  billing_date: Timestamp;
+  status: 'running' | 'completed' | 'failed';
+  subscriptions_considered: ColumnType<number, number | undefined, number>;
+  invoices_created: ColumnType<number, number | undefined, number>;
+  invoices_existing: ColumnType<number, number | undefined, number>;
+  subscriptions_skipped: ColumnType<number, number | undefined, number>;
+  failures: ColumnType<unknown, string | undefined, string>;
+  /** Sum of the run's invoice totals per currency. */
+  totals: ColumnType<Record<string, string>, string | undefined, string>;
+  created_at: Generated<Date>;
+  completed_at: NullableTimestamp;
+}
+
+export interface BillRunInvoicesTable {
+  bill_run_id: string;
+  invoice_id: string;
+  /** False when the invoice already existed (made by an earlier run or on demand). */
+  created: boolean;
+}
+
+export interface InvoiceTemplatesTable {
+  id: string;
+  environment_id: string;
+  name: string;
+  template_data: JsonValue<Record<string, unknown>>;
+  is_active: boolean;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface Database {
+  invoice_sequences: InvoiceSequencesTable;
+  invoices: InvoicesTable;
+  invoice_lines: InvoiceLinesTable;
+  bill_runs: BillRunsTable;
+  bill_run_invoices: BillRunInvoicesTable;
+  invoice_templates: InvoiceTemplatesTable;
+}
+
+// ---- Migration 0003: tagged actions and outcomes, webhook endpoint configuration.
+
+/** One tagged action or outcome type of an environment (PUT replaces the set of a kind). */
+export interface TaggedItemsTable {
+  environment_id: string;
+  kind: 'action' | 'outcome';
+  /** The action_type or outcome_type of events, as ingest stores it. */
+  name: string;
+  description: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Where an environment's webhooks go: URL, subscribed events and the signing secret. */
+export interface WebhookEndpointsTable {
+  id: string;
+  environment_id: string;
+  url: string;
+  /** Spec event names, or `['*']` for every event. */
+  events: string[];
+  description: string | null;
+  /**
+   * Signing secret in clear (a hash would make HMAC-SHA256 signing impossible, unlike API
+   * keys and agent secrets which are only compared). Never returned after create or rotate.
+   */
+  secret: string;
+  is_active: Generated<boolean>;
+  secret_rotated_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Tables of migration 0003 (interface merging keeps the declaration above untouched). */
+export interface Database {
+  tagged_items: TaggedItemsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  environment_id: string;
+  event: string;
+  /** The exact JSON body sent and signed on every attempt. */
+  body: string;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  environment_id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: Generated<'pending' | 'delivered' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  claim_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+/** The webhook outbox (migration 0005). */
+export interface Database {
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

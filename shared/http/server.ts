@@ -205,12 +205,45 @@ export function errorResponse(err: AppError, requestId: string): HttpResponse {
   return { status: err.status, body: errorBody(err, requestId), headers };
 }
 
-/** Parses a JSON request body; malformed JSON is a 400 `invalid_json`. */
+/** Deepest nesting of objects and arrays a JSON request body may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Parses a JSON request body; malformed JSON is a 400 `invalid_json`, and a body nested
+ * deeper than {@link MAX_JSON_DEPTH} a 400 `invalid_body` (checked on the text before
+ * parsing, so no recursive code ever sees it).
+ */
 export function jsonBody(req: HttpRequest): unknown {
   if (req.body.length === 0) throw new AppError('invalid_body', 'request body is empty; send a JSON object');
+  const text = req.body.toString('utf8');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new AppError('invalid_body', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
-    return JSON.parse(req.body.toString('utf8'));
+    return POLLUTING.test(text) ? JSON.parse(text, dropPollutingKeys) : JSON.parse(text);
   } catch (err) {
     throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+const POLLUTING = /"(?:__proto__|constructor|prototype)"/;
+/** Keys that could reach an object's prototype are dropped from request bodies. */
+function dropPollutingKeys(key: string, value: unknown): unknown {
+  return key === '__proto__' || key === 'constructor' || key === 'prototype' ? undefined : value;
+}
+
+/** The deepest nesting of `{`/`[` outside strings in a JSON text (one pass, no recursion). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }

@@ -8,6 +8,8 @@ export interface NatsNames {
   readonly sinkConsumer: string;
   /** Core NATS subject broadcasting credential/agent cache invalidations. */
   readonly invalidationSubject: string;
+  /** Core NATS subject where processes share their rate-limit counts. */
+  readonly rateLimitSubject: string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -17,5 +19,6 @@ export function natsNames(prefix: string): NatsNames {
     eventsFilter: `${prefix}events.>`,
     sinkConsumer: `${prefix}sink`,
     invalidationSubject: `${prefix}cache.invalidate`,
+    rateLimitSubject: `${prefix}ratelimit.counts`,
   });
 }

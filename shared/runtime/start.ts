@@ -2,6 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { AgentDirectory } from '../auth/agents.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { InvalidationBus } from '../auth/invalidation.ts';
+import { RateLimiter } from '../auth/rate-limiter.ts';
 import { openClickHouse, closeClickHouse, type ClickHouseClient } from '../clickhouse/client.ts';
 import { migrateClickHouse } from '../clickhouse/schema.ts';
 import { UsageStore } from '../clickhouse/usage.ts';
@@ -9,6 +10,7 @@ import { parseCommonConfig, type CommonConfig } from '../config/common.ts';
 import type { Env } from '../config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
 import { HttpServer } from '../http/server.ts';
+import type { Route } from '../http/types.ts';
 import { logger, setLogLevel } from '../log.ts';
 import { registry, roleReady } from '../metrics.ts';
 import { connectNats, resolveNatsUrl } from '../nats/connection.ts';
@@ -18,7 +20,9 @@ import { startIngest, type IngestRole } from '../../ingest/index.ts';
 import { parseSinkConfig } from '../../ingest/sink/config.ts';
 import { Sink, type SinkHooks } from '../../ingest/sink/sink.ts';
 import { usageRoutes } from '../../billing/api/usage-routes.ts';
+import { WebhookDispatcher } from '../../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../../billing/api/index.ts';
+import { createInvoicing, parseInvoicingConfig, startScheduler } from '../../billing/invoicing/index.ts';
 
 const log = logger('runtime');
 
@@ -44,6 +48,8 @@ export interface TallyProcess {
   readonly ingest: IngestRole | undefined;
   readonly sink: Sink | undefined;
   ready(): Record<Role, boolean>;
+  /** Every route this process serves (the fuzz and OpenAPI tests walk them). */
+  routes(): readonly Route[];
   stop(): Promise<void>;
 }
 
@@ -121,7 +127,16 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       usage = new UsageStore(ch, config.clickhouse.database);
     }
     const agents = db ? new AgentDirectory(db, bus) : undefined;
-    const auth = db && agents ? new Authenticator(db, bus, agents) : undefined;
+    const limiter = new RateLimiter(nc, names.rateLimitSubject);
+    stops.push(async () => limiter.stop());
+    http.onResponse((req, res) => {
+      const h = req && limiter.headersFor(req.headers);
+      if (h) res.headers = { ...res.headers, ...h };
+    });
+    const auth = db && agents ? new Authenticator(db, bus, agents, { limiter }) : undefined;
+    // Invoicing (api and billing roles): rating on piscina workers, usage from ClickHouse.
+    const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: parseInvoicingConfig(opts.env) }) : undefined;
+    if (invoicing) stops.push(() => invoicing.rater.close());
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
@@ -144,12 +159,17 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     if (roles.has('api')) {
       http.add(...usageRoutes(auth!, usage!));
-      http.add(...apiRoutes({ db: db!, auth: auth!, bus }));
+      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, invoicing }));
       readiness.set('api', () => !nc.isClosed());
     }
     if (roles.has('billing')) {
-      // The scheduler and bill runs of the billing role arrive with the invoicing work;
-      // for now the role holds its connections and reports ready.
+      // The billing scheduler: generates ended periods' invoices, finalizes drafts past grace.
+      const scheduler = startScheduler(invoicing!, invoicing!.config.schedulerIntervalMs);
+      stops.push(() => scheduler.stop());
+      // The webhook dispatcher: sends due deliveries from the Postgres outbox.
+      const dispatcher = new WebhookDispatcher(db!);
+      dispatcher.start();
+      stops.push(() => dispatcher.stop());
       readiness.set('billing', () => !nc.isClosed());
     }
     log.info('tally started', { roles: [...roles], port });
@@ -167,6 +187,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       ingest,
       sink,
       ready: readyMap,
+      routes: () => http.router.routes(),
       stop: async () => {
         if (stopped) return;
         stopped = true;

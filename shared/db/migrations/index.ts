@@ -1,6 +1,9 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_core.ts';
 import * as m0002 from './0002_catalog.ts';
+import * as m0003 from './0003_tags_webhooks.ts';
+import * as m0004 from './0004_invoicing.ts';
+import * as m0005 from './0005_webhook_outbox.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -9,4 +12,7 @@ import * as m0002 from './0002_catalog.ts';
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
   '0002_catalog': m0002,
+  '0003_tags_webhooks': m0003,
+  '0004_invoicing': m0004,
+  '0005_webhook_outbox': m0005,
 };

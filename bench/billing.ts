@@ -1,0 +1,147 @@
+/**
+ * npm run bench:billing — a bill run over BENCH_SUBSCRIPTIONS (10,000) active monthly
+ * subscriptions, one agent instance each, with BENCH_EVENTS (10,000,000) actions of the
+ * last ended month in ClickHouse (generated server-side with `numbers()`), rated on
+ * piscina workers. Prints invoices/s, time in usage queries, time in rating workers,
+ * time storing, and peak RSS. Target: the whole run in under 60 s on the 2-core machine.
+ * Uses its own Postgres database and ClickHouse database (dropped afterwards).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { initTally } from '../shared/bootstrap/init.ts';
+import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
+import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
+import { UsageStore, type UsageQuery } from '../shared/clickhouse/usage.ts';
+import { parseCommonConfig } from '../shared/config/common.ts';
+import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
+import { newId } from '../shared/ids.ts';
+import { createAgentType } from '../billing/catalog/agent-types.ts';
+import { createChargeModel } from '../billing/catalog/charge-models.ts';
+import { createCharge } from '../billing/catalog/charges.ts';
+import { createProduct, createRatePlan } from '../billing/catalog/products.ts';
+import { runBillRun } from '../billing/invoicing/bill-runs.ts';
+import { parseInvoicingConfig } from '../billing/invoicing/config.ts';
+import type { Invoicing } from '../billing/invoicing/context.ts';
+import { poolRater } from '../billing/invoicing/rater.ts';
+import { periodContaining, previousPeriod } from '../billing/rating/index.ts';
+
+const SUBS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const suffix = Date.now().toString(36);
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-billing-'));
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/tally_bench_billing_${suffix}`,
+  CLICKHOUSE_DATABASE: `bench_billing_${suffix}`,
+  TALLY_DATA_DIR: dataDir,
+  TALLY_LOG_LEVEL: 'warn',
+};
+const config = parseCommonConfig(env);
+const dbUrl = env.DATABASE_URL!;
+const chDb = config.clickhouse.database;
+const secs = (ms: number) => (ms / 1000).toFixed(2);
+
+async function main() {
+  await ensureDatabase(dbUrl);
+  const db = createDb(dbUrl, { max: 12 });
+  await migrate(db as never);
+  const init = await initTally(db, { dataDir });
+  const envId = init.environments.development!.id;
+  const ch = await openClickHouse(config.clickhouse);
+  await migrateClickHouse(ch, chDb);
+  try {
+    // Catalog: one monthly plan with a flat fee and a tiered @action charge.
+    const type = await createAgentType(db, envId, { name: 'bench' });
+    const product = await createProduct(db, envId, { name: 'bench', agent_type_id: type.id });
+    const plan = await createRatePlan(db, envId, product.id, { name: 'bench', billing_cycle_code: 'monthly', currency: 'USD' });
+    const flat = await createChargeModel(db, envId, { name: 'fee', description: 'fee', type: 'flat', pricing_strategy: { amount: 49 } });
+    const tiered = await createChargeModel(db, envId, { name: 'tiered', description: 'tiered', type: 'tiered', pricing_strategy: { unit_of_measure: '@action', tiers: [{ start: 0, price: '0.002' }, { start: 500, price: '0.001' }] } });
+    await createCharge(db, envId, plan.id, { name: 'Fee', charge_model_id: flat.id, charge_type_code: 'recurring' });
+    await createCharge(db, envId, plan.id, { name: 'Actions', charge_model_id: tiered.id, charge_type_code: 'usage' });
+
+    const period = previousPeriod(periodContaining(new Date(), 'monthly'), 'monthly');
+    const since = new Date(new Date(period.start).getTime() - 86_400_000);
+    let t = performance.now();
+    for (let i = 0; i < SUBS; i += 1000) {
+      const n = Math.min(1000, SUBS - i);
+      const acc = Array.from({ length: n }, (_, k) => `acct_bench_${i + k}`);
+      const ags = Array.from({ length: n }, (_, k) => `ai_bench_${i + k}`);
+      const subs = Array.from({ length: n }, () => newId('sub'));
+      await db.insertInto('accounts').values(acc.map((id, k) => ({ id, environment_id: envId, name: `acct ${i + k}` }))).execute();
+      await db.insertInto('agent_instances').values(ags.map((id, k) => ({ id, environment_id: envId, name: `agent ${i + k}`, account_id: acc[k]!, secret_hash: newId('h') }))).execute();
+      await db.insertInto('subscriptions').values(subs.map((id, k) => ({ id, environment_id: envId, account_id: acc[k]!, rate_plan_id: plan.id, status: 'active' as const, contract_effective_date: since, activated_at: since }))).execute();
+      await db.insertInto('subscription_agent_instances').values(subs.map((id, k) => ({ subscription_id: id, agent_instance_id: ags[k]! }))).execute();
+      await db.insertInto('subscription_events').values(subs.flatMap((id) => [
+        { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'created', from_status: null, to_status: 'draft' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
+        { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'activated', from_status: 'draft' as const, to_status: 'active' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
+      ])).execute();
+    }
+    console.log(`catalog: ${SUBS} subscriptions in ${secs(performance.now() - t)} s`);
+
+    t = performance.now();
+    const startMs = new Date(period.start).getTime();
+    const spanMs = new Date(period.end).getTime() - startMs;
+    await ch.command({
+      query: `INSERT INTO ${chDb}.actions (environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, ts, ingested_at, user_id, anonymous_id, model, input_tokens, output_tokens, total_tokens, metadata)
+        SELECT {env:String}, {org:String}, concat('ai_bench_', toString(number % {n:UInt64})), concat('acct_bench_', toString(number % {n:UInt64})),
+          concat('e', toString(number)), 'client', 'llm_call',
+          fromUnixTimestamp64Milli(toInt64({start:Int64} + (number * 7919) % {span:Int64})), now64(3), concat('u', toString(number % 50)), '', 'gpt', 10, 5, 15, ''
+        FROM numbers({events:UInt64})`,
+      query_params: { env: envId, org: init.organization_id, n: SUBS, start: startMs, span: spanMs, events: EVENTS },
+    });
+    console.log(`clickhouse: ${EVENTS} actions inserted in ${secs(performance.now() - t)} s`);
+
+    const usage = new UsageStore(ch, chDb);
+    let usageMs = 0;
+    let usageQueries = 0;
+    let ratingMs = 0;
+    const invConfig = parseInvoicingConfig(env);
+    const rater = poolRater({ threads: invConfig.ratingThreads, maxQueue: invConfig.ratingMaxQueue });
+    const inv: Invoicing = {
+      db,
+      config: invConfig,
+      now: () => new Date(),
+      usage: {
+        async query(q: UsageQuery) {
+          const s = performance.now();
+          try {
+            return await usage.query(q);
+          } finally {
+            usageMs += performance.now() - s;
+            usageQueries++;
+          }
+        },
+      },
+      rater: {
+        async rate(input) {
+          const s = performance.now();
+          try {
+            return await rater.rate(input);
+          } finally {
+            ratingMs += performance.now() - s;
+          }
+        },
+        close: () => rater.close(),
+      },
+    };
+    t = performance.now();
+    const run = await runBillRun(inv, envId, new Date(period.end));
+    const totalMs = performance.now() - t;
+    await rater.close();
+    console.log(JSON.stringify({ bill_run: { ...run, invoice_ids: run.invoice_ids?.length } }));
+    console.log(`bill run: ${run.invoices_created} invoices in ${secs(totalMs)} s = ${(run.invoices_created / (totalMs / 1000)).toFixed(0)} invoices/s (target: < 60 s)`);
+    console.log(`usage queries: ${usageQueries}, ${secs(usageMs)} s summed over concurrent calls (${(usageMs / Math.max(1, usageQueries)).toFixed(1)} ms each)`);
+    console.log(`rating (incl. worker hand-off): ${secs(ratingMs)} s summed`);
+    console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  } finally {
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
+    await closeClickHouse(ch);
+    await db.destroy();
+    await dropDatabase(dbUrl).catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

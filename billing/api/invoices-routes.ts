@@ -1,0 +1,229 @@
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../shared/errors.ts';
+import { parseTimestamp } from '../../shared/time.ts';
+import { requireRef } from '../catalog/refs.ts';
+import type { Invoicing } from '../invoicing/context.ts';
+import { getBillRun, listBillRuns, runBillRun } from '../invoicing/bill-runs.ts';
+import { finalizeInvoice, generateForPeriod, previewInvoice } from '../invoicing/generate.ts';
+import { simulateCharges } from '../invoicing/simulate.ts';
+import { getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
+import { activeTemplate, createTemplate, renderInvoiceHtml, requireActiveTemplate, updateTemplate } from '../invoicing/templates.ts';
+import type { Usage } from '../rating/index.ts';
+import { listA, listB, pageA, pageB } from './paging.ts';
+import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
+import { DateLike, Id, Name } from './schemas.ts';
+import { body, optionalBody, query } from './validate.ts';
+
+const BillingPeriod = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', errorMessage: 'must be a month YYYY-MM' });
+const Decimal = Type.Union([Type.Number(), Type.String({ pattern: '^[+]?(\\d+(\\.\\d*)?|\\.\\d+)$' })], { errorMessage: 'must be a non-negative number or decimal string' });
+const UsageCounters = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object of usage counters keyed by unit (@action, @outcome, @user, @seat)' });
+
+export const InvoiceGenerate = Type.Object({ account_id: Type.Optional(Id), billing_period: BillingPeriod });
+export const InvoicePay = Type.Object({ amount: Type.Optional(Decimal), reference: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })), paid_at: Type.Optional(DateLike) });
+export const BillRunCreate = Type.Object({ billing_date: DateLike });
+export const SimulateA = Type.Object({ rate_plan_id: Id, usage: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
+export const SimulateB = Type.Object({ rate_plan_id: Id, usage_data: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
+const TemplateData = Type.Object(
+  {
+    company_name: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })),
+    logo_url: Type.Optional(Type.String({ maxLength: 2000, pattern: '^https?://', errorMessage: 'must be an http(s) URL' })),
+  },
+  { errorMessage: 'must be an object with company_name and logo_url' },
+);
+export const TemplateCreate = Type.Object({ name: Name, template_data: TemplateData, is_active: Type.Optional(Type.Boolean({ errorMessage: 'must be a boolean' })) });
+export const TemplateUpdate = Type.Partial(TemplateCreate);
+const InvoiceQuery = Type.Object({
+  account_id: Type.Optional(Id),
+  subscription_id: Type.Optional(Id),
+  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('finalized'), Type.Literal('paid'), Type.Literal('void')], { errorMessage: 'must be draft, finalized, paid or void' })),
+});
+
+/** A date of the DateLike schema; an impossible one (2026-02-30) is a 400. */
+function date(v: string, field: string): Date {
+  const t = parseTimestamp(v);
+  if (t === undefined) throw new AppError('validation_failed', `${field} is not a valid date`, { details: [{ path: field, message: `${field} is not a valid date` }] });
+  return new Date(t);
+}
+
+function filter(req: Parameters<Endpoint['handle']>[0]): InvoiceFilter {
+  const q = query(req, InvoiceQuery);
+  return { ...(q.account_id ? { account_id: q.account_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.subscription_id ? { subscription_id: q.subscription_id } : {}) };
+}
+
+/**
+ * Invoices, payments, bill runs, simulation, previews and templates on both families.
+ * Reads need `read`; generating, bill runs, payments and templates need `write`;
+ * simulation and preview change nothing and need `read`.
+ */
+export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoint[] {
+  const inv = deps.invoicing;
+  const { db } = deps;
+  const invoiceActions = (prefix: string): Endpoint[] => [
+    {
+      method: 'GET',
+      path: `${prefix}/:invoice_id`,
+      capability: 'read',
+      summary: 'One invoice with its lines and the usage that produced them',
+      handle: async (req, p) => ok(await getInvoice(db, p.environmentId, req.params.invoice_id!)),
+    },
+    {
+      method: 'POST',
+      path: `${prefix}/:invoice_id/pay`,
+      capability: 'write',
+      summary: 'Record the payment of an invoice (amount must equal the total when given): draft/finalized -> paid',
+      requestBody: InvoicePay,
+      handle: async (req, p) => {
+        const b = optionalBody(req, InvoicePay);
+        return ok(await payInvoice(db, p.environmentId, req.params.invoice_id!, { ...(b.amount !== undefined ? { amount: String(b.amount) } : {}), ...(b.reference ? { reference: b.reference } : {}), ...(b.paid_at ? { paid_at: date(b.paid_at, 'paid_at') } : {}) }, inv.now()));
+      },
+    },
+  ];
+  return [
+    {
+      method: 'GET',
+      path: '/v1/invoices',
+      capability: 'read',
+      summary: 'List invoices (limit/offset; filters account_id, status, subscription_id)',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);
+        return ok(listA('invoices', rows, total, page));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/invoices/generate',
+      capability: 'write',
+      summary: 'Generate the invoices of a billing period (YYYY-MM) for one account or all; existing ones are returned, never duplicated',
+      requestBody: InvoiceGenerate,
+      handle: async (req, p) => {
+        const b = body(req, InvoiceGenerate);
+        if (b.account_id) await requireRef(db, 'accounts', p.environmentId, 'account_id', b.account_id);
+        const invoices = await generateForPeriod(inv, p.environmentId, b.billing_period, b.account_id);
+        return ok({ invoices, total: invoices.length, billing_period: b.billing_period });
+      },
+    },
+    ...invoiceActions('/v1/invoices'),
+    {
+      method: 'POST',
+      path: '/v1/pricing/simulate',
+      capability: 'read',
+      summary: 'Rate hypothetical usage against a rate plan (same engine as invoices)',
+      requestBody: SimulateA,
+      handle: async (req, p) => {
+        const b = body(req, SimulateA);
+        return ok(await simulateCharges(inv, p.environmentId, { ratePlanId: b.rate_plan_id, usage: b.usage as Usage, usageField: 'usage', ...(b.billing_period ? { billingPeriod: b.billing_period } : {}) }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/simulation/charges',
+      capability: 'read',
+      summary: 'Simulate the charges of a rate plan for usage_data (same engine as invoices)',
+      requestBody: SimulateB,
+      handle: async (req, p) => {
+        const b = body(req, SimulateB);
+        return ok(await simulateCharges(inv, p.environmentId, { ratePlanId: b.rate_plan_id, usage: b.usage_data as Usage, usageField: 'usage_data', ...(b.billing_period ? { billingPeriod: b.billing_period } : {}) }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/subscription/:subscription_id/invoice-preview',
+      capability: 'read',
+      summary: "Preview the invoice of the subscription's current period with the usage so far (not stored)",
+      handle: async (req, p) => ok(await previewInvoice(inv, p.environmentId, req.params.subscription_id!)),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/invoice/invoices',
+      capability: 'read',
+      summary: 'List invoices (skip/limit; filters account_id, status, subscription_id)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);
+        return ok(listB('invoices', rows, total, page));
+      },
+    },
+    ...invoiceActions('/api/v1/invoice/invoices'),
+    {
+      method: 'POST',
+      path: '/api/v1/invoice/invoices/:invoice_id/finalize',
+      capability: 'write',
+      summary: 'Finalize a draft now (re-rated first); finalized invoices never change',
+      handle: async (req, p) => {
+        const id = await finalizeInvoice(inv, p.environmentId, req.params.invoice_id!);
+        return ok(await getInvoice(db, p.environmentId, id));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/invoice/invoices/:invoice_id/void',
+      capability: 'write',
+      summary: 'Void a draft or finalized invoice',
+      handle: async (req, p) => ok(await voidInvoice(db, p.environmentId, req.params.invoice_id!, inv.now())),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/invoice/invoices/:invoice_id/html',
+      capability: 'read',
+      summary: 'The invoice rendered as HTML with the active template',
+      handle: async (req, p) => {
+        const invoice = await getInvoice(db, p.environmentId, req.params.invoice_id!);
+        const html = renderInvoiceHtml(invoice as Parameters<typeof renderInvoiceHtml>[0], await activeTemplate(db, p.environmentId));
+        return { status: 200, raw: html, contentType: 'text/html; charset=utf-8' };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/invoice/bill-runs/create',
+      capability: 'write',
+      summary: 'Run a bill run: invoices of the last ended period for every subscription billable in it (runs to completion)',
+      requestBody: BillRunCreate,
+      handle: async (req, p) => {
+        const b = body(req, BillRunCreate);
+        return created(await runBillRun(inv, p.environmentId, date(b.billing_date, 'billing_date')));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/invoice/bill-runs',
+      capability: 'read',
+      summary: 'List bill runs (skip/limit)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listBillRuns(inv, p.environmentId, page);
+        return ok(listB('bill_runs', rows, total, page));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/invoice/bill-runs/:bill_run_id',
+      capability: 'read',
+      summary: 'One bill run with its counts, totals per currency and invoice ids',
+      handle: async (req, p) => ok(await getBillRun(inv, p.environmentId, req.params.bill_run_id!)),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/invoice/templates/create',
+      capability: 'write',
+      summary: 'Create an invoice template (name, template_data {company_name, logo_url}); it becomes the active one unless is_active is false',
+      requestBody: TemplateCreate,
+      handle: async (req, p) => created(await createTemplate(db, p.environmentId, body(req, TemplateCreate))),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/invoice/invoice-templates/active',
+      capability: 'read',
+      summary: "The environment's active invoice template (404 when none)",
+      handle: async (_req, p) => ok(await requireActiveTemplate(db, p.environmentId)),
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/invoice/invoice-templates/:template_id',
+      capability: 'write',
+      summary: 'Update a template (name, template_data merged, is_active: true makes it the one active template)',
+      requestBody: TemplateUpdate,
+      handle: async (req, p) => ok(await updateTemplate(db, p.environmentId, req.params.template_id!, body(req, TemplateUpdate))),
+    },
+  ];
+}

@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+  WEBHOOK_EVENTS,
+} from '../catalog/webhook-endpoints.ts';
+import { listA, listB, pageA, pageB } from './paging.ts';
+import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
+import { NullableText } from './schemas.ts';
+import { body, optionalBody } from './validate.ts';
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$', errorMessage: 'must be an absolute http or https URL' });
+const EventName = Type.Union([...WEBHOOK_EVENTS, '*'].map((e) => Type.Literal(e)), { errorMessage: `must be one of ${WEBHOOK_EVENTS.join(', ')} or *` });
+const Events = Type.Array(EventName, {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+  errorMessage: 'must be a non-empty array of distinct event names, or ["*"]',
+});
+const Secret = Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$', errorMessage: 'must be 16 to 256 characters without spaces' });
+const IsActive = Type.Boolean({ errorMessage: 'must be true or false' });
+
+export const WebhookCreate = Type.Object({
+  url: Url,
+  events: Events,
+  description: Type.Optional(NullableText),
+  secret: Type.Optional(Secret),
+  is_active: Type.Optional(IsActive),
+});
+export const WebhookUpdate = Type.Object({
+  url: Type.Optional(Url),
+  events: Type.Optional(Events),
+  description: Type.Optional(NullableText),
+  is_active: Type.Optional(IsActive),
+  secret: Type.Optional(Type.Never({ errorMessage: 'cannot be changed by PUT; use POST /api/v1/webhooks/{webhook_id}/rotate-secret' })),
+});
+export const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
+
+/**
+ * Webhook endpoint configuration (URL, events, secret); delivery is the billing role's.
+ * The secret is answered once, on create and on rotate-secret, never by a read.
+ * Family A has create and list (`/v1/webhooks`, limit/offset), Family B the whole
+ * resource (`/api/v1/webhooks`, skip/limit).
+ */
+export function webhookEndpoints({ db }: ApiDeps): Endpoint[] {
+  const create = (path: string): Endpoint => ({
+    method: 'POST',
+    path,
+    capability: 'write',
+    summary: 'Create a webhook endpoint (url, events, description, secret); the secret is returned once',
+    requestBody: WebhookCreate,
+    handle: async (req, p) => created(await createWebhookEndpoint(db, p.environmentId, body(req, WebhookCreate))),
+  });
+  return [
+    create('/v1/webhooks'),
+    {
+      method: 'GET',
+      path: '/v1/webhooks',
+      capability: 'read',
+      summary: 'List webhook endpoints (limit/offset); never their secrets',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listWebhookEndpoints(db, p.environmentId, page);
+        return ok(listA('webhooks', rows, total, page));
+      },
+    },
+    create('/api/v1/webhooks'),
+    {
+      method: 'GET',
+      path: '/api/v1/webhooks',
+      capability: 'read',
+      summary: 'List webhook endpoints (skip/limit); never their secrets',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listWebhookEndpoints(db, p.environmentId, page);
+        return ok(listB('webhooks', rows, total, page));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/webhooks/:webhook_id',
+      capability: 'read',
+      summary: 'One webhook endpoint (without its secret)',
+      handle: async (req, p) => ok(await getWebhookEndpoint(db, p.environmentId, req.params.webhook_id!)),
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/webhooks/:webhook_id',
+      capability: 'write',
+      summary: 'Update a webhook endpoint (url, events, description, is_active)',
+      requestBody: WebhookUpdate,
+      handle: async (req, p) => {
+        const { secret: _never, ...b } = body(req, WebhookUpdate);
+        return ok(await updateWebhookEndpoint(db, p.environmentId, req.params.webhook_id!, b));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/webhooks/:webhook_id',
+      capability: 'write',
+      summary: 'Delete a webhook endpoint',
+      handle: async (req, p) => {
+        await deleteWebhookEndpoint(db, p.environmentId, req.params.webhook_id!);
+        return deleted(req.params.webhook_id!);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:webhook_id/rotate-secret',
+      capability: 'write',
+      summary: 'Replace the signing secret (optional secret, else generated); returned once, the old one stops signing at once',
+      requestBody: WebhookRotate,
+      handle: async (req, p) => {
+        const b = optionalBody(req, WebhookRotate);
+        return ok(await rotateWebhookSecret(db, p.environmentId, req.params.webhook_id!, b.secret));
+      },
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import { parseEnv, type Env } from '../../shared/config/parse.ts';
+
+const InvoicingEnv = Type.Object({
+  /** How long after its period ends a draft invoice is re-rated for late events before it is finalized. */
+  TALLY_INVOICE_GRACE_HOURS: Type.Number({ minimum: 0, maximum: 24 * 35, default: 48 }),
+  /** Days from the issue date to the due date. */
+  TALLY_INVOICE_NET_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 30 }),
+  /** Interval of the billing role's scheduler (generate ended periods, finalize drafts past grace). */
+  TALLY_BILLING_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  /** Rating worker threads (piscina). */
+  TALLY_RATING_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  /** Rating tasks that may wait for a worker; beyond it requests get 503. */
+  TALLY_RATING_MAX_QUEUE: Type.Integer({ minimum: 1, default: 1000 }),
+});
+
+export interface InvoicingConfig {
+  readonly graceMs: number;
+  readonly netDays: number;
+  readonly schedulerIntervalMs: number;
+  readonly ratingThreads: number;
+  readonly ratingMaxQueue: number;
+}
+
+export function parseInvoicingConfig(env: Env): InvoicingConfig {
+  const e = parseEnv(InvoicingEnv, env);
+  return Object.freeze({
+    graceMs: Math.round(e.TALLY_INVOICE_GRACE_HOURS * 3_600_000),
+    netDays: e.TALLY_INVOICE_NET_DAYS,
+    schedulerIntervalMs: e.TALLY_BILLING_SCHEDULER_INTERVAL_MS,
+    ratingThreads: e.TALLY_RATING_THREADS,
+    ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
+  });
+}

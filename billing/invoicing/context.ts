@@ -1,0 +1,18 @@
+import type { UsageQuery, UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { InvoicingConfig } from './config.ts';
+import type { Rater } from './rater.ts';
+
+/** The narrow usage query billing needs (UsageStore implements it). */
+export interface UsageSource {
+  query(q: UsageQuery): Promise<UsageRow[]>;
+}
+
+/** What invoicing needs: Postgres, usage, a rater, its config and a clock (injectable for tests). */
+export interface Invoicing {
+  readonly db: Db;
+  readonly usage: UsageSource;
+  readonly rater: Rater;
+  readonly config: InvoicingConfig;
+  readonly now: () => Date;
+}

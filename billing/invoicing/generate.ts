@@ -1,0 +1,122 @@
+/**
+ * Invoice generation: one subscription and period (on demand, bill runs, the
+ * scheduler), every subscription for a YYYY-MM label, and previews. Idempotent: see
+ * store.ts; rating happens before the short storing transaction.
+ */
+import type { Db } from '../../shared/db/postgres.ts';
+import { AppError } from '../../shared/errors.ts';
+import { periodContaining, periodFromLabel, previousPeriod, type Period } from '../rating/index.ts';
+import type { Invoicing } from './context.ts';
+import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
+import { findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
+
+/** Result of generating one (subscription, period): `skipped` when the subscription was not billable in the period. */
+export type GenerateResult =
+  | { outcome: StoreOutcome; invoice: ReturnType<typeof invoiceView> & { id: string } }
+  | { outcome: 'skipped'; invoice: null };
+
+/** Options of {@link generateInvoice}. */
+export interface GenerateOptions {
+  finalize?: boolean;
+  billRunId?: string | null;
+}
+
+/**
+ * Generates (or re-rates a draft of) the invoice of one subscription for one period.
+ * Finalized, paid and void invoices are returned unchanged without querying usage.
+ */
+export async function generateInvoice(inv: Invoicing, subject: BillingSubject, period: Period, opts: GenerateOptions = {}): Promise<GenerateResult> {
+  const existing = await findInvoice(inv.db, subject.sub.id, period.start);
+  if (existing && existing.status !== 'draft') return { outcome: 'unchanged', invoice: invoiceView(existing) };
+  const rated = await rateSubscription(inv, subject, period);
+  if (!rated) {
+    if (!existing) return { outcome: 'skipped', invoice: null };
+    // No longer billable in the period (e.g. a cancel dated back): the draft stays as rated, and is frozen when asked.
+    const row = opts.finalize ? await finalizeAsIs(inv, existing.id) : existing;
+    return { outcome: 'unchanged', invoice: invoiceView(row) };
+  }
+  const { invoice, outcome } = await storeInvoice(inv.db, rated, {
+    now: inv.now(),
+    graceMs: inv.config.graceMs,
+    netDays: inv.config.netDays,
+    finalize: opts.finalize ?? false,
+    billRunId: opts.billRunId ?? null,
+  });
+  return { outcome, invoice: invoiceView(invoice) };
+}
+
+async function finalizeAsIs(inv: Invoicing, invoiceId: string) {
+  const now = inv.now();
+  const row = await inv.db.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
+  return row ?? (await inv.db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow());
+}
+
+/** Subscriptions of an environment that may have billable time (drafts never do), optionally of one account. */
+export async function billableSubscriptionIds(db: Db, environmentId: string, accountId?: string): Promise<string[]> {
+  let q = db.selectFrom('subscriptions').select('id').where('environment_id', '=', environmentId).where('status', '!=', 'draft');
+  if (accountId) q = q.where('account_id', '=', accountId);
+  return (await q.orderBy('created_at').orderBy('id').execute()).map((r) => r.id);
+}
+
+/** The billing period of a YYYY-MM label in a subscription's cycle; a period that has not started yet is a 400. */
+export function periodOfLabel(label: string, subject: BillingSubject, now: Date): Period {
+  const period = periodFromLabel(label, subject.cycle);
+  if (new Date(period.start) > now) {
+    throw new AppError('validation_failed', `billing_period ${label} has not started yet`, { details: [{ path: 'billing_period', message: 'billing_period must not be in the future' }] });
+  }
+  return period;
+}
+
+/** The last period of the subscription's cycle that ended on or before `date`. */
+export function lastEndedPeriod(subject: BillingSubject, date: Date): Period {
+  return previousPeriod(periodContaining(date, subject.cycle), subject.cycle);
+}
+
+/**
+ * `POST /v1/invoices/generate`: invoices of the period `label` (YYYY-MM, read in each
+ * subscription's cycle) for every billable subscription of the account, or of the
+ * environment when no account is given. Existing invoices are returned, not duplicated.
+ */
+export async function generateForPeriod(inv: Invoicing, environmentId: string, label: string, accountId?: string) {
+  const now = inv.now();
+  const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
+  const invoices: (ReturnType<typeof invoiceView> & { generation: StoreOutcome })[] = [];
+  for (const id of ids) {
+    const subject = await loadSubject(inv.db, environmentId, id);
+    const r = await generateInvoice(inv, subject, periodOfLabel(label, subject, now));
+    if (r.invoice) invoices.push({ ...r.invoice, generation: r.outcome });
+  }
+  return invoices;
+}
+
+/** An unsaved invoice of the subscription's current period with the usage so far. */
+export async function previewInvoice(inv: Invoicing, environmentId: string, subscriptionId: string) {
+  const subject = await loadSubject(inv.db, environmentId, subscriptionId);
+  const period = periodContaining(inv.now(), subject.cycle);
+  const rated = await rateSubscription(inv, subject, period);
+  return {
+    preview: true,
+    subscription_id: subject.sub.id,
+    account_id: subject.sub.account_id,
+    currency: subject.currency,
+    billing_period: period.start.slice(0, 7),
+    period_start: period.start,
+    period_end: period.end,
+    usage_through: inv.now().toISOString(),
+    subtotal: rated?.result.subtotal ?? '0',
+    discount_total: rated?.result.discount_total ?? '0',
+    total: rated?.result.total ?? '0',
+    lines: rated?.lines ?? [],
+    usage: rated?.usage ?? null,
+  };
+}
+
+/** Finalizes a draft now (re-rated first so late events land on it); a finalized invoice is returned as is. */
+export async function finalizeInvoice(inv: Invoicing, environmentId: string, invoiceId: string) {
+  const row = await getInvoiceRow(inv.db, environmentId, invoiceId);
+  if (row.status === 'finalized') return row.id;
+  if (row.status !== 'draft') throw new AppError('conflict', `cannot finalize an invoice that is ${row.status} (allowed from: draft)`);
+  const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
+  await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true });
+  return row.id;
+}

@@ -1,0 +1,154 @@
+/**
+ * Rates one subscription over one period from the catalog (Postgres) and usage
+ * (ClickHouse): the steps are load, segment, measure, rate. Nothing is stored here;
+ * generation and preview both use it.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { SubscriptionsTable } from '../../shared/db/schema.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import { notFound } from '../catalog/db-errors.ts';
+import type { BillingCycle, CanonicalPricing, ChargeModelKind, Period, RatedCharge, RateSegmentsResult, UnitOfMeasure } from '../rating/index.ts';
+import type { Invoicing } from './context.ts';
+import { invoiceLines, usageRecord, type MeasuredSegment, type StoredLine, type UsageScope } from './lines.ts';
+import { billableSegments, type PlanSegment } from './segments.ts';
+import { engineUsage, SCOPE_WIDE_UNITS } from './usage-map.ts';
+
+/** A subscription with what billing needs of it. */
+export interface BillingSubject {
+  sub: Selectable<SubscriptionsTable>;
+  agentInstanceIds: string[];
+  cycle: BillingCycle;
+  currency: string;
+  changes: { to_status: string; rate_plan_id: string; effective_at: string }[];
+}
+
+/** A rated (not stored) invoice of one subscription and period. */
+export interface RatedInvoice {
+  subject: BillingSubject;
+  period: Period;
+  segments: MeasuredSegment[];
+  result: RateSegmentsResult;
+  lines: StoredLine[];
+  usage: ReturnType<typeof usageRecord>;
+}
+
+/** Loads a subscription, its current plan's cycle and currency, its instances and state changes (404 when absent). */
+export async function loadSubject(db: Db, environmentId: string, subscriptionId: string): Promise<BillingSubject> {
+  const sub = await db.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', subscriptionId).executeTakeFirst();
+  if (!sub) throw notFound('subscription', subscriptionId);
+  const [plan, instances, events] = await Promise.all([
+    db.selectFrom('rate_plans').select(['billing_cycle_code', 'currency']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow(),
+    db.selectFrom('subscription_agent_instances').select('agent_instance_id').where('subscription_id', '=', sub.id).orderBy('agent_instance_id').execute(),
+    // Recorded order: by transaction time; within one transaction (create + activate) the creation first.
+    db
+      .selectFrom('subscription_events')
+      .select(['to_status', 'rate_plan_id', 'effective_at'])
+      .where('subscription_id', '=', sub.id)
+      .orderBy('created_at')
+      .orderBy(sql`type = 'created'`, 'desc')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return {
+    sub,
+    agentInstanceIds: instances.map((r) => r.agent_instance_id),
+    cycle: plan.billing_cycle_code,
+    currency: plan.currency,
+    changes: events.map((e) => ({ to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() })),
+  };
+}
+
+/** The charges of each plan, ready for the engine (from their stored canonical pricing). */
+async function planCharges(db: Db, planIds: string[]): Promise<Map<string, RatedCharge[]>> {
+  const out = new Map<string, RatedCharge[]>(planIds.map((id) => [id, []]));
+  if (planIds.length === 0) return out;
+  const rows = await db.selectFrom('charges').selectAll().where('rate_plan_id', 'in', planIds).orderBy('created_at').orderBy('id').execute();
+  for (const r of rows) {
+    const pricing = r.resolved_pricing as unknown as CanonicalPricing;
+    out.get(r.rate_plan_id)!.push({
+      id: r.id,
+      name: r.name,
+      model: pricing.kind as ChargeModelKind,
+      charge_type: r.charge_type,
+      unit_of_measure: (r.unit_of_measure as UnitOfMeasure | null) ?? null,
+      pricing,
+    });
+  }
+  return out;
+}
+
+/** One-time charges already on an earlier, non-void invoice of the subscription. */
+async function oneTimeAlreadyBilled(db: Db, subscriptionId: string, periodStart: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('invoice_lines')
+    .innerJoin('invoices', 'invoices.id', 'invoice_lines.invoice_id')
+    .select('invoice_lines.charge_id')
+    .where('invoices.subscription_id', '=', subscriptionId)
+    .where('invoices.period_start', '<', new Date(periodStart))
+    .where('invoices.status', '!=', 'void')
+    .where('invoice_lines.charge_type', '=', 'one_time')
+    .execute();
+  return new Set(rows.map((r) => r.charge_id));
+}
+
+/** Whose usage the subscription bills: its listed agent instances, else every event of its account. */
+export function scopeOf(subject: BillingSubject): UsageScope {
+  return subject.agentInstanceIds.length ? { agent_instance_ids: subject.agentInstanceIds } : { account_id: subject.sub.account_id };
+}
+
+/** Usage of one segment: grouped by agent instance, plus the scope-wide distinct users when a charge needs them. */
+async function measure(inv: Invoicing, environmentId: string, scope: UsageScope, seg: PlanSegment, charges: RatedCharge[]): Promise<MeasuredSegment> {
+  const base = {
+    environmentId,
+    from: new Date(seg.from),
+    to: new Date(seg.to),
+    ...('agent_instance_ids' in scope ? { agentInstanceIds: scope.agent_instance_ids } : { accountIds: [scope.account_id] }),
+  };
+  const needsUsers = charges.some((c) => c.unit_of_measure !== null && SCOPE_WIDE_UNITS.includes(c.unit_of_measure));
+  const [byAgent, total] = await Promise.all([
+    inv.usage.query({ ...base, groupBy: 'agent' }),
+    needsUsers ? inv.usage.query({ ...base, groupBy: 'none' }) : Promise.resolve(undefined),
+  ]);
+  return { ...seg, usage: engineUsage(byAgent, total === undefined ? undefined : (total[0] ?? null)) };
+}
+
+/** Marks one-time charges billed before this period, or in an earlier segment of it. */
+function withOneTimeState(segments: PlanSegment[], charges: Map<string, RatedCharge[]>, billed: Set<string>): RatedCharge[][] {
+  const seen = new Set(billed);
+  return segments.map((s) =>
+    charges.get(s.rate_plan_id)!.map((c) => {
+      if (c.charge_type !== 'one_time') return c;
+      const already = seen.has(c.id);
+      seen.add(c.id);
+      return { ...c, already_charged: already };
+    }),
+  );
+}
+
+/**
+ * Rates a subscription over a period: null when it was not billable at any time of the
+ * period (draft, paused or cancelled throughout).
+ */
+export async function rateSubscription(inv: Invoicing, subject: BillingSubject, period: Period): Promise<RatedInvoice | null> {
+  const environmentId = subject.sub.environment_id;
+  const planSegments = billableSegments(subject.changes, period);
+  if (planSegments.length === 0) return null;
+  const [charges, billed] = await Promise.all([
+    planCharges(inv.db, [...new Set(planSegments.map((s) => s.rate_plan_id))]),
+    oneTimeAlreadyBilled(inv.db, subject.sub.id, period.start),
+  ]);
+  const scope = scopeOf(subject);
+  const segCharges = withOneTimeState(planSegments, charges, billed);
+  const segments = await Promise.all(planSegments.map((s, i) => measure(inv, environmentId, scope, s, segCharges[i]!)));
+  const outcome = await inv.rater.rate({
+    currency: subject.currency,
+    period,
+    segments: segments.map((s, i) => ({ from: s.from, to: s.to, charges: segCharges[i]!, usage: s.usage })),
+  });
+  if (!outcome.ok) {
+    // Stored charges always rate (validated on create), so this is a bug or corrupt data.
+    throw new AppError('internal_error', 'rating failed', { cause: new Error(`${outcome.rejection.name}: ${outcome.rejection.message}`) });
+  }
+  return { subject, period, segments, result: outcome.result, lines: invoiceLines(outcome.result, segments, scope), usage: usageRecord(segments, scope) };
+}

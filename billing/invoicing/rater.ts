@@ -1,0 +1,60 @@
+/**
+ * Where rating runs: inline (tests, tiny loads) or on piscina worker threads with a
+ * bounded queue. A full queue is a retryable 503 (`service_unavailable`), never a crash
+ * or an unbounded backlog.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { AppError } from '../../shared/errors.ts';
+import type { RateSegmentsInput } from '../rating/index.ts';
+import { runRating, type RatingOutcome } from './rating-task.ts';
+
+/** Rates tasks; the same pure function whichever implementation. */
+export interface Rater {
+  rate(input: RateSegmentsInput): Promise<RatingOutcome>;
+  close(): Promise<void>;
+}
+
+/** Rates on the calling thread. */
+export function inlineRater(): Rater {
+  return {
+    rate: async (input) => runRating(input),
+    close: async () => {},
+  };
+}
+
+/** Options of {@link poolRater}. */
+export interface PoolRaterOptions {
+  /** Worker threads (at least 1). */
+  threads: number;
+  /** Tasks waiting for a thread beyond which `rate` fails with a 503. */
+  maxQueue: number;
+}
+
+const WORKER = fileURLToPath(new URL('./rating-worker.ts', import.meta.url));
+
+/** Rates on piscina worker threads; the workers load TypeScript through tsx. */
+export function poolRater(opts: PoolRaterOptions): Rater {
+  if (!Number.isInteger(opts.threads) || opts.threads < 1) throw new Error(`rating threads must be an integer >= 1, got ${opts.threads}`);
+  if (!Number.isInteger(opts.maxQueue) || opts.maxQueue < 1) throw new Error(`rating maxQueue must be an integer >= 1, got ${opts.maxQueue}`);
+  const pool = new Piscina({
+    filename: WORKER,
+    minThreads: 1,
+    maxThreads: opts.threads,
+    maxQueue: opts.maxQueue,
+    execArgv: ['--import', 'tsx'],
+  });
+  return {
+    async rate(input) {
+      try {
+        return (await pool.run(input)) as RatingOutcome;
+      } catch (err) {
+        if (err instanceof Error && err.message === 'Task queue is at limit') {
+          throw new AppError('service_unavailable', 'rating is at capacity; retry later', { retryAfterSeconds: 1, cause: err });
+        }
+        throw err;
+      }
+    },
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The billing role's scheduler. Each tick, under a Postgres advisory lock (one
+ * scheduler works at a time across processes; the unique (subscription, period)
+ * constraint still guards every invoice):
+ *
+ * 1. generate: for every non-draft subscription without an invoice for the last period
+ *    of its cycle that has ended, generate it (a draft, or finalized at once when the
+ *    grace period is already over);
+ * 2. finalize: every draft whose `grace_until` has passed is re-rated (late events
+ *    land on it) and finalized; finalized invoices never change.
+ *
+ * The clock is injected (`Invoicing.now`) so tests can move time.
+ */
+import { sql } from 'kysely';
+import { logger } from '../../shared/log.ts';
+import { BILLING_CYCLES, periodContaining, previousPeriod } from '../rating/index.ts';
+import type { Invoicing } from './context.ts';
+import { finalizeInvoice, generateInvoice } from './generate.ts';
+import { loadSubject } from './rate-subscription.ts';
+
+const log = logger('billing-scheduler');
+
+/** Advisory lock key of the scheduler ("tally-billing-scheduler"). */
+export const SCHEDULER_LOCK_KEY = 7_341_902_115;
+
+/** What one tick did. */
+export interface TickReport {
+  /** False when another process held the lock. */
+  ran: boolean;
+  generated: number;
+  finalized: number;
+  skipped: number;
+  failures: number;
+}
+
+/** Subscriptions lacking an invoice for their cycle's last ended period, with that period. */
+async function dueSubscriptions(inv: Invoicing, now: Date) {
+  const out: { environmentId: string; subscriptionId: string; period: { start: string; end: string } }[] = [];
+  for (const cycle of BILLING_CYCLES) {
+    const period = previousPeriod(periodContaining(now, cycle), cycle);
+    const rows = await inv.db
+      .selectFrom('subscriptions as s')
+      .innerJoin('rate_plans as rp', 'rp.id', 's.rate_plan_id')
+      .select(['s.id', 's.environment_id'])
+      .where('rp.billing_cycle_code', '=', cycle)
+      .where('s.status', '!=', 'draft')
+      .where('s.contract_effective_date', '<', new Date(period.end))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('invoices as i').select('i.id').whereRef('i.subscription_id', '=', 's.id').where('i.period_start', '=', new Date(period.start)))),
+      )
+      .orderBy('s.id')
+      .execute();
+    for (const r of rows) out.push({ environmentId: r.environment_id, subscriptionId: r.id, period });
+  }
+  return out;
+}
+
+/** One pass of generation and finalization (see module doc). */
+export async function runSchedulerPass(inv: Invoicing): Promise<Omit<TickReport, 'ran'>> {
+  const now = inv.now();
+  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0 };
+  for (const due of await dueSubscriptions(inv, now)) {
+    try {
+      const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
+      const finalize = now.getTime() >= new Date(due.period.end).getTime() + inv.config.graceMs;
+      const r = await generateInvoice(inv, subject, due.period, { finalize });
+      if (r.outcome === 'created') report.generated++;
+      else report.skipped++;
+    } catch (err) {
+      report.failures++;
+      log.warn('scheduled generation failed', { subscription_id: due.subscriptionId, err });
+    }
+  }
+  const drafts = await inv.db.selectFrom('invoices').select(['id', 'environment_id']).where('status', '=', 'draft').where('grace_until', '<=', now).orderBy('id').execute();
+  for (const d of drafts) {
+    try {
+      await finalizeInvoice(inv, d.environment_id, d.id);
+      report.finalized++;
+    } catch (err) {
+      report.failures++;
+      log.warn('scheduled finalization failed', { invoice_id: d.id, err });
+    }
+  }
+  return report;
+}
+
+/** One tick: the pass, if this process gets the advisory lock. */
+export async function schedulerTick(inv: Invoicing): Promise<TickReport> {
+  // A session lock lives on one connection: hold that connection for the whole pass.
+  return inv.db.connection().execute(async (conn) => {
+    const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${SCHEDULER_LOCK_KEY}) AS ok`.execute(conn);
+    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0 };
+    try {
+      return { ran: true, ...(await runSchedulerPass(inv)) };
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${SCHEDULER_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+/** Runs {@link schedulerTick} every `intervalMs` until stopped (a tick never overlaps the next). */
+export function startScheduler(inv: Invoicing, intervalMs: number): { stop(): Promise<void> } {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const loop = () => {
+    if (stopped) return;
+    running = schedulerTick(inv)
+      .then((r) => {
+        if (r.generated || r.finalized || r.failures) log.info('billing scheduler tick', { ...r });
+      })
+      .catch((err) => log.warn('billing scheduler tick failed', { err }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, intervalMs);
+      });
+  };
+  timer = setTimeout(loop, intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,290 @@
+/**
+ * Invoices in Postgres: storing a rated invoice idempotently, reading, and the status
+ * moves (finalize, pay, void).
+ *
+ * | status    | moves to          | by |
+ * |-----------|-------------------|----|
+ * | draft     | (re-rated)        | generation again, the scheduler, a bill run (late events land here) |
+ * | draft     | finalized         | the scheduler once `grace_until` passed, or POST .../finalize |
+ * | draft, finalized | paid       | POST .../pay (a paid draft is frozen as it stands) |
+ * | draft, finalized | void       | POST .../void |
+ *
+ * Only drafts change; finalized, paid and void invoices never do.
+ */
+import type { Selectable, Transaction } from 'kysely';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { Database, InvoiceStatus, InvoicesTable, InvoiceLinesTable } from '../../shared/db/schema.ts';
+import { AppError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { iso, notFound } from '../catalog/db-errors.ts';
+import type { Page } from '../api/paging.ts';
+import { Dec, tryParseDecimal } from '../rating/money.ts';
+import type { RatedInvoice } from './rate-subscription.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
+
+type Tx = Transaction<Database>;
+type InvoiceRow = Selectable<InvoicesTable>;
+type LineRow = Selectable<InvoiceLinesTable>;
+
+const DAY_MS = 86_400_000;
+
+/** What happened to the invoice of a (subscription, period). */
+export type StoreOutcome = 'created' | 'updated' | 'unchanged';
+
+/** Options of {@link storeInvoice}. */
+export interface StoreOptions {
+  now: Date;
+  graceMs: number;
+  netDays: number;
+  /** Finalize the invoice in the same step (scheduler after grace, explicit finalize). */
+  finalize?: boolean;
+  billRunId?: string | null;
+}
+
+async function nextNumber(tx: Tx, environmentId: string): Promise<string> {
+  const row = await tx
+    .insertInto('invoice_sequences')
+    .values({ environment_id: environmentId, last_number: 1 })
+    .onConflict((oc) => oc.column('environment_id').doUpdateSet((eb) => ({ last_number: eb('invoice_sequences.last_number', '+', 1) })))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return `INV-${String(row.last_number).padStart(6, '0')}`;
+}
+
+function lineValues(invoiceId: string, rated: RatedInvoice) {
+  return rated.lines.map((l) => ({
+    invoice_id: invoiceId,
+    position: l.position,
+    charge_id: l.charge_id,
+    charge_name: l.charge_name,
+    model: l.model,
+    charge_type: l.charge_type,
+    unit: l.unit,
+    quantity: l.quantity,
+    unit_price: l.unit_price,
+    tiers: l.tiers ? JSON.stringify(l.tiers) : null,
+    detail: JSON.stringify({ rate_plan_id: l.rate_plan_id, ...(l.overage ? { overage: l.overage } : {}), ...(l.discount ? { discount: l.discount } : {}) }),
+    proration: l.proration,
+    amount: l.amount,
+    agent_instance_id: l.agent_instance_id ?? null,
+    service_start: l.service_period.start,
+    service_end: l.service_period.end,
+    usage_query: l.usage_query ? JSON.stringify(l.usage_query) : null,
+  }));
+}
+
+/**
+ * Stores the rated invoice of a (subscription, period) once. Under a lock on the
+ * subscription row: no invoice yet -> insert with the next number; a draft -> replace
+ * its lines and totals with the new rating (same usage, same invoice); finalized,
+ * paid or void -> left as it is. The unique (subscription_id, period_start) backs this.
+ */
+export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptions): Promise<{ invoice: InvoiceRow; outcome: StoreOutcome }> {
+  const { sub } = rated.subject;
+  const periodStart = new Date(rated.period.start);
+  const periodEnd = new Date(rated.period.end);
+  return db.transaction().execute(async (tx) => {
+    await tx.selectFrom('subscriptions').select('id').where('id', '=', sub.id).forUpdate().executeTakeFirstOrThrow();
+    const existing = await tx.selectFrom('invoices').selectAll().where('subscription_id', '=', sub.id).where('period_start', '=', periodStart).executeTakeFirst();
+    if (existing && existing.status !== 'draft') return { invoice: existing, outcome: 'unchanged' as const };
+    const { result } = rated;
+    const totals = {
+      subtotal: result.subtotal,
+      discount_total: result.discount_total,
+      total: result.total,
+      usage: JSON.stringify(rated.usage),
+      rated_at: opts.now,
+      rate_plan_id: sub.rate_plan_id,
+      ...(opts.finalize ? { status: 'finalized' as const, finalized_at: opts.now } : {}),
+    };
+    let invoice: InvoiceRow;
+    if (existing) {
+      invoice = await tx.updateTable('invoices').set({ ...totals, updated_at: opts.now }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow();
+      await tx.deleteFrom('invoice_lines').where('invoice_id', '=', existing.id).execute();
+    } else {
+      invoice = await tx
+        .insertInto('invoices')
+        .values({
+          id: newId('inv'),
+          environment_id: sub.environment_id,
+          number: await nextNumber(tx, sub.environment_id),
+          account_id: sub.account_id,
+          subscription_id: sub.id,
+          billing_cycle: rated.subject.cycle,
+          currency: rated.result.currency,
+          period_start: periodStart,
+          period_end: periodEnd,
+          status: 'draft',
+          issue_date: opts.now,
+          due_date: new Date(opts.now.getTime() + opts.netDays * DAY_MS),
+          grace_until: new Date(periodEnd.getTime() + opts.graceMs),
+          bill_run_id: opts.billRunId ?? null,
+          ...totals,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    if (rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(invoice.id, rated)).execute();
+    if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', invoiceEventData(invoice), opts.now);
+    return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };
+  });
+}
+
+/** `data` of the invoice webhook events: the spec's fields (`amount` a JSON number), plus the exact `total` string. */
+function invoiceEventData(r: InvoiceRow) {
+  return { invoice_id: r.id, account_id: r.account_id, amount: Number(r.total), currency: r.currency, total: r.total, number: r.number, status: r.status, subscription_id: r.subscription_id };
+}
+
+/** The stored invoice of a (subscription, period start), if any. */
+export async function findInvoice(db: Db, subscriptionId: string, periodStart: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', new Date(periodStart)).executeTakeFirst();
+}
+
+/** One line as the API shows it. */
+export function lineView(l: LineRow) {
+  const detail = l.detail as Record<string, unknown>;
+  return {
+    position: l.position,
+    charge_id: l.charge_id,
+    charge_name: l.charge_name,
+    rate_plan_id: (detail.rate_plan_id as string | undefined) ?? null,
+    model: l.model,
+    charge_type: l.charge_type,
+    unit: l.unit,
+    quantity: l.quantity,
+    unit_price: l.unit_price,
+    tiers: l.tiers ?? null,
+    ...(detail.overage ? { overage: detail.overage } : {}),
+    ...(detail.discount ? { discount: detail.discount } : {}),
+    proration: l.proration,
+    amount: l.amount,
+    agent_instance_id: l.agent_instance_id,
+    service_period: { start: iso(l.service_start), end: iso(l.service_end) },
+    usage_query: l.usage_query ?? null,
+  };
+}
+
+/** An invoice as both families show it (`amount` = `total`, as in the spec's invoice events). */
+export function invoiceView(r: InvoiceRow, lines?: LineRow[]) {
+  return {
+    id: r.id,
+    invoice_id: r.id,
+    number: r.number,
+    account_id: r.account_id,
+    subscription_id: r.subscription_id,
+    rate_plan_id: r.rate_plan_id,
+    billing_cycle: r.billing_cycle,
+    billing_period: iso(r.period_start)!.slice(0, 7),
+    period_start: iso(r.period_start),
+    period_end: iso(r.period_end),
+    currency: r.currency,
+    status: r.status,
+    subtotal: r.subtotal,
+    discount_total: r.discount_total,
+    total: r.total,
+    amount: r.total,
+    issue_date: iso(r.issue_date),
+    due_date: iso(r.due_date),
+    grace_until: iso(r.grace_until),
+    rated_at: iso(r.rated_at),
+    finalized_at: iso(r.finalized_at),
+    paid_at: iso(r.paid_at),
+    payment_reference: r.payment_reference,
+    voided_at: iso(r.voided_at),
+    bill_run_id: r.bill_run_id,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    ...(lines ? { lines: lines.map(lineView), usage: r.usage } : {}),
+  };
+}
+
+export type InvoiceView = ReturnType<typeof invoiceView>;
+
+async function linesOf(db: Db | Tx, invoiceId: string): Promise<LineRow[]> {
+  return db.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoiceId).orderBy('position').execute();
+}
+
+/** One invoice with its lines and usage (404 outside this environment). */
+export async function getInvoice(db: Db, environmentId: string, id: string) {
+  const row = await getInvoiceRow(db, environmentId, id);
+  return invoiceView(row, await linesOf(db, id));
+}
+
+export async function getInvoiceRow(db: Db | Tx, environmentId: string, id: string): Promise<InvoiceRow> {
+  const row = await db.selectFrom('invoices').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('invoice', id);
+  return row;
+}
+
+/** Filters of the invoice lists. */
+export interface InvoiceFilter {
+  account_id?: string;
+  status?: InvoiceStatus;
+  subscription_id?: string;
+}
+
+/** A page of invoices (without lines), oldest first. */
+export async function listInvoices(db: Db, environmentId: string, filter: InvoiceFilter, page: Page) {
+  let q = db.selectFrom('invoices').where('environment_id', '=', environmentId);
+  if (filter.account_id) q = q.where('account_id', '=', filter.account_id);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.subscription_id) q = q.where('subscription_id', '=', filter.subscription_id);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map((r) => invoiceView(r)), total: Number(count.n) };
+}
+
+/** Input of a payment. */
+export interface PaymentInput {
+  amount?: string;
+  reference?: string;
+  paid_at?: Date;
+}
+
+/**
+ * Records a payment of the whole invoice: draft or finalized -> paid. `amount`, when
+ * given, must equal the total (partial payments are not supported). Paying a paid or
+ * void invoice is a 409.
+ */
+export async function payInvoice(db: Db, environmentId: string, id: string, input: PaymentInput, now: Date) {
+  return moveInvoice(db, environmentId, id, ['draft', 'finalized'], 'pay', ['invoice.paid', 'payment.successful'], now, (row) => {
+    if (input.amount !== undefined && !sameAmount(input.amount, row.total)) {
+      throw new AppError('validation_failed', `amount ${input.amount} differs from the invoice total ${row.total}; partial payments are not supported`, {
+        details: [{ path: 'amount', message: `amount must equal the invoice total ${row.total}` }],
+      });
+    }
+    return { status: 'paid', paid_at: input.paid_at ?? now, payment_reference: input.reference ?? null, finalized_at: row.finalized_at ?? now };
+  });
+}
+
+/** Voids a draft or finalized invoice (it keeps its number; its period is not billed again). */
+export async function voidInvoice(db: Db, environmentId: string, id: string, now: Date) {
+  return moveInvoice(db, environmentId, id, ['draft', 'finalized'], 'void', [], now, () => ({ status: 'void', voided_at: now }));
+}
+
+function sameAmount(a: string, b: string): boolean {
+  const x = tryParseDecimal(a);
+  return x !== null && x.eq(new Dec(b));
+}
+
+async function moveInvoice(
+  db: Db,
+  environmentId: string,
+  id: string,
+  from: InvoiceStatus[],
+  action: string,
+  events: ('invoice.paid' | 'payment.successful')[],
+  now: Date,
+  set: (row: InvoiceRow) => Partial<{ status: InvoiceStatus; paid_at: Date; payment_reference: string | null; finalized_at: Date; voided_at: Date }>,
+) {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('invoices').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) throw notFound('invoice', id);
+    if (!from.includes(row.status)) throw new AppError('conflict', `cannot ${action} an invoice that is ${row.status} (allowed from: ${from.join(', ')})`);
+    const updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    for (const event of events) await emitWebhookEvent(tx, environmentId, event, invoiceEventData(updated), now);
+    return invoiceView(updated, await linesOf(tx, id));
+  });
+}
