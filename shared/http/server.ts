@@ -37,6 +37,8 @@ export class HttpServer {
   readonly #app = uWS.App();
   #listenSocket: uWS.us_listen_socket | undefined;
   #hooks: ResponseHook[] = [];
+  /** Until every role has added its routes, an unknown path is "not yet", not "never". */
+  #starting = true;
 
   constructor() {
     this.#app.any('/*', (res, req) => this.#onRequest(res, req));
@@ -44,6 +46,11 @@ export class HttpServer {
 
   add(...routes: Route[]): void {
     for (const r of routes) this.router.add(r);
+  }
+
+  /** Every role's routes are in: from now on an unknown path is a 404. */
+  started(): void {
+    this.#starting = false;
   }
 
   onResponse(hook: ResponseHook): void {
@@ -83,6 +90,13 @@ export class HttpServer {
     });
 
     const match = this.router.match(method, path);
+    if (match.kind !== 'found' && this.#starting) {
+      // The listener opens before the roles' routes are added (so /readyz answers while
+      // dependencies connect): a client must retry, not drop its request as a 404.
+      const err = new AppError('service_unavailable', 'Tally is starting; retry shortly', { retryAfterSeconds: 1 });
+      this.#write(res, state, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
+      return;
+    }
     if (match.kind !== 'found') {
       const err =
         match.kind === 'not_found'

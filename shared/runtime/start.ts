@@ -140,7 +140,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, parseIngestConfig(opts.env), auth!, agents!);
+      ingest = await startIngest(nc, names, parseIngestConfig(opts.env), { db: db!, auth: auth!, agents: agents! });
       http.add(...ingest.routes);
       readiness.set('ingest', () => ingest!.ready());
     }
@@ -172,6 +172,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       stops.push(() => dispatcher.stop());
       readiness.set('billing', () => !nc.isClosed());
     }
+    http.started();
     log.info('tally started', { roles: [...roles], port });
 
     let stopped = false;

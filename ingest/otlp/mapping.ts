@@ -1,0 +1,99 @@
+import type { OtlpAnyValue, OtlpAttributes, OtlpSpan } from './model.ts';
+
+/** Rules for spans that carry no GenAI operation: names of tagged actions of the environment. */
+export interface SpanRules {
+  /** Span names metered as an action of the same name (Postgres `tagged_items`, kind 'action'). */
+  readonly taggedActions: ReadonlySet<string>;
+}
+
+/** Resource or span attributes naming the agent instance (its secret or id), first found wins. */
+export const AGENT_KEY_ATTRIBUTES = ['tally.agent_key', 'tally.agent_secret', 'tally.agent_id'] as const;
+
+/**
+ * GenAI operation (`gen_ai.operation.name`, OpenTelemetry semantic conventions) to action
+ * type. Operations not listed (e.g. `invoke_agent`, `create_agent`) fall through to the
+ * other rules.
+ */
+export const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = {
+  chat: 'llm_call',
+  text_completion: 'llm_call',
+  generate_content: 'llm_call',
+  embeddings: 'embedding',
+  execute_tool: 'tool_call',
+};
+/** Older conventions still emitted by instrumentations: OpenLLMetry `llm.request.type`, OpenInference span kinds. */
+const LLM_REQUEST_TYPES: Readonly<Record<string, string>> = { chat: 'llm_call', completion: 'llm_call', embedding: 'embedding' };
+const OPENINFERENCE_KINDS: Readonly<Record<string, string>> = { LLM: 'llm_call', TOOL: 'tool_call', EMBEDDING: 'embedding' };
+
+const str = (v: OtlpAnyValue | undefined): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+const first = (a: OtlpAttributes, keys: readonly string[]): OtlpAnyValue | undefined => {
+  for (const k of keys) if (a[k] !== undefined && a[k] !== null) return a[k];
+  return undefined;
+};
+
+/** How a span is metered: the action type and which rule chose it, or undefined (ignored). */
+export function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: string } | undefined {
+  const a = span.attributes;
+  const explicit = str(a['tally.action_type']);
+  if (explicit) return { type: explicit, rule: 'tally.action_type' };
+  const op = str(a['gen_ai.operation.name']);
+  if (op && GEN_AI_OPERATIONS[op]) return { type: GEN_AI_OPERATIONS[op], rule: 'gen_ai' };
+  const legacy = str(a['llm.request.type']);
+  if (legacy && LLM_REQUEST_TYPES[legacy]) return { type: LLM_REQUEST_TYPES[legacy], rule: 'gen_ai' };
+  const oi = str(a['openinference.span.kind']);
+  if (oi && OPENINFERENCE_KINDS[oi]) return { type: OPENINFERENCE_KINDS[oi], rule: 'openinference' };
+  if (rules.taggedActions.has(span.name)) return { type: span.name, rule: 'tagged' };
+  return undefined;
+}
+
+/**
+ * Turns a span into an action event of the public API (`POST /v1/actions` body), so that
+ * the ingest pipeline validates and normalizes it like any other event: the span id is the
+ * event id (a re-exported span counts once), the span's end time its timestamp, and the
+ * model and token counts go to metadata under the names the normalize step extracts.
+ * Prompt and completion contents are never copied. Returns undefined for ignored spans.
+ */
+export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: SpanRules, agentKey: string | undefined): Record<string, unknown> | undefined {
+  const t = actionTypeOf(span, rules);
+  if (!t) return undefined;
+  const a = span.attributes;
+  const meta: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => {
+    if (v !== undefined && v !== null && v !== '') meta[k] = v;
+  };
+  const requestModel = str(first(a, ['gen_ai.request.model', 'llm.request.model']));
+  const responseModel = str(first(a, ['gen_ai.response.model', 'llm.response.model']));
+  // The model that answered decides the cost; the requested one is kept beside it.
+  put('model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']));
+  if (requestModel && responseModel && requestModel !== responseModel) put('request_model', requestModel);
+  put('input_tokens', first(a, ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt']));
+  put('output_tokens', first(a, ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion']));
+  put('cache_read_input_tokens', a['gen_ai.usage.cache_read.input_tokens']);
+  put('provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
+  put('operation', str(a['gen_ai.operation.name']));
+  put('tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
+  put('tool_call_id', str(a['gen_ai.tool.call.id']));
+  put('agent_name', str(a['gen_ai.agent.name']));
+  put('span_name', span.name);
+  put('trace_id', span.traceId);
+  put('span_id', span.spanId);
+  put('parent_span_id', span.parentSpanId);
+  if (span.endTimeMs > 0 && span.startTimeMs > 0) put('duration_ms', Math.max(0, span.endTimeMs - span.startTimeMs));
+  if (span.statusCode === 2) put('status', 'error');
+  put('service_name', str(resource['service.name']));
+  put('source', `otlp:${t.rule}`);
+
+  const action: Record<string, unknown> = { action_type: t.type, id: span.spanId, metadata: meta };
+  const ts = span.endTimeMs || span.startTimeMs;
+  if (ts > 0) action['timestamp'] = new Date(ts).toISOString();
+  const key = str(first(a, AGENT_KEY_ATTRIBUTES)) ?? agentKey;
+  if (key !== undefined) action['agent_key'] = key;
+  const user = str(first(a, ['user.id', 'enduser.id', 'tally.user_id'])) ?? str(first(resource, ['user.id', 'enduser.id', 'tally.user_id']));
+  if (user) action['user_id'] = user;
+  return action;
+}
+
+/** The agent key a resource names, if any. */
+export function resourceAgentKey(resource: OtlpAttributes): string | undefined {
+  return str(first(resource, AGENT_KEY_ATTRIBUTES));
+}

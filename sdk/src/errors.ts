@@ -1,0 +1,53 @@
+import type { PendingEvent } from './client.ts';
+
+/** Base of every error the client reports through `onError`; branch on the class or `code`. */
+export class TallyError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** The events concerned, with the id and timestamp they were sent with. */
+    readonly events: readonly PendingEvent[],
+  ) {
+    super(message);
+    this.name = 'TallyError';
+  }
+}
+
+/** The service rejected one event of a batch (validation, unknown agent, …); not retried. */
+export class TallyRejectedError extends TallyError {
+  constructor(
+    code: string,
+    message: string,
+    readonly event: PendingEvent,
+    /** HTTP status of the batch answer (207, or the 4xx when no event was accepted). */
+    readonly status: number,
+  ) {
+    super(code, message, [event]);
+    this.name = 'TallyRejectedError';
+  }
+}
+
+/**
+ * A whole request failed without a retry left: a non-retryable answer (401, 403, 415, …;
+ * `retryable` false), or events still undeliverable at `close()` (`retryable` true).
+ */
+export class TallyDeliveryError extends TallyError {
+  constructor(
+    code: string,
+    message: string,
+    events: readonly PendingEvent[],
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+  ) {
+    super(code, message, events);
+    this.name = 'TallyDeliveryError';
+  }
+}
+
+/** The buffer was full (service unreachable for long): these oldest events were dropped. */
+export class TallyBufferOverflowError extends TallyError {
+  constructor(events: readonly PendingEvent[]) {
+    super('buffer_overflow', `buffer full: dropped the ${events.length} oldest events`, events);
+    this.name = 'TallyBufferOverflowError';
+  }
+}
