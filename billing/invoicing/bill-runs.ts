@@ -14,6 +14,7 @@ import { Dec, formatDecimal } from '../rating/money.ts';
 import type { Invoicing } from './context.ts';
 import { billableSubscriptionIds, generateInvoice, lastEndedPeriod } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
+import { BatchedUsage } from './batched-usage.ts';
 
 const log = logger('bill-runs');
 
@@ -66,7 +67,9 @@ interface Tally {
  * the run: it is listed under `failures` (status stays completed; `failed` only when
  * the run itself could not proceed).
  */
-export async function runBillRun(inv: Invoicing, environmentId: string, billingDate: Date) {
+export async function runBillRun(base: Invoicing, environmentId: string, billingDate: Date) {
+  // One grouped usage query per period for the whole run, not one per subscription.
+  const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const { db } = inv;
   const run = await db.insertInto('bill_runs').values({ id: newId('br'), environment_id: environmentId, billing_date: billingDate, status: 'running' }).returningAll().executeTakeFirstOrThrow();
   const t: Tally = { considered: 0, created: 0, existing: 0, skipped: 0, failures: [], totals: new Map(), invoices: [] };

@@ -8,7 +8,8 @@ import { AppError } from '../../shared/errors.ts';
 import { periodContaining, periodFromLabel, previousPeriod, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
-import { findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
+import { BatchedUsage } from './batched-usage.ts';
+import { assignNumber, findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
 
 /** Result of generating one (subscription, period): `skipped` when the subscription was not billable in the period. */
 export type GenerateResult =
@@ -47,8 +48,10 @@ export async function generateInvoice(inv: Invoicing, subject: BillingSubject, p
 
 async function finalizeAsIs(inv: Invoicing, invoiceId: string) {
   const now = inv.now();
-  const row = await inv.db.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
-  return row ?? (await inv.db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow());
+  return inv.db.transaction().execute(async (tx) => {
+    const row = await tx.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
+    return row ? assignNumber(tx, row) : tx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow();
+  });
 }
 
 /** Subscriptions of an environment that may have billable time (drafts never do), optionally of one account. */
@@ -77,7 +80,8 @@ export function lastEndedPeriod(subject: BillingSubject, date: Date): Period {
  * subscription's cycle) for every billable subscription of the account, or of the
  * environment when no account is given. Existing invoices are returned, not duplicated.
  */
-export async function generateForPeriod(inv: Invoicing, environmentId: string, label: string, accountId?: string) {
+export async function generateForPeriod(base: Invoicing, environmentId: string, label: string, accountId?: string) {
+  const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const now = inv.now();
   const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
   const invoices: (ReturnType<typeof invoiceView> & { generation: StoreOutcome })[] = [];

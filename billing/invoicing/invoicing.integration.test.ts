@@ -109,7 +109,7 @@ describe('events become invoice lines', () => {
     expect(res.status).toBe(200);
     const invoice = inv(res, subId);
     expect(invoice).toMatchObject({ account_id: accountId, subscription_id: subId, currency: 'USD', status: 'draft', period_start: '2026-11-01T00:00:00.000Z', period_end: '2026-12-01T00:00:00.000Z', generation: 'created' });
-    expect(invoice.number).toMatch(/^INV-\d{6}$/);
+    expect(invoice.number).toBeNull(); // numbered when it leaves draft
     // 100 flat + 3 actions x 0.5 + (1 + 2) hires x 2
     expect([invoice.subtotal, invoice.discount_total, invoice.total]).toEqual(['107.50', '0.00', '107.50']);
 
@@ -163,10 +163,15 @@ describe('events become invoice lines', () => {
     expect(fin.status).toBe(200);
     expect(fin.body).toMatchObject({ status: 'finalized', total: '101.00' });
     expect(fin.body.finalized_at).not.toBeNull();
+    expect(fin.body.number).toMatch(/^INV-\d{6}$/);
+    // Numbers are gapless in finalization order: the highest number in the environment so far.
+    const numbered = (await get('/api/v1/invoice/invoices?limit=100')).body.invoices.map((i: any) => i.number).filter(Boolean).sort();
+    expect(numbered.at(-1)).toBe(fin.body.number);
+    expect(numbered).toEqual(numbered.map((_: string, i: number) => `INV-${String(i + 1).padStart(6, '0')}`));
     await send('actions', [{ agent_key: a1, action_type: 'llm_call', id: 'late-2', timestamp: '2026-10-29T00:00:00Z' }]);
     await landed(a1, '2026-10-01', '2026-11-01', 3);
     const after = inv(await post('/v1/invoices/generate', { billing_period: '2026-10' }), subId);
-    expect(after).toMatchObject({ id: oct.id, status: 'finalized', total: '101.00', generation: 'unchanged' });
+    expect(after).toMatchObject({ id: oct.id, status: 'finalized', total: '101.00', generation: 'unchanged', number: fin.body.number });
     expect((await post(`/api/v1/invoice/invoices/${oct.id}/finalize`)).body.status).toBe('finalized');
   });
 

@@ -39,8 +39,11 @@ export function poolRater(opts: PoolRaterOptions): Rater {
   if (!Number.isInteger(opts.maxQueue) || opts.maxQueue < 1) throw new Error(`rating maxQueue must be an integer >= 1, got ${opts.maxQueue}`);
   const pool = new Piscina({
     filename: WORKER,
-    minThreads: 1,
+    // Warm threads: a worker boots tsx and the engine (~150 ms), so none may exit between
+    // the tasks of a bill run (piscina's default lets idle threads go at once).
+    minThreads: opts.threads,
     maxThreads: opts.threads,
+    idleTimeout: 60_000,
     maxQueue: opts.maxQueue,
     execArgv: ['--import', 'tsx'],
   });

@@ -17,6 +17,7 @@ import { BILLING_CYCLES, periodContaining, previousPeriod } from '../rating/inde
 import type { Invoicing } from './context.ts';
 import { finalizeInvoice, generateInvoice } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
+import { BatchedUsage } from './batched-usage.ts';
 
 const log = logger('billing-scheduler');
 
@@ -56,7 +57,9 @@ async function dueSubscriptions(inv: Invoicing, now: Date) {
 }
 
 /** One pass of generation and finalization (see module doc). */
-export async function runSchedulerPass(inv: Invoicing): Promise<Omit<TickReport, 'ran'>> {
+export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport, 'ran'>> {
+  // A pass rates many subscriptions of the same periods: one usage query per period.
+  const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const now = inv.now();
   const report = { generated: 0, finalized: 0, skipped: 0, failures: 0 };
   for (const due of await dueSubscriptions(inv, now)) {

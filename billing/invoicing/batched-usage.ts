@@ -1,0 +1,37 @@
+import type { UsageQuery, UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageSource } from './context.ts';
+
+/**
+ * Usage for runs over many subscriptions (bill runs, generate-for-all): the first query
+ * of an (environment, time range) fetches the whole environment grouped by agent
+ * instance (or by agent instance and account) in one ClickHouse query; every later
+ * query of that range is answered from memory. The rows are the same as the direct
+ * query's: counting once is per (agent instance, event id), so grouping a superset by
+ * agent gives each agent's exact figures (distinct users included); an account filter
+ * is exact per (agent, account) for one account. Other shapes (several accounts, type
+ * filters, no grouping) go to the underlying source.
+ */
+export class BatchedUsage implements UsageSource {
+  readonly #cache = new Map<string, Promise<UsageRow[]>>();
+
+  constructor(private readonly source: UsageSource) {}
+
+  query(q: UsageQuery): Promise<UsageRow[]> {
+    if (q.groupBy !== 'agent' || q.actionTypes || q.outcomeTypes || (q.accountIds && q.accountIds.length !== 1)) return this.source.query(q);
+    const byAccount = q.accountIds !== undefined;
+    const key = `${q.environmentId}|${q.from.toISOString()}|${q.to.toISOString()}|${byAccount}`;
+    let all = this.#cache.get(key);
+    if (!all) {
+      all = this.source.query({ environmentId: q.environmentId, from: q.from, to: q.to, groupBy: byAccount ? 'agent_account' : 'agent' });
+      this.#cache.set(key, all);
+      all.catch(() => this.#cache.delete(key)); // a failed fetch is retried by the next query
+    }
+    return all.then((rows) => {
+      const agents = q.agentInstanceIds ? new Set(q.agentInstanceIds) : undefined;
+      const account = q.accountIds?.[0];
+      return rows
+        .filter((r) => (!agents || agents.has(r.agent_instance_id!)) && (account === undefined || r.account_id === account))
+        .map(({ account_id: _a, ...r }) => r);
+    });
+  }
+}
