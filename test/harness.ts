@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { initTally, type InitResult } from '../shared/bootstrap/init.ts';
+import { initTally, insertKey, type InitResult } from '../shared/bootstrap/init.ts';
+import { newId } from '../shared/ids.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
 import { deleteEventsStream } from '../shared/nats/connection.ts';
 import { startTally, ROLES, type Role, type TallyProcess } from '../shared/runtime/start.ts';
@@ -74,6 +75,21 @@ export async function startTestStack(
       await dropDatabase(env.DATABASE_URL!).catch(() => {});
     },
   };
+}
+
+/**
+ * A second organization on the stack (the bootstrap creates only one): its development
+ * environment with an admin and an SDK key.
+ */
+export async function addOrganization(stack: TestStack): Promise<{ organizationId: string; environmentId: string; admin: string; sdk: string }> {
+  const db = stack.tally.db!;
+  const organizationId = newId('org');
+  const environmentId = newId('env');
+  await db.insertInto('organizations').values({ id: organizationId, name: 'Other organization' }).execute();
+  await db.insertInto('environments').values({ id: environmentId, organization_id: organizationId, name: 'development' }).execute();
+  const admin = await insertKey(db, organizationId, environmentId, 'development', 'api', 'admin', 'other admin', 1_000_000);
+  const sdk = await insertKey(db, organizationId, environmentId, 'development', 'sdk', 'sdk', 'other sdk');
+  return { organizationId, environmentId, admin, sdk };
 }
 
 /** Creates an agent instance in an environment of the stack. */

@@ -5,6 +5,7 @@ import { apiKeyEndpoints } from './api-keys-routes.ts';
 import { invoiceEndpoints } from './invoices-routes.ts';
 import { openApiRoutes } from './openapi.ts';
 import { pricingEndpoints } from './pricing-routes.ts';
+import { reportEndpoints } from './reports-routes.ts';
 import { toRoutes, type ApiDeps, type Endpoint } from './route.ts';
 import { subscriptionEndpoints } from './subscriptions-routes.ts';
 import { tagEndpoints } from './tags-routes.ts';
@@ -24,6 +25,7 @@ export function apiEndpoints(deps: ApiDeps): Endpoint[] {
     ...tagEndpoints(deps),
     ...webhookEndpoints(deps),
     ...webhookDeliveryEndpoints(deps),
+    ...reportEndpoints(deps),
     ...(deps.invoicing ? invoiceEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
   ];
 }

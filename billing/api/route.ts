@@ -12,8 +12,8 @@ export interface ApiDeps {
   readonly db: Db;
   readonly auth: Authenticator;
   readonly bus: InvalidationBus;
-  /** ClickHouse, read for what events have been seen (taggable items). */
-  readonly ch: Pick<ClickHouseClient, 'query'>;
+  /** ClickHouse: events read (taggable items, costs, reports); cost and outcome rules written. */
+  readonly ch: Pick<ClickHouseClient, 'query' | 'insert'>;
   /** The ClickHouse database holding the event tables (`config.clickhouse.database`). */
   readonly chDatabase: string;
   /** Invoicing (rating, usage, clock); its endpoints are registered when present. */

@@ -61,6 +61,65 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       ) ENGINE = MergeTree ORDER BY received_at`,
     ],
   },
+  {
+    // Issue 5: cost rules and outcome rules (versioned by effective time, written by the
+    // api role), derived outcomes (a materialized view from actions into outcomes, with a
+    // deterministic event id so the usual dedup counts each once), and the insertion time
+    // of outcome rows (the outcome.completed poller's cursor). See docs/analytics.md.
+    id: '0002_costs_outcome_rules',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS {db}.cost_rules (
+        environment_id LowCardinality(String),
+        rule_id String,
+        effective_from DateTime64(3, 'UTC'),
+        effective_to DateTime64(3, 'UTC'),
+        revision UInt64,
+        name String,
+        category LowCardinality(String),
+        currency LowCardinality(String),
+        basis LowCardinality(String),
+        action_type String,
+        rate Nullable(Decimal(38, 12)),
+        models Array(String),
+        model_rates Array(Decimal(38, 12)),
+        unit_field String,
+        created_at DateTime64(3, 'UTC')
+      ) ENGINE = ReplacingMergeTree(revision)
+      ORDER BY (environment_id, rule_id, effective_from)`,
+      `CREATE TABLE IF NOT EXISTS {db}.outcome_rules (
+        environment_id LowCardinality(String),
+        rule_id String,
+        effective_from DateTime64(3, 'UTC'),
+        effective_to DateTime64(3, 'UTC'),
+        revision UInt64,
+        name String,
+        action_type String,
+        match_keys Array(String),
+        match_values Array(String),
+        outcome_type String,
+        value Decimal(38, 9),
+        value_field String,
+        created_at DateTime64(3, 'UTC')
+      ) ENGINE = ReplacingMergeTree(revision)
+      ORDER BY (environment_id, rule_id, effective_from)`,
+      `ALTER TABLE {db}.outcomes ADD COLUMN IF NOT EXISTS inserted_at DateTime64(3, 'UTC') DEFAULT now64(3)`,
+      // One derived outcome per (rule, action) whose version is in effect at the action's
+      // time; `match_values` hold JSON texts compared with the metadata's raw JSON value.
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
+       SELECT a.environment_id AS environment_id, a.organization_id AS organization_id,
+         a.agent_instance_id AS agent_instance_id, a.account_id AS account_id,
+         concat('drv_', r.rule_id, '_', a.event_id) AS event_id, a.id_source AS id_source,
+         r.outcome_type AS outcome_type,
+         if(r.value_field = '', r.value,
+            ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(a.metadata, r.value_field)), 9), toDecimal128(0, 9))) AS value,
+         a.ts AS ts, a.ingested_at AS ingested_at, a.user_id AS user_id, a.anonymous_id AS anonymous_id,
+         concat('{"derived_from":{"rule_id":', toJSONString(r.rule_id), ',"action_event_id":', toJSONString(a.event_id), '}}') AS metadata
+       FROM {db}.actions AS a
+       INNER JOIN (SELECT * FROM {db}.outcome_rules FINAL) AS r ON a.environment_id = r.environment_id AND a.action_type = r.action_type
+       WHERE a.ts >= r.effective_from AND a.ts < r.effective_to
+         AND arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values)`,
+    ],
+  },
 ];
 
 /** Creates the database and applies pending ClickHouse migrations (idempotent). */

@@ -396,3 +396,47 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
 }
+
+// ---- Migration 0006: P&L analyses and the outcome.completed poller (issue 5).
+
+export type PnlAnalysisStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** A P&L analysis computed in the background (POST /api/v1/pnl, GET /api/v1/pnl/{id}). */
+export interface PnlAnalysesTable {
+  id: string;
+  environment_id: string;
+  analysis_type: 'agent' | 'customer' | 'environment';
+  agent_instance_id: string | null;
+  account_id: string | null;
+  start_date: Timestamp;
+  end_date: Timestamp;
+  granularity: string;
+  status: Generated<PnlAnalysisStatus>;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  error: string | null;
+  created_at: Generated<Date>;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+/** Outcomes announced with outcome.completed, one per event identity. */
+export interface OutcomeNotificationsTable {
+  environment_id: string;
+  agent_instance_id: string;
+  event_id: string;
+  webhook_event_id: string;
+  created_at: Generated<Date>;
+}
+
+/** Named positions of pollers (e.g. the ClickHouse insertion time the outcome poller reached). */
+export interface PollerCursorsTable {
+  name: string;
+  position: string;
+  updated_at: Generated<Date>;
+}
+
+export interface Database {
+  pnl_analyses: PnlAnalysesTable;
+  outcome_notifications: OutcomeNotificationsTable;
+  poller_cursors: PollerCursorsTable;
+}

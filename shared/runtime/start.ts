@@ -23,6 +23,7 @@ import { usageRoutes } from '../../billing/api/usage-routes.ts';
 import { WebhookDispatcher } from '../../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../../billing/api/index.ts';
 import { createInvoicing, parseInvoicingConfig, startScheduler } from '../../billing/invoicing/index.ts';
+import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../../billing/outcomes/notifier.ts';
 
 const log = logger('runtime');
 
@@ -170,6 +171,10 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       const dispatcher = new WebhookDispatcher(db!);
       dispatcher.start();
       stops.push(() => dispatcher.stop());
+      // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
+      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env));
+      notifier.start();
+      stops.push(() => notifier.stop());
       readiness.set('billing', () => !nc.isClosed());
     }
     http.started();

@@ -4,6 +4,7 @@ import * as m0002 from './0002_catalog.ts';
 import * as m0003 from './0003_tags_webhooks.ts';
 import * as m0004 from './0004_invoicing.ts';
 import * as m0005 from './0005_webhook_outbox.ts';
+import * as m0006 from './0006_costs_reports.ts';
 import * as m0007 from './0007_invoice_numbers.ts';
 
 /**
@@ -16,5 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0003_tags_webhooks': m0003,
   '0004_invoicing': m0004,
   '0005_webhook_outbox': m0005,
+  '0006_costs_reports': m0006,
   '0007_invoice_numbers': m0007,
 };

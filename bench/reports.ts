@@ -1,0 +1,153 @@
+/**
+ * npm run bench:reports — each report over BENCH_EVENTS (10,000,000) actions of the last
+ * 30 days in ClickHouse (generated server-side with `numbers()`), BENCH_AGENTS (1,000)
+ * agent instances and accounts, four cost rules and one invoice per account and month:
+ * runs every report BENCH_RUNS (20) times and prints p50 and p95 latency. Target: p95
+ * under 300 ms on the 2-core machine. Calls the report functions the endpoints call
+ * (no HTTP). Uses its own Postgres database and ClickHouse database (dropped afterwards).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { initTally } from '../shared/bootstrap/init.ts';
+import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
+import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
+import { parseCommonConfig } from '../shared/config/common.ts';
+import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
+import { newId } from '../shared/ids.ts';
+import { queryCosts } from '../billing/costs/cost-query.ts';
+import { CostRuleStore } from '../billing/costs/cost-rules.ts';
+import { agentEmbed } from '../billing/reports/embeds.ts';
+import { computePnl } from '../billing/reports/pnl.ts';
+import { loadRevenue, revenueEntries } from '../billing/reports/revenue.ts';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 1_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const suffix = Date.now().toString(36);
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-reports-'));
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/tally_bench_reports_${suffix}`,
+  CLICKHOUSE_DATABASE: `bench_reports_${suffix}`,
+  TALLY_DATA_DIR: dataDir,
+  TALLY_LOG_LEVEL: 'warn',
+};
+const config = parseCommonConfig(env);
+const dbUrl = env.DATABASE_URL!;
+const chDb = config.clickhouse.database;
+const DAY_MS = 86_400_000;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+async function main() {
+  await ensureDatabase(dbUrl);
+  const db = createDb(dbUrl, { max: 8 });
+  await migrate(db as never);
+  const init = await initTally(db, { dataDir });
+  const envId = init.environments.development!.id;
+  const ch = await openClickHouse(config.clickhouse);
+  await migrateClickHouse(ch, chDb);
+  try {
+    const now = Date.now();
+    const from = new Date(now - 30 * DAY_MS);
+    const to = new Date(now + DAY_MS);
+    let t = performance.now();
+    await ch.command({
+      query: `INSERT INTO ${chDb}.actions (environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, ts, ingested_at, user_id, anonymous_id, model, input_tokens, output_tokens, total_tokens, metadata)
+        SELECT {env:String}, {org:String}, concat('ai_bench_', toString(number % {n:UInt64})), concat('acct_bench_', toString(number % {n:UInt64})),
+          concat('e', toString(number)), 'client', if(number % 5 = 0, 'tool_call', 'llm_call'),
+          fromUnixTimestamp64Milli(toInt64({start:Int64} + (number * 7919) % {span:Int64})), now64(3), '', '', if(number % 3 = 0, 'gpt-4o', 'claude'),
+          100 + number % 1000, 50 + number % 300, 150 + number % 1000 + 50 + number % 300, if(number % 100 = 0, '{"cost":{"amount":"0.01","currency":"USD","category":"api"}}', '{}')
+        FROM numbers({events:UInt64})`,
+      query_params: { env: envId, org: init.organization_id, n: AGENTS, start: from.getTime(), span: 30 * DAY_MS, events: EVENTS },
+    });
+    console.log(`clickhouse: ${EVENTS} actions inserted in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const rules = new CostRuleStore(ch, chDb, db);
+    const since = { effective_from: new Date(from.getTime() - DAY_MS).toISOString(), reallocate: true };
+    await rules.create(envId, { name: 'in', category: 'llm', currency: 'USD', basis: 'per_input_token', model_rates: { 'gpt-4o': '0.0000025', claude: '0.000003' }, action_type: 'llm_call', ...since });
+    await rules.create(envId, { name: 'out', category: 'llm', currency: 'USD', basis: 'per_output_token', model_rates: { 'gpt-4o': '0.00001', claude: '0.000015' }, action_type: 'llm_call', ...since });
+    await rules.create(envId, { name: 'api', category: 'api', currency: 'USD', basis: 'per_api_call', rate: '0.002', action_type: 'tool_call', ...since });
+    await rules.create(envId, { name: 'infra', category: 'infrastructure', currency: 'USD', basis: 'per_action', rate: '0.0001', ...since });
+
+    // Catalog rows the invoices point to, and one invoice per account and month with two lines.
+    t = performance.now();
+    const type = newId('at');
+    await db.insertInto('agent_types').values({ id: type, environment_id: envId, name: 'bench' }).execute();
+    const product = newId('prod');
+    await db.insertInto('products').values({ id: product, environment_id: envId, agent_type_id: type, name: 'bench' }).execute();
+    const plan = newId('rp');
+    await db.insertInto('rate_plans').values({ id: plan, environment_id: envId, product_id: product, name: 'bench', billing_cycle_code: 'monthly', currency: 'USD' }).execute();
+    const sub = newId('sub');
+    for (let i = 0; i < AGENTS; i += 500) {
+      const ks = Array.from({ length: Math.min(500, AGENTS - i) }, (_, k) => i + k);
+      await db.insertInto('accounts').values(ks.map((k) => ({ id: `acct_bench_${k}`, environment_id: envId, name: `acct ${k}` }))).execute();
+      await db.insertInto('agent_instances').values(ks.map((k) => ({ id: `ai_bench_${k}`, environment_id: envId, name: `agent ${k}`, account_id: `acct_bench_${k}`, agent_type_id: type, secret_hash: newId('h') }))).execute();
+    }
+    await db.insertInto('subscriptions').values({ id: sub, environment_id: envId, account_id: 'acct_bench_0', rate_plan_id: plan, status: 'active', contract_effective_date: from }).execute();
+    const months = [new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)), new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1))];
+    let n = 0;
+    for (const m of months) {
+      const end = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1));
+      for (let i = 0; i < AGENTS; i += 500) {
+        const ks = Array.from({ length: Math.min(500, AGENTS - i) }, (_, k) => i + k);
+        const ids = ks.map(() => newId('inv'));
+        await db
+          .insertInto('invoices')
+          .values(ks.map((k, j) => ({
+            id: ids[j]!, environment_id: envId, number: `B-${++n}`, account_id: `acct_bench_${k}`, subscription_id: sub, rate_plan_id: plan, billing_cycle: 'monthly' as const,
+            currency: 'USD', period_start: m, period_end: end, status: 'draft' as const, subtotal: '149.00', discount_total: '0.00', total: '149.00',
+            issue_date: end, due_date: end, grace_until: end, usage: '{}', rated_at: new Date(),
+          })))
+          .execute();
+        await db
+          .insertInto('invoice_lines')
+          .values(ks.flatMap((k, j) => [
+            { invoice_id: ids[j]!, position: 1, charge_id: 'c1', charge_name: 'fee', model: 'flat', charge_type: 'recurring', unit: null, quantity: '1', unit_price: '100', tiers: null, detail: JSON.stringify({ rate_plan_id: plan }), proration: null, amount: '100.00', agent_instance_id: null, service_start: m, service_end: end, usage_query: null },
+            { invoice_id: ids[j]!, position: 2, charge_id: 'c2', charge_name: 'actions', model: 'per_unit', charge_type: 'usage', unit: '@action', quantity: '49', unit_price: '1', tiers: null, detail: JSON.stringify({ rate_plan_id: plan }), proration: null, amount: '49.00', agent_instance_id: `ai_bench_${k}`, service_start: m, service_end: end, usage_query: null },
+          ]))
+          .execute();
+      }
+    }
+    console.log(`postgres: ${n} invoices inserted in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const reports: [string, () => Promise<unknown>][] = [
+      ['GET /v1/costs (30 days, by agent, customer, month)', () => queryCosts(ch, chDb, { environmentId: envId, from, to, byAgent: true, byAccount: true, granularity: 'month' })],
+      ['GET /v1/costs?agent_id=…', () => queryCosts(ch, chDb, { environmentId: envId, from, to, agentInstanceIds: ['ai_bench_7'], byAgent: true, byAccount: true, granularity: 'month' })],
+      ['GET /v1/reports/revenue?group_by=agent&granularity=week', async () => { const r = await loadRevenue(db, { environmentId: envId, from: months[0]!, to }); return revenueEntries(r.invoices, 'agent', 'week', r.maps); }],
+      ['GET /v1/reports/pnl (month, itemized)', () => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'month', groupBy: 'none', costs: 'itemized' })],
+      ['GET /v1/reports/pnl?group_by=customer&granularity=week', () => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'week', groupBy: 'customer', costs: 'blended' })],
+      ['GET /api/v1/embeds/{id}?duration=7days', () => agentEmbed(db, ch, chDb, envId, 'ai_bench_7', 7)],
+    ];
+    console.log(`\n| report | p50 ms | p95 ms |\n|---|---|---|`);
+    for (const [name, fn] of reports) {
+      await fn(); // warm-up
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const s = performance.now();
+        await fn();
+        times.push(performance.now() - s);
+      }
+      console.log(`| ${name} | ${pct(times, 50).toFixed(0)} | ${pct(times, 95).toFixed(0)} |`);
+    }
+  } finally {
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
+    await closeClickHouse(ch);
+    await db.destroy();
+    await dropDatabase(dbUrl).catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,107 @@
+/**
+ * Outcome rules end to end: actions matching a rule become @outcome rows (materialized
+ * view, deterministic ids) counted once by usage (what invoicing reads), next to direct
+ * outcomes; rule changes apply from their time; outcome.completed is recorded once per
+ * outcome; environments are isolated.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { keySet, statuses, type KeySet } from '../api/test-support.ts';
+
+let stack: TestStack;
+let dev: KeySet;
+let staging: KeySet;
+let agent: string;
+let ruleId: string;
+
+const post = (path: string, body?: unknown, key = dev.admin) => call(stack, 'POST', path, { key, ...(body !== undefined ? { body } : {}) });
+const get = (path: string, key = dev.admin) => call(stack, 'GET', path, { key });
+const range = () => `start_date=${new Date(Date.now() - 3_600_000).toISOString()}&end_date=${new Date(Date.now() + 3_600_000).toISOString()}`;
+const usage = async (agentId: string, key = dev.sdk) => (await call(stack, 'GET', `/v1/usage?${range()}&agent_id=${agentId}`, { key })).body.usage?.[0] ?? { actions: '0', outcomes: '0', outcome_value: '0' };
+const send = async (events: Record<string, unknown>[], kind = 'actions', key = dev.sdk) => expect((await post(`/v1/${kind}`, events, key)).status).toBe(200);
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { TALLY_OUTCOME_POLL_INTERVAL_MS: '100', TALLY_OUTCOME_POLL_LAG_MS: '300', TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
+  dev = await keySet(stack, 'development');
+  staging = await keySet(stack, 'staging');
+  agent = (await createAgent(stack)).id;
+});
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+describe('outcome rules', () => {
+  it('are validated and kept per environment; SDK and read-only keys may not write', async () => {
+    const res = await post('/api/v1/outcome_rules', { name: 'hire', action_type: 'hire_step', metadata_match: { stage: 'hired' }, outcome_type: 'successful_hire' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ action_type: 'hire_step', metadata_match: { stage: 'hired' }, outcome_type: 'successful_hire', value: '1', value_field: null, effective_to: null, is_active: true });
+    ruleId = res.body.id;
+    expect((await post('/api/v1/outcome_rules', { name: 'lead', action_type: 'crm_update', metadata_match: { converted: true }, outcome_type: 'converted_lead', value_field: 'deal_size' })).status).toBe(201);
+    for (const bad of [{ name: 'x', action_type: 'a' }, { name: 'x', action_type: 'a', outcome_type: 'o', value: -1 }, { name: 'x', action_type: 'a', outcome_type: 'o', metadata_match: { a: { b: 1 } } }]) {
+      expect((await post('/api/v1/outcome_rules', bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    const body = { name: 'x', action_type: 'a', outcome_type: 'o' };
+    expect(await statuses(stack, 'POST', '/api/v1/outcome_rules', [dev.sdk, dev.readOnly], body)).toEqual([403, 403]);
+    expect(await statuses(stack, 'GET', '/api/v1/outcome_rules', [dev.sdk, dev.readOnly])).toEqual([403, 200]);
+    expect((await get('/api/v1/outcome_rules')).body.total).toBe(2);
+    expect((await get('/api/v1/outcome_rules', staging.admin)).body.total).toBe(0);
+    expect((await get(`/api/v1/outcome_rules/${ruleId}`, staging.admin)).status).toBe(404);
+  });
+
+  it('derive outcomes from matching actions, counted once next to direct outcomes (usage, as invoicing reads it)', async () => {
+    await send([
+      { agent_key: agent, action_type: 'hire_step', id: 'h1', metadata: { stage: 'hired' } },
+      { agent_key: agent, action_type: 'hire_step', id: 'h1', metadata: { stage: 'hired' } }, // duplicate
+      { agent_key: agent, action_type: 'hire_step', id: 'h2', metadata: { stage: 'screened' } },
+      { agent_key: agent, action_type: 'hire_step', id: 'h3', metadata: { stage: 'hired', extra: 1 } },
+      { agent_key: agent, action_type: 'crm_update', id: 'c1', metadata: { converted: true, deal_size: '1200.5' } },
+      { agent_key: agent, action_type: 'crm_update', id: 'c2', metadata: { converted: false, deal_size: 99 } },
+    ]);
+    await send([{ agent_key: agent, outcome_type: 'successful_hire', id: 'd1', value: 2 }], 'outcomes');
+    await send([{ agent_key: agent, action_type: 'hire_step', id: 'h1', metadata: { stage: 'hired' } }]); // resent
+    const u = await waitFor(() => usage(agent), (x) => x.actions === '5' && x.outcomes === '4');
+    // h1, h3 (1 each), c1 (1200.5), d1 (2)
+    expect(u.outcome_value).toBe('1204.5');
+    // The same actions in staging derive nothing (no rules there).
+    const s = (await createAgent(stack, 'staging')).id;
+    await send([{ agent_key: s, action_type: 'hire_step', id: 'h1', metadata: { stage: 'hired' } }], 'actions', staging.sdk);
+    const su = await waitFor(() => usage(s, staging.sdk), (x) => x.actions === '1');
+    expect(su.outcomes).toBe('0');
+  });
+
+  it('records outcome.completed once per outcome, derived or direct', async () => {
+    const db = stack.tally.db!;
+    const events = await waitFor(
+      () => db.selectFrom('webhook_events').select(['environment_id', 'body']).where('event', '=', 'outcome.completed').execute(),
+      (rows) => rows.length >= 4,
+    );
+    await new Promise((r) => setTimeout(r, 500)); // later polls add nothing
+    const again = await db.selectFrom('webhook_events').select('body').where('event', '=', 'outcome.completed').execute();
+    expect(again).toHaveLength(4);
+    const data = events.map((e) => JSON.parse(e.body).data).sort((a, b) => a.outcome_id.localeCompare(b.outcome_id));
+    expect(data.map((d) => [d.outcome_id, d.outcome_type, d.value, d.agent_instance_id])).toEqual([
+      ['d1', 'successful_hire', '2', agent],
+      [expect.stringMatching(/^drv_or_.*_c1$/), 'converted_lead', '1200.5', agent],
+      [`drv_${ruleId}_h1`, 'successful_hire', '1', agent],
+      [`drv_${ruleId}_h3`, 'successful_hire', '1', agent],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as unknown[]);
+    expect(data.find((d) => d.outcome_id === `drv_${ruleId}_h1`).derived_from).toEqual({ rule_id: ruleId, action_event_id: 'h1' });
+    expect(events.every((e) => e.environment_id === stack.keys.development.id)).toBe(true);
+  });
+
+  it('a change applies from its time on; an ended rule derives nothing more; past outcomes stay', async () => {
+    const res = await call(stack, 'PUT', `/api/v1/outcome_rules/${ruleId}`, { key: dev.admin, body: { value: 5 } });
+    expect(res.status).toBe(200);
+    expect(res.body.value).toBe('5');
+    await send([{ agent_key: agent, action_type: 'hire_step', id: 'h4', metadata: { stage: 'hired' } }]);
+    let u = await waitFor(() => usage(agent), (x) => x.actions === '6');
+    expect([u.outcomes, u.outcome_value]).toEqual(['5', '1209.5']);
+    const del = await call(stack, 'DELETE', `/api/v1/outcome_rules/${ruleId}`, { key: dev.admin });
+    expect(del.body.is_active).toBe(false);
+    await send([{ agent_key: agent, action_type: 'hire_step', id: 'h5', metadata: { stage: 'hired' } }]);
+    u = await waitFor(() => usage(agent), (x) => x.actions === '7');
+    expect([u.outcomes, u.outcome_value]).toEqual(['5', '1209.5']);
+    expect((await get('/api/v1/outcome_rules')).body.total).toBe(1);
+    expect((await get('/api/v1/outcome_rules?include_inactive=true')).body.total).toBe(2);
+  });
+});
