@@ -22,6 +22,7 @@ import { createDb, dropDatabase } from '../shared/db/postgres.ts';
 import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
 import { natsNames } from '../shared/nats/names.ts';
 import { hashSecret } from '../shared/ids.ts';
+import { Tally } from '../sdk/src/index.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
@@ -64,12 +65,35 @@ async function run(title: string, url: string, body: string | Buffer, headers: R
   return { title, ok, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
 }
 
+/** Drives ingest through the SDK: `clients` Tally clients, producers that wait while a client holds 5,000 events. */
+async function runSdk(title: string, baseUrl: string, apiKey: string, agentKey: string, seconds: number, clients = 4) {
+  const sdks = Array.from({ length: clients }, () => new Tally({ apiKey, agentKey, baseUrl, bufferSize: 100, flushIntervalMs: 50, maxConcurrentRequests: 8, maxBufferedEvents: 100_000, flushOnExit: false, onError: () => {} }));
+  const end = Date.now() + seconds * 1000;
+  const start = performance.now();
+  await Promise.all(
+    sdks.map(async (t) => {
+      while (Date.now() < end) {
+        if (t.stats.buffered > 5000) {
+          await new Promise((r) => setTimeout(r, 1));
+          continue;
+        }
+        for (let i = 0; i < 500; i++) t.sendAction({ action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } });
+        await new Promise((r) => setImmediate(r));
+      }
+    }),
+  );
+  const delivered = sdks.reduce((n, t) => n + t.stats.delivered, 0);
+  const elapsed = (performance.now() - start) / 1000;
+  await Promise.all(sdks.map((t) => t.close()));
+  return { title, delivered, eventsPerSec: delivered / elapsed };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 
 async function main() {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run, ${INGEST_PROCESSES} ingest process(es)\n`);
+  console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run, ${INGEST_PROCESSES} ingest process(es), rate limits ${process.env.TALLY_RATE_LIMITS ?? "on"}\n`);
 
   // Keys and an agent.
   const init = await new Promise<string>((resolve, reject) => {
@@ -100,6 +124,7 @@ async function main() {
   const batch = Array.from({ length: 100 }, () => event);
   const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers);
   const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' });
+  const viaSdk = await runSdk('SDK: 4 clients, 100-event batches, JSON', 'http://127.0.0.1:18080', keys.sdk_key, agent.secret, SECONDS);
 
   console.log('## Ingest: durably acknowledged (sink stopped)\n');
   console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) |');
@@ -107,12 +132,13 @@ async function main() {
   for (const [r, per] of [[baseline, 1], [single, 1], [jsonBatch, 100], [mpBatch, 100]] as const) {
     console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${(r.reqPerSec / baseline.reqPerSec).toFixed(2)} |`);
   }
+  console.log(`| ${viaSdk.title} | | ${fmt(viaSdk.eventsPerSec)} | | | | |`);
 
   // Phase 2: the sink starts and drains the backlog of phase 1.
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
   const names = natsNames(env.TALLY_NATS_PREFIX);
-  const backlog = single.ok + (jsonBatch.ok + mpBatch.ok) * 100;
+  const backlog = single.ok + (jsonBatch.ok + mpBatch.ok) * 100 + viaSdk.delivered;
   const drainT0 = Date.now();
   const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], { TALLY_HTTP_PORT: '18081' }, 'Tally is running');
   for (;;) {
@@ -166,6 +192,8 @@ async function main() {
   console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
   console.log(`\n## Peak RSS\n- ingest: ${ingests.map((p) => peakRssMb(p.pid!) + ' MB').join(', ')}\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
+  // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind.
+  await jsm.streams.delete(names.stream).catch(() => {});
   await nc.close();
 }
 

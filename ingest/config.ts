@@ -12,8 +12,11 @@ const IngestEnv = Type.Object({
   TALLY_INGEST_MAX_INFLIGHT_EVENTS: Type.Integer({ minimum: 1, default: 200_000 }),
   /** Time to wait for JetStream's acknowledgement of one batch. */
   TALLY_INGEST_ACK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
-  /** Upper bound of stored, unconsumed event data in the stream. */
-  TALLY_STREAM_MAX_BYTES: Type.Integer({ minimum: 1024 * 1024, default: 8 * 1024 * 1024 * 1024 }),
+  /**
+   * Upper bound of stored, unconsumed event data in the stream (JetStream reserves it on
+   * the server). Beyond it ingest answers 503; size it for the sink outage to ride out.
+   */
+  TALLY_STREAM_MAX_BYTES: Type.Integer({ minimum: 1024 * 1024, default: 4 * 1024 * 1024 * 1024 }),
   /** JetStream duplicate window for publish retries (Nats-Msg-Id). */
   TALLY_STREAM_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
 });

@@ -112,8 +112,30 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
   return { error };
 }
 
-/** Maps anything thrown to an AppError; unknown errors become a generic 500. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Postgres SQLSTATEs of a server that is going away, starting up or out of connections. */
+const PG_UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const PG_CLIENT_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/**
+ * Whether an error (or its cause) means a dependency could not be reached or went away
+ * mid-request (connection refused or reset, Postgres shutting down, restarting or in
+ * recovery, SQLSTATE class 08): retryable, unlike a bug.
+ */
+export function isUnavailableError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof AppError) return e.code === 'service_unavailable';
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || PG_UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && PG_CLIENT_MESSAGES.test(message)) return true;
+  }
+  return false;
+}
+
+/** Maps anything thrown to an AppError; a lost dependency is a retryable 503, unknown errors a generic 500. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isUnavailableError(err)) return new DependencyUnavailableError('a backing service', err, 2);
   return new AppError('internal_error', 'internal server error', { cause: err });
 }

@@ -44,6 +44,9 @@ export async function startTestStack(
     TALLY_HTTP_HOST: '127.0.0.1',
     TALLY_LOG_LEVEL: 'warn',
     TALLY_SINK_BATCH_LINGER_MS: '20',
+    // JetStream reserves a stream's max_bytes on the server: keep test streams small so
+    // parallel test files never exhaust the shared server's storage.
+    TALLY_STREAM_MAX_BYTES: String(256 * 1024 * 1024),
     ...opts.env,
   };
   await ensureDatabase(env.DATABASE_URL!);

@@ -6,6 +6,8 @@ const SinkEnv = Type.Object({
   TALLY_SINK_BATCH_MESSAGES: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
   /** How long the first message of an insert waits for more. */
   TALLY_SINK_BATCH_LINGER_MS: Type.Integer({ minimum: 0, default: 200 }),
+  /** Batches inserted at once (JS prepares one while ClickHouse inserts another). */
+  TALLY_SINK_MAX_INFLIGHT_BATCHES: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
   /** Time JetStream waits for an ack before redelivering a message to a sink. */
   TALLY_SINK_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Delay before a batch whose insert failed is delivered again. */
@@ -15,6 +17,7 @@ const SinkEnv = Type.Object({
 export interface SinkConfig {
   readonly fetchMessages: number;
   readonly batchLingerMs: number;
+  readonly maxInflightBatches: number;
   readonly ackWaitMs: number;
   readonly retryDelayMs: number;
 }
@@ -24,6 +27,7 @@ export function parseSinkConfig(env: Env): SinkConfig {
   return Object.freeze({
     fetchMessages: e.TALLY_SINK_BATCH_MESSAGES,
     batchLingerMs: e.TALLY_SINK_BATCH_LINGER_MS,
+    maxInflightBatches: e.TALLY_SINK_MAX_INFLIGHT_BATCHES,
     ackWaitMs: e.TALLY_SINK_ACK_WAIT_MS,
     retryDelayMs: e.TALLY_SINK_RETRY_DELAY_MS,
   });

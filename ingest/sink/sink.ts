@@ -90,12 +90,15 @@ export class Sink {
 
   async #run(): Promise<void> {
     const js = jetstream(this.nc);
+    const inflight = new Set<Promise<void>>();
     while (this.#running) {
       try {
         const consumer = await js.consumers.get(this.names.stream, this.names.sinkConsumer);
         // consume() keeps pulls outstanding; the iterator buffers at most `max_messages`
         // while an insert runs, which bounds the sink's memory (backpressure).
-        const messages = await consumer.consume({ max_messages: this.cfg.fetchMessages * 2, expires: 5000 });
+        // Generous heartbeats: a busy event loop must never make the client think the pull
+        // died (it would abandon delivered messages until ack_wait redelivers them).
+        const messages = await consumer.consume({ max_messages: this.cfg.fetchMessages * 2, expires: 30_000, idle_heartbeat: 15_000 });
         this.#messages = messages;
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
@@ -117,10 +120,17 @@ export class Sink {
           }
           if (batch.length === 0) continue;
           metrics.pending.set(messages.getPending());
-          await this.#processWithRetry(batch);
+          // Up to `maxInflightBatches` at once: while ClickHouse inserts one batch (on its
+          // own threads), the next is decoded and serialized here. Each batch acks only
+          // its own messages, after its own insert.
+          if (inflight.size >= this.cfg.maxInflightBatches) await Promise.race(inflight);
+          const p: Promise<void> = this.#processWithRetry(batch).finally(() => inflight.delete(p));
+          inflight.add(p);
         }
+        await Promise.all(inflight);
         messages.stop();
       } catch (err) {
+        await Promise.allSettled(inflight);
         if (!this.#running) break;
         log.warn('sink consumer failed; restarting it', { err });
         await sleep(Math.min(this.cfg.retryDelayMs, 1000));
@@ -148,7 +158,10 @@ export class Sink {
     const outcomes: unknown[][] = [];
     const good: JsMsg[] = [];
     const dead: { msg: JsMsg; reason: string }[] = [];
-    for (const m of msgs) {
+    for (const [i, m] of msgs.entries()) {
+      // TRICKY: decoding a large batch is seconds of JS; yield between messages so the
+      // NATS client keeps reading (heartbeats, acks) and never resets the pull under us.
+      if (i > 0 && i % 8 === 0) await new Promise((r) => setImmediate(r));
       let batch: WireBatch;
       try {
         batch = decodeBatch(m.data);

@@ -21,6 +21,8 @@ const CommonEnv = Type.Object({
   CLICKHOUSE_DATABASE: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', default: 'tally' }),
   /** Prefix of JetStream stream, consumer and subject names. */
   TALLY_NATS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]*$', default: 'TALLY_' }),
+  /** Per-key rate limits (README "Rate limits"); `off` where a gateway in front limits. */
+  TALLY_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   TALLY_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
   }),
@@ -39,6 +41,7 @@ export interface CommonConfig {
   readonly natsUrl: string | undefined;
   readonly clickhouse: { readonly url: string | undefined; readonly user: string; readonly password: string; readonly database: string; readonly chdbPath: string };
   readonly natsPrefix: string;
+  readonly rateLimits: boolean;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -59,6 +62,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
       chdbPath: path.join(dataDir, 'chdb'),
     }),
     natsPrefix: e.TALLY_NATS_PREFIX,
+    rateLimits: e.TALLY_RATE_LIMITS === 'on',
     logLevel: e.TALLY_LOG_LEVEL,
   });
 }

@@ -53,6 +53,10 @@ export async function dropDatabase(url: string): Promise<void> {
 export function createDb(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => log.warn('idle Postgres client error', { err }));
+  // A client checked out of the pool (a transaction, a session lock) whose server goes
+  // away emits 'error' with no pool listener attached: without this one, a Postgres
+  // restart would crash the process. Its queries fail on their own; the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', (err) => log.debug('Postgres client error', { err })));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

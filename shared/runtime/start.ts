@@ -128,13 +128,15 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       usage = new UsageStore(ch, config.clickhouse.database);
     }
     const agents = db ? new AgentDirectory(db, bus) : undefined;
-    const limiter = new RateLimiter(nc, names.rateLimitSubject);
-    stops.push(async () => limiter.stop());
-    http.onResponse((req, res) => {
-      const h = req && limiter.headersFor(req.headers);
-      if (h) res.headers = { ...res.headers, ...h };
-    });
-    const auth = db && agents ? new Authenticator(db, bus, agents, { limiter }) : undefined;
+    const limiter = config.rateLimits ? new RateLimiter(nc, names.rateLimitSubject) : undefined;
+    if (limiter) {
+      stops.push(async () => limiter.stop());
+      http.onResponse((req, res) => {
+        const h = req && limiter.headersFor(req.headers);
+        if (h) res.headers = { ...res.headers, ...h };
+      });
+    }
+    const auth = db && agents ? new Authenticator(db, bus, agents, limiter ? { limiter } : {}) : undefined;
     // Invoicing (api and billing roles): rating on piscina workers, usage from ClickHouse.
     const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: parseInvoicingConfig(opts.env) }) : undefined;
     if (invoicing) stops.push(() => invoicing.rater.close());
