@@ -6,6 +6,7 @@ import type { Invoicing } from '../invoicing/context.ts';
 import { getBillRun, listBillRuns, runBillRun } from '../invoicing/bill-runs.ts';
 import { finalizeInvoice, generateForPeriod, previewInvoice } from '../invoicing/generate.ts';
 import { simulateCharges } from '../invoicing/simulate.ts';
+import { correctInvoice } from '../invoicing/corrections.ts';
 import { getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
 import { activeTemplate, createTemplate, renderInvoiceHtml, requireActiveTemplate, updateTemplate } from '../invoicing/templates.ts';
 import type { Usage } from '../rating/index.ts';
@@ -21,6 +22,7 @@ const UsageCounters = Type.Record(Type.String(), Type.Unknown(), { errorMessage:
 export const InvoiceGenerate = Type.Object({ account_id: Type.Optional(Id), billing_period: BillingPeriod });
 export const InvoicePay = Type.Object({ amount: Type.Optional(Decimal), reference: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })), paid_at: Type.Optional(DateLike) });
 export const BillRunCreate = Type.Object({ billing_date: DateLike });
+export const InvoiceCorrect = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
 export const SimulateA = Type.Object({ rate_plan_id: Id, usage: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
 export const SimulateB = Type.Object({ rate_plan_id: Id, usage_data: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
 const TemplateData = Type.Object(
@@ -36,6 +38,7 @@ const InvoiceQuery = Type.Object({
   account_id: Type.Optional(Id),
   subscription_id: Type.Optional(Id),
   status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('finalized'), Type.Literal('paid'), Type.Literal('void')], { errorMessage: 'must be draft, finalized, paid or void' })),
+  kind: Type.Optional(Type.Union([Type.Literal('invoice'), Type.Literal('credit_note')], { errorMessage: 'must be invoice or credit_note' })),
 });
 
 /** A date of the DateLike schema; an impossible one (2026-02-30) is a 400. */
@@ -47,7 +50,7 @@ function date(v: string, field: string): Date {
 
 function filter(req: Parameters<Endpoint['handle']>[0]): InvoiceFilter {
   const q = query(req, InvoiceQuery);
-  return { ...(q.account_id ? { account_id: q.account_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.subscription_id ? { subscription_id: q.subscription_id } : {}) };
+  return { ...(q.account_id ? { account_id: q.account_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.subscription_id ? { subscription_id: q.subscription_id } : {}), ...(q.kind ? { kind: q.kind } : {}) };
 }
 
 /**
@@ -83,7 +86,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/v1/invoices',
       capability: 'read',
-      summary: 'List invoices (limit/offset; filters account_id, status, subscription_id)',
+      summary: 'List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind)',
       handle: async (req, p) => {
         const page = pageA(req);
         const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);
@@ -137,7 +140,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/invoices',
       capability: 'read',
-      summary: 'List invoices (skip/limit; filters account_id, status, subscription_id)',
+      summary: 'List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind)',
       handle: async (req, p) => {
         const page = pageB(req);
         const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);
@@ -161,6 +164,17 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       capability: 'write',
       summary: 'Void a draft or finalized invoice',
       handle: async (req, p) => ok(await voidInvoice(db, p.environmentId, req.params.invoice_id!, inv.now())),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/invoice/invoices/:invoice_id/correct',
+      capability: 'write',
+      summary: 'Correct a finalized, paid or void invoice with new documents: re-rates its period, issues a credit note reversing it (not for void) and a finalized replacement invoice; 409 when nothing changed',
+      requestBody: InvoiceCorrect,
+      handle: async (req, p) => {
+        const b = optionalBody(req, InvoiceCorrect);
+        return created(await correctInvoice(inv, p.environmentId, req.params.invoice_id!, b.reason ?? null));
+      },
     },
     {
       method: 'GET',

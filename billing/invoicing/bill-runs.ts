@@ -4,8 +4,10 @@
  * run twice (or two at once) makes each invoice once: the second finds them existing.
  * The run is recorded with its counts and totals per currency.
  */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { BillRunsTable } from '../../shared/db/schema.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
@@ -23,11 +25,21 @@ type BillRunRow = Selectable<BillRunsTable>;
 /** Subscriptions generated at once in a bill run (each holds at most one Postgres connection at a time, plus short reads). */
 export const BILL_RUN_CONCURRENCY = 4;
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/**
+ * First key of the session advisory lock a running bill run holds (the second is
+ * `hashtext(id)`): a 'running' row whose lock is free has no live run behind it (its
+ * process died, or Postgres restarted under it) and is marked failed by the next run.
+ */
+export const BILL_RUN_LOCK_CLASS = 734_190;
+
+/** How long a run retries recording its result while Postgres is unreachable. */
+const RECORD_RETRY_MS = 20_000;
+
+/** Runs `fn` over `items` with at most `limit` in flight; `stop()` true ends it early. */
+async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>, stop: () => boolean = () => false): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (next < items.length && !stop()) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
@@ -66,56 +78,137 @@ interface Tally {
  * Runs a bill run to completion and returns it. One failing subscription does not stop
  * the run: it is listed under `failures` (status stays completed; `failed` only when
  * the run itself could not proceed).
+ *
+ * When Postgres (or ClickHouse) becomes unreachable mid-run, the run stops, is recorded
+ * as `failed` once Postgres answers again (retried for a while), and a retryable 503 is
+ * thrown: running it again makes the missing invoices and none twice (invoices are
+ * unique per subscription and period). If it cannot be recorded at all, the row stays
+ * 'running' only until the next bill run of the environment marks it failed (see
+ * {@link BILL_RUN_LOCK_CLASS}).
  */
 export async function runBillRun(base: Invoicing, environmentId: string, billingDate: Date) {
   // One grouped usage query per period for the whole run, not one per subscription.
   const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const { db } = inv;
-  const run = await db.insertInto('bill_runs').values({ id: newId('br'), environment_id: environmentId, billing_date: billingDate, status: 'running' }).returningAll().executeTakeFirstOrThrow();
+  const runId = newId('br');
+  // The run's liveness lock lives on one connection held for the whole run.
+  return db.connection().execute(async (conn) => {
+    await failAbandonedRuns(db, conn, environmentId, inv.now());
+    await sql`SELECT pg_advisory_lock(${BILL_RUN_LOCK_CLASS}, hashtext(${runId}))`.execute(conn);
+    try {
+      return await execute(inv, runId, environmentId, billingDate);
+    } finally {
+      // On a connection lost with Postgres the lock is already gone.
+      await sql`SELECT pg_advisory_unlock(${BILL_RUN_LOCK_CLASS}, hashtext(${runId}))`.execute(conn).catch(() => {});
+    }
+  });
+}
+
+async function execute(inv: Invoicing, runId: string, environmentId: string, billingDate: Date) {
+  const { db } = inv;
+  const run = await db.insertInto('bill_runs').values({ id: runId, environment_id: environmentId, billing_date: billingDate, status: 'running' }).returningAll().executeTakeFirstOrThrow();
   const t: Tally = { considered: 0, created: 0, existing: 0, skipped: 0, failures: [], totals: new Map(), invoices: [] };
   let status: 'completed' | 'failed' = 'completed';
+  let unavailable: unknown;
   try {
-    await eachBounded(await billableSubscriptionIds(db, environmentId), BILL_RUN_CONCURRENCY, async (id) => {
-      t.considered++;
-      try {
-        const subject = await loadSubject(db, environmentId, id);
-        const r = await generateInvoice(inv, subject, lastEndedPeriod(subject, billingDate), { billRunId: run.id });
-        if (!r.invoice) {
-          t.skipped++;
-          return;
+    const ids = await billableSubscriptionIds(db, environmentId);
+    await eachBounded(
+      ids,
+      BILL_RUN_CONCURRENCY,
+      async (id) => {
+        t.considered++;
+        try {
+          const subject = await loadSubject(db, environmentId, id);
+          const r = await generateInvoice(inv, subject, lastEndedPeriod(subject, billingDate), { billRunId: run.id });
+          if (!r.invoice) {
+            t.skipped++;
+            return;
+          }
+          if (r.outcome === 'created') t.created++;
+          else t.existing++;
+          t.invoices.push({ id: r.invoice.id, created: r.outcome === 'created' });
+          t.totals.set(r.invoice.currency, (t.totals.get(r.invoice.currency) ?? new Dec(0)).plus(r.invoice.total));
+        } catch (err) {
+          if (isUnavailableError(err)) {
+            // Not this subscription's fault: the run cannot proceed. Its invoice may or may not have been committed.
+            unavailable ??= err;
+            t.failures.push({ subscription_id: id, message: 'a backing service became unavailable; run the bill run again' });
+            return;
+          }
+          log.warn('bill run: subscription failed', { bill_run_id: run.id, subscription_id: id, err });
+          t.failures.push({ subscription_id: id, message: err instanceof Error && err.name === 'AppError' ? err.message : 'internal error' });
         }
-        if (r.outcome === 'created') t.created++;
-        else t.existing++;
-        t.invoices.push({ id: r.invoice.id, created: r.outcome === 'created' });
-        t.totals.set(r.invoice.currency, (t.totals.get(r.invoice.currency) ?? new Dec(0)).plus(r.invoice.total));
-      } catch (err) {
-        log.warn('bill run: subscription failed', { bill_run_id: run.id, subscription_id: id, err });
-        t.failures.push({ subscription_id: id, message: err instanceof Error && err.name === 'AppError' ? err.message : 'internal error' });
-      }
-    });
+      },
+      () => unavailable !== undefined,
+    );
   } catch (err) {
+    if (isUnavailableError(err)) unavailable ??= err;
+    else log.error('bill run failed', { bill_run_id: run.id, err });
     status = 'failed';
-    log.error('bill run failed', { bill_run_id: run.id, err });
   }
-  if (t.invoices.length) {
-    await db.insertInto('bill_run_invoices').values(t.invoices.map((i) => ({ bill_run_id: run.id, invoice_id: i.id, created: i.created }))).onConflict((oc) => oc.doNothing()).execute();
+  if (unavailable !== undefined) {
+    status = 'failed';
+    log.warn('bill run stopped: a backing service is unavailable', { bill_run_id: run.id, err: unavailable });
   }
-  const done = await db
-    .updateTable('bill_runs')
-    .set({
-      status,
-      subscriptions_considered: t.considered,
-      invoices_created: t.created,
-      invoices_existing: t.existing,
-      subscriptions_skipped: t.skipped,
-      failures: JSON.stringify(t.failures),
-      totals: JSON.stringify(Object.fromEntries([...t.totals].map(([c, v]) => [c, formatDecimal(v)]))),
-      completed_at: inv.now(),
-    })
-    .where('id', '=', run.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const done = await untilAvailable(async () => {
+    if (t.invoices.length) {
+      await db.insertInto('bill_run_invoices').values(t.invoices.map((i) => ({ bill_run_id: run.id, invoice_id: i.id, created: i.created }))).onConflict((oc) => oc.doNothing()).execute();
+    }
+    return db
+      .updateTable('bill_runs')
+      .set({
+        status,
+        subscriptions_considered: t.considered,
+        invoices_created: t.created,
+        invoices_existing: t.existing,
+        subscriptions_skipped: t.skipped,
+        failures: JSON.stringify(t.failures),
+        totals: JSON.stringify(Object.fromEntries([...t.totals].map(([c, v]) => [c, formatDecimal(v)]))),
+        completed_at: inv.now(),
+      })
+      .where('id', '=', run.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  if (unavailable !== undefined) {
+    throw new AppError('service_unavailable', `a backing service became unavailable during bill run ${run.id}, recorded as failed; run it again (invoices already made are kept, none is made twice)`, {
+      retryAfterSeconds: 2,
+      cause: unavailable,
+    });
+  }
   return billRunView(done, t.invoices.map((i) => i.id));
+}
+
+/** Retries `fn` while it fails because Postgres is unreachable, for up to {@link RECORD_RETRY_MS}. */
+async function untilAvailable<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RECORD_RETRY_MS;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isUnavailableError(err) || Date.now() + delay > deadline) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/**
+ * Marks failed the environment's 'running' bill runs that no live run holds (their
+ * advisory lock is free): left behind by a process that died or a Postgres restart that
+ * outlasted the run's retries. Uses `conn` for the session locks.
+ */
+async function failAbandonedRuns(db: Db, conn: Db, environmentId: string, now: Date): Promise<void> {
+  const running = await db.selectFrom('bill_runs').select('id').where('environment_id', '=', environmentId).where('status', '=', 'running').execute();
+  for (const { id } of running) {
+    const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${BILL_RUN_LOCK_CLASS}, hashtext(${id})) AS ok`.execute(conn);
+    if (!got.rows[0]?.ok) continue; // its run is alive
+    try {
+      const n = await conn.updateTable('bill_runs').set({ status: 'failed', completed_at: now }).where('id', '=', id).where('status', '=', 'running').executeTakeFirst();
+      if (Number(n.numUpdatedRows)) log.warn('bill run abandoned (its process or Postgres stopped mid-run): marked failed', { bill_run_id: id });
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${BILL_RUN_LOCK_CLASS}, hashtext(${id}))`.execute(conn);
+    }
+  }
 }
 
 export async function listBillRuns(inv: Invoicing, environmentId: string, page: Page) {

@@ -78,7 +78,11 @@ async function planCharges(db: Db, planIds: string[]): Promise<Map<string, Rated
   return out;
 }
 
-/** One-time charges already on an earlier, non-void invoice of the subscription. */
+/**
+ * One-time charges already on an earlier, non-void invoice of the subscription: the
+ * current invoice of each earlier period (a corrected invoice, reversed by its credit
+ * note, no longer counts; its replacement does).
+ */
 async function oneTimeAlreadyBilled(db: Db, subscriptionId: string, periodStart: string): Promise<Set<string>> {
   const rows = await db
     .selectFrom('invoice_lines')
@@ -87,6 +91,8 @@ async function oneTimeAlreadyBilled(db: Db, subscriptionId: string, periodStart:
     .where('invoices.subscription_id', '=', subscriptionId)
     .where('invoices.period_start', '<', new Date(periodStart))
     .where('invoices.status', '!=', 'void')
+    .where('invoices.kind', '=', 'invoice')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('invoices as r').select('r.id').whereRef('r.replaces_invoice_id', '=', 'invoices.id'))))
     .where('invoice_lines.charge_type', '=', 'one_time')
     .execute();
   return new Set(rows.map((r) => r.charge_id));

@@ -9,12 +9,19 @@ import { sql } from 'kysely';
  * | draft     | finalized         | the scheduler once `grace_until` passed, or POST .../finalize |
  * | draft, finalized | paid       | POST .../pay (a paid draft is frozen as it stands) |
  * | draft, finalized | void       | POST .../void |
+ * | finalized, paid, void | (corrected) | POST .../correct: new documents, see corrections.ts |
  *
- * Only drafts change; finalized, paid and void invoices never do.
+ * Only drafts change; finalized, paid and void invoices never do. A correction adds a
+ * credit note (kind `credit_note`, reversing the invoice in full) and a replacement
+ * invoice; the corrected one is left as it is and shows `corrected_by` by query. The
+ * documents of a (subscription, period) form a chain original -> replacement -> ...;
+ * its head (the invoice no other replaces) is the slot's current invoice, which
+ * generation finds and returns. A corrected invoice and a credit note cannot be paid
+ * or voided (409).
  */
 import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
-import type { Database, InvoiceStatus, InvoicesTable, InvoiceLinesTable } from '../../shared/db/schema.ts';
+import type { Database, InvoiceKind, InvoiceStatus, InvoicesTable, InvoiceLinesTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
@@ -23,9 +30,9 @@ import { Dec, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 
-type Tx = Transaction<Database>;
-type InvoiceRow = Selectable<InvoicesTable>;
-type LineRow = Selectable<InvoiceLinesTable>;
+export type Tx = Transaction<Database>;
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type LineRow = Selectable<InvoiceLinesTable>;
 
 const DAY_MS = 86_400_000;
 
@@ -43,24 +50,43 @@ export interface StoreOptions {
 }
 
 /**
- * Gives a numberless invoice the next gapless number of its environment (INV-000001...).
- * Called once, when it leaves draft (finalized, or paid as a draft), as late as possible
- * in its transaction: the sequence row stays locked until commit.
+ * Gives a numberless invoice the next gapless number of its environment (INV-000001...),
+ * or a credit note the next of the environment's separate credit note series
+ * (CN-000001...). Called once, when it leaves draft (finalized, or paid as a draft;
+ * credit notes and replacements are issued finalized), as late as possible in its
+ * transaction: the sequence row stays locked until commit.
  */
 export async function assignNumber(tx: Tx, invoice: InvoiceRow): Promise<InvoiceRow> {
   if (invoice.number !== null) return invoice;
+  const creditNote = invoice.kind === 'credit_note';
+  const table = sql.table(creditNote ? 'credit_note_sequences' : 'invoice_sequences');
+  const prefix = creditNote ? 'CN-' : 'INV-';
   const { rows } = await sql<InvoiceRow>`
     WITH n AS (
-      INSERT INTO invoice_sequences (environment_id, last_number) VALUES (${invoice.environment_id}, 1)
-      ON CONFLICT (environment_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
+      INSERT INTO ${table} AS s (environment_id, last_number) VALUES (${invoice.environment_id}, 1)
+      ON CONFLICT (environment_id) DO UPDATE SET last_number = s.last_number + 1
       RETURNING last_number
     )
-    UPDATE invoices SET number = 'INV-' || lpad(n.last_number::text, 6, '0') FROM n
+    UPDATE invoices SET number = ${prefix}::text || lpad(n.last_number::text, 6, '0') FROM n
     WHERE invoices.id = ${invoice.id} RETURNING invoices.*`.execute(tx);
   return rows[0]!;
 }
 
-function lineValues(invoiceId: string, rated: RatedInvoice) {
+/**
+ * The current invoice of a (subscription, period): the head of its chain of documents
+ * (kind invoice, replaced by no other). Credit notes and replaced invoices are not it.
+ */
+export function slotHead(db: Db | Tx, subscriptionId: string, periodStart: Date) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', periodStart)
+    .where('kind', '=', 'invoice')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('invoices as r').select('r.id').whereRef('r.replaces_invoice_id', '=', 'invoices.id'))));
+}
+
+export function lineValues(invoiceId: string, rated: RatedInvoice) {
   return rated.lines.map((l) => ({
     invoice_id: invoiceId,
     position: l.position,
@@ -94,7 +120,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
   const periodEnd = new Date(rated.period.end);
   return db.transaction().execute(async (tx) => {
     await tx.selectFrom('subscriptions').select('id').where('id', '=', sub.id).forUpdate().executeTakeFirstOrThrow();
-    const existing = await tx.selectFrom('invoices').selectAll().where('subscription_id', '=', sub.id).where('period_start', '=', periodStart).executeTakeFirst();
+    const existing = await slotHead(tx, sub.id, periodStart).executeTakeFirst();
     if (existing && existing.status !== 'draft') return { invoice: existing, outcome: 'unchanged' as const };
     const { result } = rated;
     const totals = {
@@ -141,13 +167,13 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
 }
 
 /** `data` of the invoice webhook events: the spec's fields (`amount` a JSON number), plus the exact `total` string. */
-function invoiceEventData(r: InvoiceRow) {
+export function invoiceEventData(r: InvoiceRow) {
   return { invoice_id: r.id, account_id: r.account_id, amount: Number(r.total), currency: r.currency, total: r.total, number: r.number, status: r.status, subscription_id: r.subscription_id };
 }
 
-/** The stored invoice of a (subscription, period start), if any. */
+/** The current stored invoice of a (subscription, period start), if any (the latest replacement after corrections). */
 export async function findInvoice(db: Db, subscriptionId: string, periodStart: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', new Date(periodStart)).executeTakeFirst();
+  return slotHead(db, subscriptionId, new Date(periodStart)).executeTakeFirst();
 }
 
 /** One line as the API shows it. */
@@ -174,11 +200,24 @@ export function lineView(l: LineRow) {
   };
 }
 
-/** An invoice as both families show it (`amount` = `total`, as in the spec's invoice events). */
-export function invoiceView(r: InvoiceRow, lines?: LineRow[]) {
+/** The documents that corrected an invoice (derived by query; the invoice row itself is never updated). */
+export interface CorrectedBy {
+  /** The replacement invoice. */
+  invoice_id: string;
+  /** The credit note that reversed it (null when the corrected invoice was void). */
+  credit_note_id: string | null;
+}
+
+/**
+ * An invoice as both families show it (`amount` = `total`, as in the spec's invoice
+ * events). `correctedBy` comes from {@link correctionsOf}; omitted, it is null, which is
+ * right for the current invoice of a slot (generation, moves), never replaced by definition.
+ */
+export function invoiceView(r: InvoiceRow, lines?: LineRow[], correctedBy: CorrectedBy | null = null) {
   return {
     id: r.id,
     invoice_id: r.id,
+    kind: r.kind,
     number: r.number,
     account_id: r.account_id,
     subscription_id: r.subscription_id,
@@ -202,6 +241,10 @@ export function invoiceView(r: InvoiceRow, lines?: LineRow[]) {
     payment_reference: r.payment_reference,
     voided_at: iso(r.voided_at),
     bill_run_id: r.bill_run_id,
+    corrects_invoice_id: r.corrects_invoice_id,
+    replaces_invoice_id: r.replaces_invoice_id,
+    correction_reason: r.correction_reason,
+    corrected_by: correctedBy,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     ...(lines ? { lines: lines.map(lineView), usage: r.usage } : {}),
@@ -210,14 +253,32 @@ export function invoiceView(r: InvoiceRow, lines?: LineRow[]) {
 
 export type InvoiceView = ReturnType<typeof invoiceView>;
 
-async function linesOf(db: Db | Tx, invoiceId: string): Promise<LineRow[]> {
+export async function linesOf(db: Db | Tx, invoiceId: string): Promise<LineRow[]> {
   return db.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoiceId).orderBy('position').execute();
 }
 
-/** One invoice with its lines and usage (404 outside this environment). */
-export async function getInvoice(db: Db, environmentId: string, id: string) {
+/** Which of these invoices were corrected, and by which documents (one query). */
+export async function correctionsOf(db: Db | Tx, ids: readonly string[]): Promise<Map<string, CorrectedBy>> {
+  const out = new Map<string, CorrectedBy>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['id', 'kind', 'corrects_invoice_id', 'replaces_invoice_id'])
+    .where((eb) => eb.or([eb('replaces_invoice_id', 'in', ids), eb('corrects_invoice_id', 'in', ids)]))
+    .execute();
+  for (const r of rows) if (r.replaces_invoice_id) out.set(r.replaces_invoice_id, { invoice_id: r.id, credit_note_id: null });
+  for (const r of rows) {
+    const c = r.corrects_invoice_id ? out.get(r.corrects_invoice_id) : undefined;
+    if (c) c.credit_note_id = r.id;
+  }
+  return out;
+}
+
+/** One invoice or credit note with its lines, usage and correction links (404 outside this environment). */
+export async function getInvoice(db: Db | Tx, environmentId: string, id: string) {
   const row = await getInvoiceRow(db, environmentId, id);
-  return invoiceView(row, await linesOf(db, id));
+  const [lines, corrections] = await Promise.all([linesOf(db, id), correctionsOf(db, [id])]);
+  return invoiceView(row, lines, corrections.get(id) ?? null);
 }
 
 export async function getInvoiceRow(db: Db | Tx, environmentId: string, id: string): Promise<InvoiceRow> {
@@ -231,6 +292,7 @@ export interface InvoiceFilter {
   account_id?: string;
   status?: InvoiceStatus;
   subscription_id?: string;
+  kind?: InvoiceKind;
 }
 
 /** A page of invoices (without lines), oldest first. */
@@ -239,11 +301,13 @@ export async function listInvoices(db: Db, environmentId: string, filter: Invoic
   if (filter.account_id) q = q.where('account_id', '=', filter.account_id);
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.subscription_id) q = q.where('subscription_id', '=', filter.subscription_id);
+  if (filter.kind) q = q.where('kind', '=', filter.kind);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: rows.map((r) => invoiceView(r)), total: Number(count.n) };
+  const corrections = await correctionsOf(db, rows.map((r) => r.id));
+  return { rows: rows.map((r) => invoiceView(r, undefined, corrections.get(r.id) ?? null)), total: Number(count.n) };
 }
 
 /** Input of a payment. */
@@ -292,7 +356,10 @@ async function moveInvoice(
   return db.transaction().execute(async (tx) => {
     const row = await tx.selectFrom('invoices').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!row) throw notFound('invoice', id);
+    if (row.kind === 'credit_note') throw new AppError('conflict', `cannot ${action} a credit note (${row.number}): it is issued final`);
     if (!from.includes(row.status)) throw new AppError('conflict', `cannot ${action} an invoice that is ${row.status} (allowed from: ${from.join(', ')})`);
+    const corrected = (await correctionsOf(tx, [row.id])).get(row.id);
+    if (corrected) throw new AppError('conflict', `cannot ${action} invoice ${row.number ?? row.id}: it was corrected by invoice ${corrected.invoice_id}${corrected.credit_note_id ? ` (credit note ${corrected.credit_note_id})` : ''}; ${action} that one`);
     let updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     if (updated.status === 'paid' || updated.status === 'finalized') updated = await assignNumber(tx, updated);
     for (const event of events) await emitWebhookEvent(tx, environmentId, event, invoiceEventData(updated), now);

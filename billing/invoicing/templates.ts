@@ -105,11 +105,12 @@ export function renderInvoiceHtml(invoice: InvoiceView & { lines: Line[] }, temp
     )
     .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Invoice ${esc(invoice.number ?? 'draft')}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${invoice.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${esc(invoice.number ?? 'draft')}</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left}.n{text-align:right}</style></head>
 <body>
 <header>${logo ? `<img src="${esc(logo)}" alt="${esc(company)}" style="max-height:60px">` : ''}<h1>${esc(company)}</h1></header>
-<h2>${invoice.number ? `Invoice ${esc(invoice.number)}` : 'Draft invoice'}</h2>
+<h2>${invoice.kind === 'credit_note' ? `Credit note ${esc(invoice.number ?? '')}` : invoice.number ? `Invoice ${esc(invoice.number)}` : 'Draft invoice'}</h2>
+${invoice.corrects_invoice_id ? `<p>Reverses invoice ${esc(invoice.corrects_invoice_id)} in full</p>` : ''}${invoice.replaces_invoice_id ? `<p>Replaces invoice ${esc(invoice.replaces_invoice_id)}</p>` : ''}
 <p>Status: ${esc(invoice.status)}<br>Account: ${esc(invoice.account_id)}<br>Subscription: ${esc(invoice.subscription_id)}<br>
 Period: ${esc(invoice.period_start?.slice(0, 10))} – ${esc(invoice.period_end?.slice(0, 10))}<br>
 Issued: ${esc(invoice.issue_date?.slice(0, 10))} · Due: ${esc(invoice.due_date?.slice(0, 10))}</p>

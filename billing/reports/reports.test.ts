@@ -54,6 +54,26 @@ describe('revenue entries', () => {
     // Every grouping sums to the invoices' totals, per currency.
     expect(totalsByCurrency(rows.map((r) => ({ currency: r.currency, amount: r.revenue })))).toEqual({ EUR: '50.00', USD: '252.50' });
   });
+
+  it('a corrected invoice reconciles: the credit note counts negative, the replacement positive', () => {
+    // i2 (152.00) corrected: credit note reversing it in full, replacement with one more unit for a1.
+    const cn = inv('cn1', 'acme', 'USD', '2026-11-01T00:00:00Z', '-152.00', [[null, 'rp_a', '-50.00'], [null, 'rp_b', '-100.00'], ['a1', 'rp_b', '-2.00']]);
+    const repl = inv('i4', 'acme', 'USD', '2026-11-01T00:00:00Z', '152.50', [[null, 'rp_a', '50.00'], [null, 'rp_b', '100.00'], ['a1', 'rp_b', '2.50']]);
+    const docs = [...INVOICES, cn, repl];
+    expect(revenueEntries(docs, 'customer', 'month', MAPS).map((r) => [r.period, r.key, r.currency, r.revenue, r.invoices])).toEqual([
+      ['2026-10', 'acme', 'USD', '100.50', 1],
+      ['2026-11', 'acme', 'USD', '152.50', 3],
+      ['2026-11', 'globex', 'EUR', '50.00', 1],
+    ]);
+    expect(revenueEntries(docs, 'agent', 'month', MAPS).filter((r) => r.period === '2026-11' && r.currency === 'USD').map((r) => [r.key, r.revenue])).toEqual([
+      [null, '150.00'],
+      ['a1', '2.50'],
+    ]);
+    for (const group of ['none', 'agent', 'customer', 'product', 'rate_plan', 'agent_type'] as const) {
+      const rows = revenueEntries(docs, group, 'quarter', MAPS);
+      expect(totalsByCurrency(rows.map((r) => ({ currency: r.currency, amount: r.revenue }))), group).toEqual({ EUR: '50.00', USD: '253.00' });
+    }
+  });
 });
 
 describe('P&L', () => {

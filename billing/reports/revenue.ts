@@ -10,6 +10,11 @@ import { bucketStart, periodOf, type Granularity } from './periods.ts';
  * of its usage (recurring fees and discounts have none: `agent_id` null) and the rate
  * plan of its segment. An invoice's total is the sum of its lines, so every breakdown
  * sums to the same total, per currency, and the total equals the sum of the invoices.
+ *
+ * Corrections (billing/invoicing/corrections.ts) need nothing special: a credit note is a
+ * finalized document of the same period with negative lines, and its replacement a
+ * positive one, so a corrected period sums to the corrected amount (original - original
+ * + replacement) in every grouping. `invoices` counts documents, credit notes included.
  */
 export type RevenueGroup = 'none' | 'agent' | 'customer' | 'product' | 'rate_plan' | 'agent_type';
 

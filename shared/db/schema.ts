@@ -440,3 +440,29 @@ export interface Database {
   outcome_notifications: OutcomeNotificationsTable;
   poller_cursors: PollerCursorsTable;
 }
+
+// ---- Migration 0008: invoice corrections (credit notes and replacement invoices).
+// Merged into the invoices table of 0004. The links are written once, on insert (their
+// update type is `never`): a corrected invoice is never updated, its "corrected by" is a query.
+
+/** `invoice`, or `credit_note`: a document reversing one invoice in full (negative lines). */
+export type InvoiceKind = 'invoice' | 'credit_note';
+
+export interface InvoicesTable {
+  kind: ColumnType<InvoiceKind, InvoiceKind | undefined, never>;
+  /** Credit notes: the invoice they reverse. */
+  corrects_invoice_id: ColumnType<string | null, string | null | undefined, never>;
+  /** Replacement invoices: the invoice (finalized, paid or void) they replace. */
+  replaces_invoice_id: ColumnType<string | null, string | null | undefined, never>;
+  correction_reason: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** Gapless credit note numbers per environment (CN-000001, ...), separate from invoice numbers. */
+export interface CreditNoteSequencesTable {
+  environment_id: string;
+  last_number: ColumnType<string, string | number, string | number>;
+}
+
+export interface Database {
+  credit_note_sequences: CreditNoteSequencesTable;
+}

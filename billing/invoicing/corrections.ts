@@ -1,0 +1,236 @@
+/**
+ * Corrections of issued invoices as new documents (`POST .../invoices/{id}/correct`).
+ * Finalized invoices never change: a correction re-rates the same subscription and
+ * period with the current usage and catalog (late events, fixed data) and issues, in
+ * one Postgres transaction:
+ *
+ * 1. a credit note (kind `credit_note`, status finalized, numbered `CN-000001...` from
+ *    its own gapless per-environment series) reversing the corrected invoice in full:
+ *    the same lines with quantity and amount negated, totals negated,
+ *    `corrects_invoice_id` = the corrected invoice;
+ * 2. a replacement invoice (kind `invoice`, status finalized, the next `INV-` number,
+ *    `replaces_invoice_id` = the corrected invoice) with the re-rated lines, and its
+ *    `invoice.created` webhook event.
+ *
+ * A void invoice is corrected by the replacement alone (it counted for nothing, so there
+ * is nothing to reverse): this is how a voided period is billed again. The corrected
+ * invoice is never updated; its `corrected_by` is derived by query (store.ts).
+ *
+ * What is corrected is always the current invoice of the (subscription, period) - the
+ * head of its chain original -> replacement -> ...: correcting an invoice that was
+ * already corrected corrects its latest replacement. Refused with 409: drafts (they are
+ * re-rated, not corrected), credit notes, and a re-rating that gives exactly the same
+ * lines and total ("nothing to correct"; nothing is created).
+ *
+ * Rating (ClickHouse, workers) runs before the short transaction; the transaction locks
+ * the subscription row like generation does, so a correction and a generation, or two
+ * corrections, of one slot run one after the other (the second sees the first's
+ * replacement and, with the same usage, answers "nothing to correct").
+ */
+import { AppError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { Dec, formatDecimal, formatMoney } from '../rating/money.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import type { Invoicing } from './context.ts';
+import { loadSubject, rateSubscription } from './rate-subscription.ts';
+import { assignNumber, getInvoiceRow, invoiceEventData, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
+
+const DAY_MS = 86_400_000;
+
+/** The answer of a correction: the credit note (null for a void invoice) and the replacement, with their lines. */
+export interface CorrectionResult {
+  corrected_invoice_id: string;
+  credit_note: ReturnType<typeof invoiceView> | null;
+  invoice: ReturnType<typeof invoiceView>;
+}
+
+type LineValues = ReturnType<typeof lineValues>[number];
+
+/** JSON with sorted keys: jsonb does not keep key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.keys(v as object)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+const num = (x: string | null) => (x === null ? null : formatDecimal(new Dec(x)));
+const json = (x: string | null) => (x === null ? null : (JSON.parse(x) as unknown));
+
+/** A line in one comparable form, from either a stored row or the values about to be stored. */
+function comparable(l: {
+  position: number;
+  charge_id: string;
+  charge_name: string;
+  model: string;
+  charge_type: string;
+  unit: string | null;
+  quantity: string;
+  unit_price: string | null;
+  tiers: unknown;
+  detail: unknown;
+  proration: string | null;
+  amount: string;
+  agent_instance_id: string | null;
+  service_start: Date | string;
+  service_end: Date | string;
+  usage_query: unknown;
+}): string {
+  return canonical({
+    ...l,
+    quantity: num(l.quantity),
+    unit_price: num(l.unit_price),
+    proration: num(l.proration),
+    amount: num(l.amount),
+    service_start: new Date(l.service_start).toISOString(),
+    service_end: new Date(l.service_end).toISOString(),
+  });
+}
+
+/** Whether the stored lines equal the re-rated ones, field by field. */
+export function sameLines(stored: readonly LineRow[], rerated: readonly LineValues[]): boolean {
+  if (stored.length !== rerated.length) return false;
+  const a = stored.map((l) => comparable({ ...l, invoice_id: undefined } as never));
+  const b = rerated.map((l) => comparable({ ...l, invoice_id: undefined, tiers: json(l.tiers), detail: json(l.detail), usage_query: json(l.usage_query) } as never));
+  return a.every((x, i) => x === b[i]);
+}
+
+const conflict = (message: string) => new AppError('conflict', message);
+
+/** The full reversal of `head`'s lines. */
+function reversedLines(creditNoteId: string, lines: readonly LineRow[], currency: string) {
+  return lines.map((l) => ({
+    invoice_id: creditNoteId,
+    position: l.position,
+    charge_id: l.charge_id,
+    charge_name: l.charge_name,
+    model: l.model,
+    charge_type: l.charge_type,
+    unit: l.unit,
+    quantity: formatDecimal(new Dec(l.quantity).neg()),
+    unit_price: l.unit_price,
+    tiers: l.tiers === null || l.tiers === undefined ? null : JSON.stringify(l.tiers),
+    detail: JSON.stringify(l.detail),
+    proration: l.proration,
+    amount: formatMoney(new Dec(l.amount).neg(), currency),
+    agent_instance_id: l.agent_instance_id,
+    service_start: l.service_start,
+    service_end: l.service_end,
+    usage_query: l.usage_query === null || l.usage_query === undefined ? null : JSON.stringify(l.usage_query),
+  }));
+}
+
+async function issueCreditNote(tx: Tx, head: InvoiceRow, lines: readonly LineRow[], reason: string | null, now: Date): Promise<InvoiceRow> {
+  const neg = (x: string) => formatMoney(new Dec(x).neg(), head.currency);
+  const row = await tx
+    .insertInto('invoices')
+    .values({
+      id: newId('inv'),
+      environment_id: head.environment_id,
+      kind: 'credit_note',
+      number: null,
+      account_id: head.account_id,
+      subscription_id: head.subscription_id,
+      rate_plan_id: head.rate_plan_id,
+      billing_cycle: head.billing_cycle,
+      currency: head.currency,
+      period_start: head.period_start,
+      period_end: head.period_end,
+      status: 'finalized',
+      subtotal: neg(head.subtotal),
+      discount_total: neg(head.discount_total),
+      total: neg(head.total),
+      issue_date: now,
+      due_date: now,
+      grace_until: head.grace_until,
+      usage: JSON.stringify(head.usage),
+      rated_at: now,
+      finalized_at: now,
+      corrects_invoice_id: head.id,
+      correction_reason: reason,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (lines.length) await tx.insertInto('invoice_lines').values(reversedLines(row.id, lines, head.currency)).execute();
+  return assignNumber(tx, row);
+}
+
+/**
+ * Corrects the current invoice of `invoiceId`'s (subscription, period): see the module
+ * comment. 404 outside the environment; 409 for a draft, a credit note, or nothing to correct.
+ */
+export async function correctInvoice(inv: Invoicing, environmentId: string, invoiceId: string, reason: string | null): Promise<CorrectionResult> {
+  const row = await getInvoiceRow(inv.db, environmentId, invoiceId);
+  if (row.kind === 'credit_note') {
+    throw conflict(`${row.number ?? row.id} is a credit note; credit notes are not corrected (correct invoice ${row.corrects_invoice_id}'s current replacement instead)`);
+  }
+  if (row.status === 'draft') throw conflict(`invoice ${row.id} is a draft: drafts are re-rated (generate again, or finalize), not corrected`);
+  const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
+  const period = { start: row.period_start.toISOString(), end: row.period_end.toISOString() };
+  const rated = await rateSubscription(inv, subject, period);
+  const now = inv.now();
+
+  return inv.db.transaction().execute(async (tx) => {
+    await tx.selectFrom('subscriptions').select('id').where('id', '=', row.subscription_id).forUpdate().executeTakeFirstOrThrow();
+    const head = await slotHead(tx, row.subscription_id, row.period_start).forUpdate().executeTakeFirstOrThrow();
+    if (head.status === 'draft') throw conflict(`invoice ${head.id} is a draft: drafts are re-rated, not corrected`);
+    const currency = rated?.result.currency ?? head.currency;
+    const zero = formatMoney(new Dec(0), currency);
+    const totals = rated ? { subtotal: rated.result.subtotal, discount_total: rated.result.discount_total, total: rated.result.total } : { subtotal: zero, discount_total: zero, total: zero };
+    const headLines = await linesOf(tx, head.id);
+    const reratedLines = rated ? lineValues('', rated) : [];
+    if (head.status === 'void') {
+      if (!rated) throw conflict(`nothing to correct: the subscription is not billable in ${period.start.slice(0, 7)}; invoice ${head.number ?? head.id} stays void`);
+    } else if (sameLines(headLines, reratedLines) && new Dec(head.total).eq(totals.total)) {
+      throw conflict(`nothing to correct: re-rating invoice ${head.number ?? head.id} gives the same lines and total (${head.total} ${head.currency})`);
+    }
+
+    const creditNote = head.status === 'void' ? null : await issueCreditNote(tx, head, headLines, reason, now);
+    let replacement = await tx
+      .insertInto('invoices')
+      .values({
+        id: newId('inv'),
+        environment_id: head.environment_id,
+        kind: 'invoice',
+        number: null,
+        account_id: head.account_id,
+        subscription_id: head.subscription_id,
+        rate_plan_id: subject.sub.rate_plan_id,
+        billing_cycle: subject.cycle,
+        currency,
+        period_start: head.period_start,
+        period_end: head.period_end,
+        status: 'finalized',
+        ...totals,
+        issue_date: now,
+        due_date: new Date(now.getTime() + inv.config.netDays * DAY_MS),
+        grace_until: head.grace_until,
+        usage: JSON.stringify(rated?.usage ?? null),
+        rated_at: now,
+        finalized_at: now,
+        replaces_invoice_id: head.id,
+        correction_reason: reason,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (rated && rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(replacement.id, rated)).execute();
+    replacement = await assignNumber(tx, replacement);
+    await emitWebhookEvent(
+      tx,
+      head.environment_id,
+      'invoice.created',
+      { ...invoiceEventData(replacement), kind: 'invoice', replaces_invoice_id: head.id, credit_note_id: creditNote?.id ?? null, credit_note_number: creditNote?.number ?? null },
+      now,
+    );
+    return {
+      corrected_invoice_id: head.id,
+      credit_note: creditNote ? invoiceView(creditNote, await linesOf(tx, creditNote.id)) : null,
+      invoice: invoiceView(replacement, await linesOf(tx, replacement.id)),
+    };
+  });
+}
