@@ -6,6 +6,8 @@ const SinkEnv = Type.Object({
   TALLY_SINK_BATCH_MESSAGES: Type.Integer({ minimum: 1, maximum: 10_000, default: 200 }),
   /** How long the first message of an insert waits for more. */
   TALLY_SINK_BATCH_LINGER_MS: Type.Integer({ minimum: 0, default: 200 }),
+  /** Bytes one pull may bring (must stay well under the NATS server's max_pending, 64 MiB by default). */
+  TALLY_SINK_PULL_MAX_BYTES: Type.Integer({ minimum: 1024 * 1024, default: 16 * 1024 * 1024 }),
   /** Batches inserted at once (JS prepares one while ClickHouse inserts another). */
   TALLY_SINK_MAX_INFLIGHT_BATCHES: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
   /** Time JetStream waits for an ack before redelivering a message to a sink. */
@@ -18,6 +20,7 @@ export interface SinkConfig {
   readonly fetchMessages: number;
   readonly batchLingerMs: number;
   readonly maxInflightBatches: number;
+  readonly pullMaxBytes: number;
   readonly ackWaitMs: number;
   readonly retryDelayMs: number;
 }
@@ -28,6 +31,7 @@ export function parseSinkConfig(env: Env): SinkConfig {
     fetchMessages: e.TALLY_SINK_BATCH_MESSAGES,
     batchLingerMs: e.TALLY_SINK_BATCH_LINGER_MS,
     maxInflightBatches: e.TALLY_SINK_MAX_INFLIGHT_BATCHES,
+    pullMaxBytes: e.TALLY_SINK_PULL_MAX_BYTES,
     ackWaitMs: e.TALLY_SINK_ACK_WAIT_MS,
     retryDelayMs: e.TALLY_SINK_RETRY_DELAY_MS,
   });

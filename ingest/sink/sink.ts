@@ -96,10 +96,25 @@ export class Sink {
         const consumer = await js.consumers.get(this.names.stream, this.names.sinkConsumer);
         // consume() keeps pulls outstanding; the iterator buffers at most `max_messages`
         // while an insert runs, which bounds the sink's memory (backpressure).
-        // Generous heartbeats: a busy event loop must never make the client think the pull
-        // died (it would abandon delivered messages until ack_wait redelivers them).
-        const messages = await consumer.consume({ max_messages: this.cfg.fetchMessages * 2, expires: 30_000, idle_heartbeat: 15_000 });
+        // TRICKY: pull by bytes. Messages are up to ~1 MiB; pulling by count let the server
+        // queue more than its per-client limit (max_pending, 64 MiB) while this loop was
+        // busy, and it then dropped them as a "slow consumer": they waited a full ack_wait
+        // for redelivery. Bounded bytes keep every pull under that limit. Generous
+        // heartbeats: a busy event loop must not make the client think the pull died.
+        const messages = await consumer.consume({
+          max_bytes: this.cfg.pullMaxBytes,
+          expires: 30_000,
+          idle_heartbeat: 15_000,
+        });
         this.#messages = messages;
+        void (async () => {
+          // Pull-consumer trouble is worth seeing: missed heartbeats, resets, discarded pulls.
+          for await (const st of messages.status()) {
+            // Pulling by bytes, a pull often ends on a message that does not fit: routine.
+            const routine = st.type === 'next' || st.type === 'debug' || st.type === 'discard' || st.type === 'exceeded_limits' || st.type === 'heartbeat';
+            (routine ? log.debug : log.warn)('sink consumer status', { status: st.type, detail: JSON.stringify(st).slice(0, 300) });
+          }
+        })().catch(() => {});
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
         while (this.#running) {
