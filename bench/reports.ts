@@ -83,13 +83,13 @@ async function main() {
     await db.insertInto('products').values({ id: product, environment_id: envId, agent_type_id: type, name: 'bench' }).execute();
     const plan = newId('rp');
     await db.insertInto('rate_plans').values({ id: plan, environment_id: envId, product_id: product, name: 'bench', billing_cycle_code: 'monthly', currency: 'USD' }).execute();
-    const sub = newId('sub');
+    // One subscription per account: an invoice belongs to one (subscription, period).
     for (let i = 0; i < AGENTS; i += 500) {
       const ks = Array.from({ length: Math.min(500, AGENTS - i) }, (_, k) => i + k);
       await db.insertInto('accounts').values(ks.map((k) => ({ id: `acct_bench_${k}`, environment_id: envId, name: `acct ${k}` }))).execute();
       await db.insertInto('agent_instances').values(ks.map((k) => ({ id: `ai_bench_${k}`, environment_id: envId, name: `agent ${k}`, account_id: `acct_bench_${k}`, agent_type_id: type, secret_hash: newId('h') }))).execute();
+      await db.insertInto('subscriptions').values(ks.map((k) => ({ id: `sub_bench_${k}`, environment_id: envId, account_id: `acct_bench_${k}`, rate_plan_id: plan, status: 'active' as const, contract_effective_date: from }))).execute();
     }
-    await db.insertInto('subscriptions').values({ id: sub, environment_id: envId, account_id: 'acct_bench_0', rate_plan_id: plan, status: 'active', contract_effective_date: from }).execute();
     const months = [new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)), new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1))];
     let n = 0;
     for (const m of months) {
@@ -100,7 +100,7 @@ async function main() {
         await db
           .insertInto('invoices')
           .values(ks.map((k, j) => ({
-            id: ids[j]!, environment_id: envId, number: `B-${++n}`, account_id: `acct_bench_${k}`, subscription_id: sub, rate_plan_id: plan, billing_cycle: 'monthly' as const,
+            id: ids[j]!, environment_id: envId, number: `B-${++n}`, account_id: `acct_bench_${k}`, subscription_id: `sub_bench_${k}`, rate_plan_id: plan, billing_cycle: 'monthly' as const,
             currency: 'USD', period_start: m, period_end: end, status: 'draft' as const, subtotal: '149.00', discount_total: '0.00', total: '149.00',
             issue_date: end, due_date: end, grace_until: end, usage: '{}', rated_at: new Date(),
           })))
