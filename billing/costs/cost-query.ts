@@ -1,5 +1,5 @@
+import { dedupWindow } from '../../shared/clickhouse/usage.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { formatDecimal, tryParseDecimal } from '../rating/money.ts';
 import { bucketSql, type Granularity } from '../reports/periods.ts';
 
@@ -30,7 +30,6 @@ export interface CostRow {
   actions: string;
 }
 
-const fmt = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
  * The cost of each action, computed in ClickHouse when asked (always live):
@@ -57,10 +56,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
   if (q.granularity) keys.push('bucket');
   const params = {
     env: q.environmentId,
-    from: fmt(q.from),
-    to: fmt(q.to),
-    wfrom: fmt(new Date(Math.max(0, q.from.getTime() - DEDUP_QUERY_SLACK_MS))),
-    wto: fmt(new Date(q.to.getTime() + DEDUP_QUERY_SLACK_MS)),
+    ...dedupWindow(q.from, q.to),
     agents: q.agentInstanceIds ?? [],
     accounts: q.accountIds ?? [],
   };

@@ -1,11 +1,10 @@
+import { dedupWindow } from '../../shared/clickhouse/usage.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { queryCosts } from '../costs/cost-query.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 
 const DAY_MS = 86_400_000;
-const fmt = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 export interface EmbedLine {
   amount: string;
@@ -43,10 +42,7 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
   const params = {
     env: environmentId,
     agent: agentId,
-    from: fmt(from),
-    to: fmt(to),
-    wfrom: fmt(new Date(from.getTime() - DEDUP_QUERY_SLACK_MS)),
-    wto: fmt(new Date(to.getTime() + DEDUP_QUERY_SLACK_MS)),
+    ...dedupWindow(from, to),
   };
   const counts = (table: 'actions' | 'outcomes', withValue: boolean) => `
     SELECT toString(toDate(t)) AS day, toString(count()) AS n ${withValue ? ', toString(sum(v)) AS value' : ''}

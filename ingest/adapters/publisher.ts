@@ -72,7 +72,7 @@ export class EventPublisher {
     const waits: Promise<void>[] = [];
     for (const e of events) {
       const b = (this.#current ??= this.#newBatch());
-      if (b.events.length === 0 || waits[waits.length - 1] !== b.done) waits.push(b.done);
+      if (waits[waits.length - 1] !== b.done) waits.push(b.done);
       b.events.push(e);
       b.approxBytes += e.meta.length + e.id.length + e.type.length + 120;
       if (b.events.length >= this.opts.maxBatchEvents || b.approxBytes >= this.opts.maxBatchBytes) this.#flush();

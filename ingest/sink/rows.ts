@@ -19,11 +19,11 @@ const ID_SOURCE = ['', 'client', 'server'] as const;
 export function toRows(b: WireBatch, actions: unknown[][], outcomes: unknown[][]): void {
   const d = b.dict;
   for (let i = 0; i < b.n; i++) {
-    const common = [d[b.env[i]!], d[b.org[i]!], d[b.agent[i]!], d[b.acct[i]!], b.id[i], ID_SOURCE[b.src[i]!], d[b.type[i]!]];
+    const env = d[b.env[i]!], org = d[b.org[i]!], agent = d[b.agent[i]!], acct = d[b.acct[i]!], src = ID_SOURCE[b.src[i]!], type = d[b.type[i]!];
     if (b.k[i] === 1) {
-      actions.push([...common, b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], d[b.model[i]!], b.tin[i], b.tout[i], b.ttot[i], b.meta[i]]);
+      actions.push([env, org, agent, acct, b.id[i], src, type, b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], d[b.model[i]!], b.tin[i], b.tout[i], b.ttot[i], b.meta[i]]);
     } else {
-      outcomes.push([...common, b.val[i] || '0', b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], b.meta[i]]);
+      outcomes.push([env, org, agent, acct, b.id[i], src, type, b.val[i] || '0', b.ts[i], b.ing[i], d[b.uid[i]!], d[b.anon[i]!], b.meta[i]]);
     }
   }
 }

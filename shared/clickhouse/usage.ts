@@ -30,7 +30,21 @@ export interface UsageQuery {
   outcomeTypes?: string[];
 }
 
-const fmt = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
+/** A time as a ClickHouse DateTime64(3) parameter (UTC). */
+export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+
+/**
+ * Parameters of every deduplicating query over [from, to): the exact range, and the
+ * window read around it (widened by the dedup slack, so all copies of an event meet).
+ */
+export function dedupWindow(from: Date, to: Date): { from: string; to: string; wfrom: string; wto: string } {
+  return {
+    from: chTime(from),
+    to: chTime(to),
+    wfrom: chTime(new Date(Math.max(0, from.getTime() - DEDUP_QUERY_SLACK_MS))),
+    wto: chTime(new Date(to.getTime() + DEDUP_QUERY_SLACK_MS)),
+  };
+}
 
 /**
  * Exact usage from ClickHouse, each event counted once per (environment, agent
@@ -52,10 +66,7 @@ export class UsageStore {
     if (!(q.from < q.to)) return [];
     const params: Record<string, unknown> = {
       env: q.environmentId,
-      from: fmt(q.from),
-      to: fmt(q.to),
-      wfrom: fmt(new Date(Math.max(0, q.from.getTime() - DEDUP_QUERY_SLACK_MS))),
-      wto: fmt(new Date(q.to.getTime() + DEDUP_QUERY_SLACK_MS)),
+      ...dedupWindow(q.from, q.to),
       agents: q.agentInstanceIds ?? [],
       accounts: q.accountIds ?? [],
       atypes: q.actionTypes ?? [],
