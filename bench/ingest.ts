@@ -8,7 +8,8 @@
  * acknowledgement throughput; (2) the sink starts and drains that backlog (its insert
  * rate); (3) ingest and sink together for BENCH_SUSTAIN_SECONDS.
  * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64),
- * BENCH_INGEST_PROCESSES (2: ingest processes sharing the port through SO_REUSEPORT).
+ * BENCH_INGEST_PROCESSES (2: ingest processes sharing the port through SO_REUSEPORT), BENCH_SINK_LOG_LEVEL (the sink's log level),
+ * BENCH_SUSTAIN_RATE (events/s offered in the sustained run; default 0: as fast as ingest acknowledges).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +29,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? 2);
+/** Events/s offered during the sustained run (0: as fast as ingest acknowledges). */
+const SUSTAIN_RATE = Number(process.env.BENCH_SUSTAIN_RATE ?? 0);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const suffix = Date.now().toString(36);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
@@ -59,8 +62,8 @@ function peakRssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
-async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, seconds = SECONDS) {
-  const r = await autocannon({ url, method: 'POST', body, headers, connections: CONNECTIONS, pipelining: 1, duration: seconds });
+async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, seconds = SECONDS, overallRate = 0) {
+  const r = await autocannon({ url, method: 'POST', body, headers, connections: CONNECTIONS, pipelining: 1, duration: seconds, ...(overallRate > 0 ? { overallRate } : {}) });
   const ok = r['2xx'];
   return { title, ok, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
 }
@@ -140,7 +143,9 @@ async function main() {
   const names = natsNames(env.TALLY_NATS_PREFIX);
   const backlog = single.ok + (jsonBatch.ok + mpBatch.ok) * 100 + viaSdk.delivered;
   const drainT0 = Date.now();
-  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], { TALLY_HTTP_PORT: '18081' }, 'Tally is running');
+  // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
+  const sinkEnv = { TALLY_HTTP_PORT: '18081', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
+  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
   for (;;) {
     const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
     if (i && i.num_pending + i.num_ack_pending === 0 && i.delivered.stream_seq > 0) break;
@@ -177,7 +182,7 @@ async function main() {
       if (!probing && seenAt.length < probeAcks.length && Date.now() - (probeAcks.at(-1) ?? 0) > 30_000) break;
     }
   })();
-  const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, SUSTAIN);
+  const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, SUSTAIN, SUSTAIN_RATE / 100);
   probing = false;
   await prober;
   const drainStart = Date.now();
@@ -187,7 +192,7 @@ async function main() {
   clearInterval(lagTimer);
   const latencies = seenAt.map((t, i) => t - probeAcks[i]!);
   const third = Math.max(1, Math.floor(lag.length / 3));
-  console.log(`\n## Sustained ingest + sink (${SUSTAIN}s)`);
+  console.log(`\n## Sustained ingest + sink (${SUSTAIN}s, ${SUSTAIN_RATE > 0 ? `offered ${fmt(SUSTAIN_RATE)} events/s` : 'as fast as acknowledged'})`);
   console.log(`- acknowledged: ${fmt(sustained.reqPerSec * 100)} events/s (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, non-2xx ${sustained.non2xx})`);
   console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);

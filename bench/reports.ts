@@ -2,7 +2,9 @@
  * npm run bench:reports — each report over BENCH_EVENTS (10,000,000) actions of the last
  * 30 days in ClickHouse (generated server-side with `numbers()`), BENCH_AGENTS (1,000)
  * agent instances and accounts, four cost rules and one invoice per account and month:
- * runs every report BENCH_RUNS (20) times and prints p50 and p95 latency. Target: p95
+ * runs every report from raw events (the baseline) and through the daily cost rollup
+ * BENCH_RUNS (20) times and prints p50 and p95 latency, then the cost of keeping the
+ * rollup up to date (one step of new actions; a backdated rule change). Target: p95
  * under 300 ms on the 2-core machine. Calls the report functions the endpoints call
  * (no HTTP). Uses its own Postgres database and ClickHouse database (dropped afterwards).
  */
@@ -21,6 +23,7 @@ import { CostRuleStore } from '../billing/costs/cost-rules.ts';
 import { agentEmbed } from '../billing/reports/embeds.ts';
 import { computePnl } from '../billing/reports/pnl.ts';
 import { loadRevenue, revenueEntries } from '../billing/reports/revenue.ts';
+import { CostRollup } from '../billing/reports/cost-rollup.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1_000);
@@ -53,9 +56,10 @@ async function main() {
   const ch = await openClickHouse(config.clickhouse);
   await migrateClickHouse(ch, chDb);
   try {
-    const now = Date.now();
-    const from = new Date(now - 30 * DAY_MS);
-    const to = new Date(now + DAY_MS);
+    // Whole days, as the reports' dates give them (the rollup answers whole hours).
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const from = new Date(today - 30 * DAY_MS);
+    const to = new Date(today + DAY_MS);
     let t = performance.now();
     await ch.command({
       query: `INSERT INTO ${chDb}.actions (environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, ts, ingested_at, user_id, anonymous_id, model, input_tokens, output_tokens, total_tokens, metadata)
@@ -116,25 +120,68 @@ async function main() {
     }
     console.log(`postgres: ${n} invoices inserted in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-    const reports: [string, () => Promise<unknown>][] = [
-      ['GET /v1/costs (30 days, by agent, customer, month)', () => queryCosts(ch, chDb, { environmentId: envId, from, to, byAgent: true, byAccount: true, granularity: 'month' })],
-      ['GET /v1/costs?agent_id=…', () => queryCosts(ch, chDb, { environmentId: envId, from, to, agentInstanceIds: ['ai_bench_7'], byAgent: true, byAccount: true, granularity: 'month' })],
+    // The daily cost rollup, built from the 10M actions (the first step folds in every
+    // row already in ClickHouse). The ack floor is a variable here: no sink runs.
+    let floor = 0;
+    const rollup = new CostRollup(db, ch, chDb, async () => floor, { readWaitMs: 0 });
+    t = performance.now();
+    await rollup.catchUp(0);
+    console.log(`rollup: built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const reports: [string, (r?: CostRollup) => Promise<unknown>][] = [
+      ['GET /v1/costs (30 days, by agent, customer, month)', (r) => queryCosts(ch, chDb, { environmentId: envId, from, to, byAgent: true, byAccount: true, granularity: 'month' }, r)],
+      ['GET /v1/costs?agent_id=…', (r) => queryCosts(ch, chDb, { environmentId: envId, from, to, agentInstanceIds: ['ai_bench_7'], byAgent: true, byAccount: true, granularity: 'month' }, r)],
       ['GET /v1/reports/revenue?group_by=agent&granularity=week', async () => { const r = await loadRevenue(db, { environmentId: envId, from: months[0]!, to }); return revenueEntries(r.invoices, 'agent', 'week', r.maps); }],
-      ['GET /v1/reports/pnl (month, itemized)', () => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'month', groupBy: 'none', costs: 'itemized' })],
-      ['GET /v1/reports/pnl?group_by=customer&granularity=week', () => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'week', groupBy: 'customer', costs: 'blended' })],
-      ['GET /api/v1/embeds/{id}?duration=7days', () => agentEmbed(db, ch, chDb, envId, 'ai_bench_7', 7)],
+      ['GET /v1/reports/pnl (month, itemized)', (r) => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'month', groupBy: 'none', costs: 'itemized' }, r)],
+      ['GET /v1/reports/pnl?group_by=customer&granularity=week', (r) => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'week', groupBy: 'customer', costs: 'blended' }, r)],
+      ['GET /api/v1/embeds/{id}?duration=7days', (r) => agentEmbed(db, ch, chDb, envId, 'ai_bench_7', 7, r)],
     ];
-    console.log(`\n| report | p50 ms | p95 ms |\n|---|---|---|`);
-    for (const [name, fn] of reports) {
+    const time = async (fn: () => Promise<unknown>, runs: number): Promise<number[]> => {
       await fn(); // warm-up
       const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
+      for (let i = 0; i < runs; i++) {
         const s = performance.now();
         await fn();
         times.push(performance.now() - s);
       }
-      console.log(`| ${name} | ${pct(times, 50).toFixed(0)} | ${pct(times, 95).toFixed(0)} |`);
+      return times;
+    };
+    console.log(`\nReports over ${EVENTS} actions: from raw events (the baseline: FINAL on every query) and through the daily rollup.`);
+    console.log(`| report | raw p50 ms | raw p95 ms | rollup p50 ms | rollup p95 ms | p95 rollup / raw |\n|---|---|---|---|---|---|`);
+    for (const [name, fn] of reports) {
+      const raw = await time(() => fn(), Math.min(RUNS, 5));
+      const rolled = await time(() => fn(rollup), RUNS);
+      console.log(`| ${name} | ${pct(raw, 50).toFixed(0)} | ${pct(raw, 95).toFixed(0)} | ${pct(rolled, 50).toFixed(0)} | ${pct(rolled, 95).toFixed(0)} | ${(pct(rolled, 95) / pct(raw, 95)).toFixed(3)} |`);
     }
+
+    // Keeping up: one step folding STEP_EVENTS new actions (a tenth of them copies of
+    // existing events) into the rollup of EVENTS; and a rule change recomputing 7 days.
+    const STEP_EVENTS = Number(process.env.BENCH_STEP_EVENTS ?? 100_000);
+    await ch.command({
+      query: `INSERT INTO ${chDb}.actions (environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, ts, ingested_at, user_id, anonymous_id, model, input_tokens, output_tokens, total_tokens, metadata, stream_seq)
+        SELECT {env:String}, {org:String}, concat('ai_bench_', toString(k % {n:UInt64})), concat('acct_bench_', toString(k % {n:UInt64})),
+          concat('e', toString(k)), 'client', 'llm_call', fromUnixTimestamp64Milli(toInt64({start:Int64} + (k * 7919) % {span:Int64})), now64(3), '', '', 'claude', 100, 50, 150, '{}', 1
+        FROM (SELECT if(number % 10 = 0, number, {events:UInt64} + number) AS k FROM numbers({step:UInt64}))`,
+      query_params: { env: envId, org: init.organization_id, n: AGENTS, start: from.getTime(), span: 30 * DAY_MS, events: EVENTS, step: STEP_EVENTS },
+    });
+    floor = 1;
+    const steps: number[] = [];
+    t = performance.now();
+    await rollup.catchUp(0);
+    steps.push(performance.now() - t);
+    console.log(`\nrollup step: ${STEP_EVENTS} new actions folded into the rollup of ${EVENTS} in ${(steps[0]! / 1000).toFixed(2)} s (${((steps[0]! * 1000) / STEP_EVENTS).toFixed(1)} µs per action)`);
+    const rule = (await rules.list(envId, {})).find((r) => r.name === 'infra')!;
+    await rules.update(envId, rule.id, { rate: '0.0002', effective_from: new Date(today - 7 * DAY_MS).toISOString(), reallocate: true });
+    t = performance.now();
+    await rollup.catchUp(0);
+    console.log(`rollup recompute after a rule change backdated 7 days: ${((performance.now() - t) / 1000).toFixed(2)} s`);
+    const [viaRollup, viaRaw] = await Promise.all([
+      queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day' }, rollup),
+      queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day' }),
+    ]);
+    const same = JSON.stringify(viaRollup) === JSON.stringify(viaRaw);
+    console.log(`rollup and raw events agree on every day's costs: ${same ? 'yes' : 'NO'}`);
+    if (!same) process.exitCode = 1;
   } finally {
     await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
     await closeClickHouse(ch);

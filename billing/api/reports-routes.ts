@@ -73,10 +73,10 @@ function costRecordId(env: string, parts: string[]): string {
  * reads `read` or writes `write` (SDK keys: 403); every query is scoped to the key's
  * environment.
  */
-export function reportEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
+export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): Endpoint[] {
   const costRules = new CostRuleStore(ch, chDatabase, db);
   const outcomeRules = new OutcomeRuleStore(ch, chDatabase, db);
-  const analyses = new PnlAnalyses(db, ch, chDatabase);
+  const analyses = new PnlAnalyses(db, ch, chDatabase, costRollup);
   const ruleId = (req: HttpRequest) => req.params.rule_id!;
 
   return [
@@ -140,7 +140,7 @@ export function reportEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
           granularity: 'month',
           ...(q.agent_id ? { agentInstanceIds: [q.agent_id] } : {}),
           ...(q.customer_id ? { accountIds: [q.customer_id] } : {}),
-        });
+        }, costRollup);
         const costs = rows.map((r) => {
           const period = bucketLabel(parseBucketDate(r.bucket!), 'month');
           return {
@@ -200,7 +200,9 @@ export function reportEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
             costs: q.costs ?? 'itemized',
             ...(q.agent_id ? { agentInstanceIds: [q.agent_id] } : {}),
             ...(q.customer_id ? { accountIds: [q.customer_id] } : {}),
-          }),
+            },
+            costRollup,
+          ),
         );
       },
     },
@@ -248,7 +250,7 @@ export function reportEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
         const agentId = req.params.agent_instance_id!;
         const agent = await db.selectFrom('agent_instances').select('id').where('environment_id', '=', p.environmentId).where('id', '=', agentId).executeTakeFirst();
         if (!agent) throw new AppError('not_found', `no agent instance ${agentId}`);
-        return ok(await agentEmbed(db, ch, chDatabase, p.environmentId, agentId, days));
+        return ok(await agentEmbed(db, ch, chDatabase, p.environmentId, agentId, days, costRollup));
       },
     },
     // --- Outcome rules (Family B, next to tagged outcomes) ---

@@ -1,3 +1,4 @@
+import type { CostRollupReader } from '../costs/cost-query.ts';
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
 import type { TSchema } from '@sinclair/typebox';
@@ -16,6 +17,8 @@ export interface ApiDeps {
   readonly ch: Pick<ClickHouseClient, 'query' | 'insert'>;
   /** The ClickHouse database holding the event tables (`config.clickhouse.database`). */
   readonly chDatabase: string;
+  /** The daily cost rollup reports read when it covers their range (else raw events). */
+  readonly costRollup?: CostRollupReader;
   /** Invoicing (rating, usage, clock); its endpoints are registered when present. */
   readonly invoicing?: Invoicing;
 }

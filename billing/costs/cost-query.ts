@@ -1,6 +1,5 @@
 import { dedupWindow } from '../../shared/clickhouse/usage.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { formatDecimal, tryParseDecimal } from '../rating/money.ts';
 import { bucketSql, type Granularity } from '../reports/periods.ts';
 
 /** Dimensions a cost aggregate can be grouped by; category and currency always are. */
@@ -31,6 +30,44 @@ export interface CostRow {
 }
 
 
+/** A rule version as the tuple {@link COST_LINES_SQL} reads (fields r.1 ... r.11). */
+const RULE_TUPLE = `tuple(toString(category), toString(currency), toString(basis), action_type, effective_from, effective_to,
+  ifNull(rate, toDecimal128(0, 12)), isNotNull(rate), models, model_rates, unit_field)`;
+
+/** Every rule version of the environment {env:String}, as one array (a scalar subquery). */
+export const envRulesSql = (database: string): string =>
+  `(SELECT groupArray(${RULE_TUPLE}) FROM ${database}.cost_rules FINAL WHERE environment_id = {env:String})`;
+
+/** Rule versions per environment (`environment_id`, `rules`), to join actions of many environments with. */
+export const rulesByEnvironmentSql = (database: string): string =>
+  `(SELECT environment_id, groupArray(${RULE_TUPLE}) AS rules FROM ${database}.cost_rules FINAL GROUP BY environment_id)`;
+
+/**
+ * The cost lines of one action, an array of (category, currency, amount) tuples, from its
+ * columns ts, action_type, model, input_tokens, output_tokens, total_tokens, metadata and
+ * an array `rules` of rule versions ({@link envRulesSql}). The one definition of an
+ * action's cost: the live query and the daily rollup both use it.
+ */
+export const COST_LINES_SQL = `if(isNotNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12))
+        AND match(upper(JSONExtractString(metadata, 'cost', 'currency')), '^[A-Z]{3}$'),
+      [tuple(if(JSONExtractString(metadata, 'cost', 'category') IN ('llm', 'api', 'infrastructure'), JSONExtractString(metadata, 'cost', 'category'), 'llm'),
+             upper(JSONExtractString(metadata, 'cost', 'currency')),
+             assumeNotNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12)))],
+      arrayMap(r -> tuple(r.1, r.2, toDecimal128(
+          multiIf(r.3 = 'per_input_token', toDecimal128(input_tokens, 0),
+                  r.3 = 'per_output_token', toDecimal128(output_tokens, 0),
+                  r.3 = 'per_total_token', toDecimal128(total_tokens, 0),
+                  r.3 = 'per_api_call', ifNull(toDecimal128OrNull(JSONExtractRaw(metadata, 'api_calls'), 0), toDecimal128(1, 0)),
+                  r.3 = 'per_unit', ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), 6), toDecimal128(0, 6)),
+                  toDecimal128(1, 0))
+          * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), 12)),
+        arrayFilter(r -> (r.4 = '' OR r.4 = action_type) AND ts >= r.5 AND ts < r.6 AND (r.8 OR has(r.9, model)), rules)))`;
+
+/** What the live query needs of the rollup: whether it answers a range exactly. */
+export interface CostRollupReader {
+  covers(environmentId: string, from: Date, to: Date): Promise<boolean>;
+}
+
 /**
  * The cost of each action, computed in ClickHouse when asked (always live):
  *
@@ -47,8 +84,12 @@ export interface CostRow {
  *    (neither: no line). Amounts are Decimal(38, 12).
  *
  * Rules are read once per query (a scalar subquery over `cost_rules FINAL`).
+ *
+ * With a `rollup` that covers the range (whole UTC days, caught up, no pending rule
+ * change: see cost-rollup.ts), the same figures come from `costs_daily` instead, in
+ * milliseconds rather than seconds.
  */
-export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: string, q: CostQuery): Promise<CostRow[]> {
+export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: string, q: CostQuery, rollup?: CostRollupReader): Promise<CostRow[]> {
   if (!(q.from < q.to)) return [];
   const keys: string[] = [];
   if (q.byAgent) keys.push('agent_instance_id');
@@ -60,42 +101,43 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     agents: q.agentInstanceIds ?? [],
     accounts: q.accountIds ?? [],
   };
-  const sql = `
-    WITH (
-      SELECT groupArray(tuple(toString(category), toString(currency), toString(basis), action_type, effective_from, effective_to,
-                              ifNull(rate, toDecimal128(0, 12)), isNotNull(rate), models, model_rates, unit_field))
-      FROM ${database}.cost_rules FINAL WHERE environment_id = {env:String}
-    ) AS rules
-    SELECT ${keys.map((k) => k + ',').join(' ')} c.1 AS category, c.2 AS currency, toString(sum(c.3)) AS amount, toString(uniqExact(agent_instance_id, event_id)) AS actions
+  const groupBy = [...keys, 'category', 'currency'].join(', ');
+  const sql = rollup && (await rollup.covers(q.environmentId, q.from, q.to))
+    ? `
+    SELECT ${keys.map((k) => k + ',').join(' ')} category, currency, ${decimalText('sum(a)')} AS amount, toString(sum(n)) AS actions
+    FROM (
+      SELECT agent_instance_id, account_id, ${q.granularity ? `${bucketSql('day', q.granularity)} AS bucket,` : ''} category, currency, amount AS a, actions AS n
+      FROM ${database}.costs_daily
+      WHERE environment_id = {env:String} AND day >= toDate({from:DateTime64(3)}) AND day < toDate({to:DateTime64(3)})
+        ${q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : ''}
+        ${q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : ''}
+    )
+    GROUP BY ${groupBy}
+    HAVING sum(n) != 0 OR sum(a) != 0
+    ORDER BY ${groupBy}`
+    : `
+    WITH ${envRulesSql(database)} AS rules
+    SELECT ${keys.map((k) => k + ',').join(' ')} c.1 AS category, c.2 AS currency, ${decimalText('sum(c.3)')} AS amount, toString(uniqExact(agent_instance_id, event_id)) AS actions
     FROM (
       SELECT agent_instance_id, account_id, event_id, ${q.granularity ? `${bucketSql('ts', q.granularity)} AS bucket,` : ''}
-        arrayJoin(if(isNotNull(x_amount) AND match(x_currency, '^[A-Z]{3}$'),
-          [tuple(if(x_category IN ('llm', 'api', 'infrastructure'), x_category, 'llm'), x_currency, assumeNotNull(x_amount))],
-          arrayMap(r -> tuple(r.1, r.2, toDecimal128(
-              multiIf(r.3 = 'per_input_token', toDecimal128(tin, 0),
-                      r.3 = 'per_output_token', toDecimal128(tout, 0),
-                      r.3 = 'per_total_token', toDecimal128(ttot, 0),
-                      r.3 = 'per_api_call', ifNull(toDecimal128OrNull(JSONExtractRaw(metadata, 'api_calls'), 0), toDecimal128(1, 0)),
-                      r.3 = 'per_unit', ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), 6), toDecimal128(0, 6)),
-                      toDecimal128(1, 0))
-              * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), 12)),
-            arrayFilter(r -> (r.4 = '' OR r.4 = action_type) AND ts >= r.5 AND ts < r.6 AND (r.8 OR has(r.9, model)), rules)))) AS c
-      FROM (
-        SELECT agent_instance_id, event_id, ts, account_id, action_type, model,
-          input_tokens AS tin, output_tokens AS tout, total_tokens AS ttot, metadata,
-          toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12) AS x_amount,
-          upper(JSONExtractString(metadata, 'cost', 'currency')) AS x_currency,
-          JSONExtractString(metadata, 'cost', 'category') AS x_category
-        FROM ${database}.actions FINAL
-        PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)}
-          ${q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : ''}
-        WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)}
-          ${q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : ''}
-      )
+        arrayJoin(${COST_LINES_SQL}) AS c
+      FROM ${database}.actions FINAL
+      PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)}
+        ${q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : ''}
+      WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)}
+        ${q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : ''}
     )
-    GROUP BY ${[...keys, 'category', 'currency'].join(', ')}
-    ORDER BY ${[...keys, 'category', 'currency'].join(', ')}`;
+    GROUP BY ${groupBy}
+    ORDER BY ${groupBy}`;
   const rs = await ch.query({ query: sql, query_params: params, format: 'JSONEachRow' });
-  const rows = await rs.json<CostRow>();
-  return rows.map((r) => ({ ...r, amount: formatDecimal(tryParseDecimal(r.amount)!) }));
+  return rs.json<CostRow>();
+}
+
+/**
+ * A Decimal expression as its canonical text, in ClickHouse: trailing zeros of the
+ * fraction dropped ("1.500000000000" -> "1.5", "2.000000000000" -> "2"), as
+ * formatDecimal prints it. Only for Decimal types (their text always has a fraction).
+ */
+function decimalText(expr: string): string {
+  return `replaceRegexpOne(toString(${expr}), '[.]?0+$', '')`;
 }

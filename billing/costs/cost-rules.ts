@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors.ts';
 import { MAX_TYPE_LENGTH } from '../../shared/events/limits.ts';
 import { newId } from '../../shared/ids.ts';
 import { parseTimestamp } from '../../shared/time.ts';
+import { markCostsStale } from '../reports/cost-rollup.ts';
 import { formatDecimal, isCurrencyCode, normalizeCurrency, tryParseDecimal } from '../rating/money.ts';
 
 /**
@@ -238,7 +239,7 @@ export class CostRuleStore {
     await this.#locked(environmentId, async () => {
       const n = (await this.list(environmentId, {}, now)).length;
       if (n >= MAX_RULES) throw new AppError('conflict', `an environment has at most ${MAX_RULES} active cost rules`);
-      await this.#insert(environmentId, [{ ...fields, rule_id: id, effective_from: chTime(from), effective_to: OPEN_END, created_at: chTime(now) }]);
+      await this.#insert(environmentId, [{ ...fields, rule_id: id, effective_from: chTime(from), effective_to: OPEN_END, created_at: chTime(now) }], from);
     });
     return this.get(environmentId, id, now);
   }
@@ -265,7 +266,7 @@ export class CostRuleStore {
       await this.#insert(environmentId, [
         { ...last, effective_to: chTime(from) },
         { ...fields, rule_id: id, effective_from: chTime(from), effective_to: OPEN_END, created_at: chTime(now) },
-      ]);
+      ], from);
     });
     return this.get(environmentId, id, now);
   }
@@ -277,18 +278,25 @@ export class CostRuleStore {
       const last = vs[vs.length - 1];
       if (!last || last.effective_to !== OPEN_END) throw new AppError('not_found', `no active cost rule ${id}`);
       const end = chTime(Math.max(now, Date.parse(last.effective_from.replace(' ', 'T') + 'Z')));
-      await this.#insert(environmentId, [{ ...last, effective_to: end }]);
+      await this.#insert(environmentId, [{ ...last, effective_to: end }], Date.parse(end.replace(' ', 'T') + 'Z'));
     });
     return this.get(environmentId, id, now);
   }
 
-  async #insert(environmentId: string, rows: CostRuleVersion[]): Promise<void> {
+  /**
+   * Stores rule versions that change costs from `changedFrom` on. The cost rollup is
+   * marked stale before (readers fall back to raw events at once) and after (its
+   * recompute surely sees the new versions).
+   */
+  async #insert(environmentId: string, rows: CostRuleVersion[], changedFrom: number): Promise<void> {
     const revision = nextRevision();
+    await markCostsStale(this.db, this.database, environmentId, new Date(changedFrom));
     await this.ch.insert({
       table: `${this.database}.cost_rules`,
       values: rows.map((r) => ({ ...r, environment_id: environmentId, revision })),
       format: 'JSONEachRow',
     });
+    await markCostsStale(this.db, this.database, environmentId, new Date(changedFrom));
   }
 
   async #locked(environmentId: string, fn: () => Promise<void>): Promise<void> {

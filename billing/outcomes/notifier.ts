@@ -4,28 +4,31 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { parseEnv, type Env } from '../../shared/config/parse.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { logger } from '../../shared/log.ts';
+import { chTime } from '../../shared/clickhouse/usage.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 
 const log = logger('outcome-notifier');
 
 const NotifierEnv = Type.Object({
   /** How often the billing role looks for newly stored outcomes to announce (outcome.completed). */
-  TALLY_OUTCOME_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, default: 2000 }),
-  /** Outcomes are read once stored for this long, so inserts still in flight are not skipped. */
-  TALLY_OUTCOME_POLL_LAG_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  TALLY_OUTCOME_POLL_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1000 }),
 });
 
 export interface OutcomeNotifierConfig {
   readonly intervalMs: number;
-  readonly lagMs: number;
 }
 
 export function parseOutcomeNotifierConfig(env: Env): OutcomeNotifierConfig {
   const e = parseEnv(NotifierEnv, env);
-  return Object.freeze({ intervalMs: e.TALLY_OUTCOME_POLL_INTERVAL_MS, lagMs: e.TALLY_OUTCOME_POLL_LAG_MS });
+  return Object.freeze({ intervalMs: e.TALLY_OUTCOME_POLL_INTERVAL_MS });
 }
 
-const CURSOR = 'outcome_completed';
+/** The sink's ack floor (shared/nats/connection.ts `sinkAckFloor`): sequences up to it are in ClickHouse. */
+export type AckFloor = () => Promise<number>;
+
+const CURSOR = 'outcome_completed_seq';
+/** Outcomes stored this long before the poller's first run are history, not news. */
+const HISTORY_MS = 60_000;
 const BATCH = 2000;
 
 interface OutcomeRow {
@@ -36,18 +39,21 @@ interface OutcomeRow {
   type_s: string;
   value_s: string;
   ts_s: string;
-  inserted_s: string;
+  seq: string;
   metadata: string;
 }
 
 /**
  * Records `outcome.completed` for every outcome (direct or derived) stored in ClickHouse.
- * The sink has no Postgres, so the billing role polls: it reads outcome rows by their
- * ClickHouse insertion time (`inserted_at`) past a cursor kept in Postgres, up to
- * `lagMs` ago, and for each one not yet announced writes the webhook event through the
- * outbox in the same transaction as its `outcome_notifications` row (primary key: the
- * event identity), so copies of an outcome and concurrent pollers announce it once. The
- * cursor is the (inserted_at, environment, agent, event id) of the last row read.
+ * The sink has no Postgres, so the billing role polls: it reads outcome rows by the
+ * JetStream sequence of their message (`stream_seq`; derived outcomes carry their
+ * action's) past a cursor kept in Postgres, up to the sink's ack floor: every message up
+ * to it is in ClickHouse, so no row is skipped and none waits for a guessed delay. For
+ * each outcome not yet announced it writes the webhook event through the outbox in the
+ * same transaction as its `outcome_notifications` row (primary key: the event identity),
+ * so copies of an outcome and concurrent pollers announce it once. The cursor is the
+ * (stream_seq, environment, agent, event id) of the last row read, and the time before
+ * which outcomes are history (a minute before the first run).
  */
 export class OutcomeNotifier {
   #timer: NodeJS.Timeout | undefined;
@@ -59,6 +65,7 @@ export class OutcomeNotifier {
     private readonly ch: Pick<ClickHouseClient, 'query'>,
     private readonly database: string,
     private readonly cfg: OutcomeNotifierConfig,
+    private readonly ackFloor: AckFloor,
   ) {}
 
   start(): void {
@@ -83,24 +90,27 @@ export class OutcomeNotifier {
   /** Announces the outcomes stored since the cursor; returns how many were new. */
   async pollOnce(now = Date.now()): Promise<number> {
     let announced = 0;
+    const floor = await this.ackFloor();
     for (;;) {
       const cur = await this.db.selectFrom('poller_cursors').select('position').where('name', '=', CURSOR).executeTakeFirst();
-      // First run: start a minute back (older outcomes are history, not news).
-      const c = cur ? (JSON.parse(cur.position) as string[]) : [new Date(now - 60_000).toISOString().replace('T', ' ').replace('Z', ''), '', '', ''];
+      const c: [number, string, string, string, string] = cur ? JSON.parse(cur.position) : [0, '', '', '', chTime(new Date(now - HISTORY_MS))];
+      if (c[0] >= floor) return announced;
       const rs = await this.ch.query({
         query: `SELECT environment_id, agent_instance_id, account_id, event_id, toString(outcome_type) AS type_s, toString(value) AS value_s,
-                  toString(ts) AS ts_s, toString(inserted_at) AS inserted_s, metadata
+                  toString(ts) AS ts_s, toString(stream_seq) AS seq, metadata
                 FROM ${this.database}.outcomes
-                WHERE inserted_at >= {t:DateTime64(3)} AND inserted_at < {upto:DateTime64(3)}
-                  AND (inserted_at, environment_id, agent_instance_id, event_id) > ({t:DateTime64(3)}, {e:String}, {a:String}, {id:String})
-                ORDER BY inserted_at, environment_id, agent_instance_id, event_id
+                PREWHERE stream_seq >= {s:UInt64} AND stream_seq <= {floor:UInt64}
+                WHERE (stream_seq, environment_id, agent_instance_id, event_id) > ({s:UInt64}, {e:String}, {a:String}, {id:String})
+                  AND inserted_at >= {since:DateTime64(3)}
+                ORDER BY stream_seq, environment_id, agent_instance_id, event_id
                 LIMIT ${BATCH}`,
-        query_params: { t: c[0], e: c[1], a: c[2], id: c[3], upto: new Date(now - this.cfg.lagMs).toISOString().replace('T', ' ').replace('Z', '') },
+        query_params: { s: c[0], e: c[1], a: c[2], id: c[3], since: c[4], floor },
         format: 'JSONEachRow',
       });
       const rows = await rs.json<OutcomeRow>();
-      if (rows.length === 0) return announced;
-      const last = rows[rows.length - 1]!;
+      // Nothing (more) up to the floor: the cursor moves to it, past sequences without outcomes.
+      const last = rows[rows.length - 1];
+      const position = JSON.stringify(last ? [Number(last.seq), last.environment_id, last.agent_instance_id, last.event_id, c[4]] : [floor, '', '', '', c[4]]);
       await this.db.transaction().execute(async (tx) => {
         for (const r of rows) {
           const fresh = await tx
@@ -134,7 +144,6 @@ export class OutcomeNotifier {
             .execute();
           announced++;
         }
-        const position = JSON.stringify([last.inserted_s, last.environment_id, last.agent_instance_id, last.event_id]);
         await tx
           .insertInto('poller_cursors')
           .values({ name: CURSOR, position })

@@ -21,7 +21,7 @@ const usage = async (agentId: string, key = dev.sdk) => (await call(stack, 'GET'
 const send = async (events: Record<string, unknown>[], kind = 'actions', key = dev.sdk) => expect((await post(`/v1/${kind}`, events, key)).status).toBe(200);
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { TALLY_OUTCOME_POLL_INTERVAL_MS: '100', TALLY_OUTCOME_POLL_LAG_MS: '300', TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
+  stack = await startTestStack({ env: { TALLY_OUTCOME_POLL_INTERVAL_MS: '100', TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
   dev = await keySet(stack, 'development');
   staging = await keySet(stack, 'staging');
   agent = (await createAgent(stack)).id;

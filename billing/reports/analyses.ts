@@ -5,6 +5,7 @@ import type { PnlAnalysesTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
+import type { CostRollupReader } from '../costs/cost-query.ts';
 import { computePnl } from './pnl.ts';
 import type { Granularity } from './periods.ts';
 
@@ -39,6 +40,18 @@ export function analysisView(r: Selectable<PnlAnalysesTable>) {
   };
 }
 
+/** A pending analysis no process claimed for this long was left by a process that stopped. */
+export const ORPHANED_PENDING_MS = 60_000;
+/** A running analysis this old was left by a process that stopped (analyses take seconds). */
+export const ORPHANED_RUNNING_MS = 10 * 60_000;
+
+/** Whether an analysis was abandoned by the process that ran it (pure). */
+export function isOrphaned(r: { status: string; created_at: Date; started_at: Date | null }, now: number): boolean {
+  if (r.status === 'pending') return new Date(r.created_at).getTime() < now - ORPHANED_PENDING_MS;
+  if (r.status === 'running') return r.started_at !== null && new Date(r.started_at).getTime() < now - ORPHANED_RUNNING_MS;
+  return false;
+}
+
 /**
  * P&L analyses: POST stores one `pending` and answers at once; the computation runs in
  * the background of the api process (status `running`, then `completed` with `result`,
@@ -52,6 +65,7 @@ export class PnlAnalyses {
     private readonly db: Db,
     private readonly ch: Pick<ClickHouseClient, 'query'>,
     private readonly chDatabase: string,
+    private readonly rollup?: CostRollupReader,
   ) {}
 
   async create(environmentId: string, req: AnalysisRequest) {
@@ -77,15 +91,25 @@ export class PnlAnalyses {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const p = this.#run(row.id).finally(() => this.#inflight.delete(p));
-    this.#inflight.add(p);
+    this.#launch(row.id);
     return row;
   }
 
-  async get(environmentId: string, id: string) {
+  /**
+   * An analysis. One its process abandoned (it crashed or stopped: still `pending` after
+   * {@link ORPHANED_PENDING_MS}, or `running` after {@link ORPHANED_RUNNING_MS}) is
+   * started again here, so reading it is enough to see it through.
+   */
+  async get(environmentId: string, id: string, now = Date.now()) {
     const r = await this.db.selectFrom('pnl_analyses').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
     if (!r) throw new AppError('not_found', `no P&L analysis ${id}`);
+    if (isOrphaned(r, now)) this.#launch(r.id, now);
     return r;
+  }
+
+  #launch(id: string, now = Date.now()): void {
+    const p = this.#run(id, now).finally(() => this.#inflight.delete(p));
+    this.#inflight.add(p);
   }
 
   /** Waits for the analyses running in this process (shutdown, tests). */
@@ -93,9 +117,16 @@ export class PnlAnalyses {
     await Promise.allSettled([...this.#inflight]);
   }
 
-  async #run(id: string): Promise<void> {
+  async #run(id: string, now: number): Promise<void> {
     await new Promise((r) => setImmediate(r));
-    const row = await this.db.updateTable('pnl_analyses').set({ status: 'running', started_at: new Date() }).where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst();
+    // Claimed by one process only: a pending analysis, or one orphaned while running.
+    const row = await this.db
+      .updateTable('pnl_analyses')
+      .set({ status: 'running', started_at: new Date() })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'running'), eb('started_at', '<', new Date(now - ORPHANED_RUNNING_MS))])]))
+      .returningAll()
+      .executeTakeFirst();
     if (!row) return;
     try {
       const result = await computePnl(this.db, this.ch, this.chDatabase, {
@@ -107,7 +138,9 @@ export class PnlAnalyses {
         costs: 'itemized',
         ...(row.agent_instance_id ? { agentInstanceIds: [row.agent_instance_id] } : {}),
         ...(row.account_id ? { accountIds: [row.account_id] } : {}),
-      });
+        },
+        this.rollup,
+      );
       await this.db.updateTable('pnl_analyses').set({ status: 'completed', result: JSON.stringify(result), completed_at: new Date() }).where('id', '=', id).execute();
     } catch (err) {
       log.warn('P&L analysis failed', { err, id });

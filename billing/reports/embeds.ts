@@ -1,7 +1,7 @@
 import { dedupWindow } from '../../shared/clickhouse/usage.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { queryCosts } from '../costs/cost-query.ts';
+import { queryCosts, type CostRollupReader } from '../costs/cost-query.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 
 const DAY_MS = 86_400_000;
@@ -35,7 +35,7 @@ export function dailyRevenue(lines: readonly EmbedLine[], dayStart: Date): Dec {
  * currency), revenue (its invoice lines spread over their service periods, per currency)
  * and margin per currency.
  */
-export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, database: string, environmentId: string, agentId: string, days: number, now = new Date()) {
+export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, database: string, environmentId: string, agentId: string, days: number, rollup?: CostRollupReader, now = new Date()) {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const from = new Date(today - (days - 1) * DAY_MS);
   const to = new Date(today + DAY_MS);
@@ -61,7 +61,7 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
   const [actions, outcomes, costs, lines] = await Promise.all([
     ch.query({ query: counts('actions', false), query_params: params, format: 'JSONEachRow' }).then((r) => r.json<{ day: string; n: string }>()),
     ch.query({ query: counts('outcomes', true), query_params: params, format: 'JSONEachRow' }).then((r) => r.json<{ day: string; n: string; value: string }>()),
-    queryCosts(ch, database, { environmentId, from, to, agentInstanceIds: [agentId], granularity: 'day' }),
+    queryCosts(ch, database, { environmentId, from, to, agentInstanceIds: [agentId], granularity: 'day' }, rollup),
     db
       .selectFrom('invoice_lines')
       .innerJoin('invoices', 'invoices.id', 'invoice_lines.invoice_id')

@@ -64,6 +64,16 @@ export function bucketLabel(start: Date, g: Granularity): string {
   }
 }
 
+/** {@link periodOf}, remembering each bucket's answer (reports repeat a few buckets over many rows). */
+export function periodsOf(g: Granularity): (start: Date) => ReturnType<typeof periodOf> {
+  const seen = new Map<number, ReturnType<typeof periodOf>>();
+  return (start) => {
+    let p = seen.get(start.getTime());
+    if (!p) seen.set(start.getTime(), (p = periodOf(start, g)));
+    return p;
+  };
+}
+
 /** The period object reports show: `{period, period_start, period_end}`. */
 export function periodOf(start: Date, g: Granularity): { period: string; period_start: string; period_end: string } {
   return { period: bucketLabel(start, g), period_start: start.toISOString(), period_end: bucketEnd(start, g).toISOString() };
@@ -86,4 +96,9 @@ export function bucketSql(column: string, g: Granularity): string {
 /** Parses a bucket start date printed by {@link bucketSql}. */
 export function parseBucketDate(s: string): Date {
   return new Date(`${s}T00:00:00Z`);
+}
+
+/** Orders report rows by code point (ids, ISO dates, currency codes): fast, locale-free. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

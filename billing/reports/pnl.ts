@@ -1,9 +1,9 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { queryCosts, type CostRow } from '../costs/cost-query.ts';
+import { queryCosts, type CostRollupReader, type CostRow } from '../costs/cost-query.ts';
 import { COST_CATEGORIES } from '../costs/cost-rules.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
-import { bucketStart, parseBucketDate, periodOf, type Granularity } from './periods.ts';
+import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from './periods.ts';
 import { loadRevenue, revenueEntries, type RevenueEntry } from './revenue.ts';
 
 export type PnlGroup = 'none' | 'agent' | 'customer';
@@ -62,7 +62,7 @@ export function combinePnl(revenue: readonly RevenueEntry[], costs: readonly Cos
   const rows = new Map<string, Acc>();
   const totals = new Map<string, Acc>();
   const get = (m: Map<string, Acc>, start: Date | null, key: string | null, currency: string) => {
-    const k = `${start?.toISOString() ?? ''}\u0000${key ?? ''}\u0000${currency}`;
+    const k = `${start?.getTime() ?? ''}\u0000${key ?? ''}\u0000${currency}`;
     let a = m.get(k);
     if (!a) m.set(k, (a = { start, key, currency, revenue: new Dec(0), byCat: new Map() }));
     return a;
@@ -73,15 +73,22 @@ export function combinePnl(revenue: readonly RevenueEntry[], costs: readonly Cos
     const t = get(totals, null, null, r.currency);
     t.revenue = t.revenue.plus(r.revenue);
   }
+  const starts = new Map<string, Date>();
   for (const c of costs) {
-    const start = bucketStart(parseBucketDate(c.bucket!), g);
+    let start = starts.get(c.bucket!);
+    if (!start) starts.set(c.bucket!, (start = bucketStart(parseBucketDate(c.bucket!), g)));
     const key = group === 'agent' ? (c.agent_instance_id ?? null) : group === 'customer' ? (c.account_id || null) : null;
-    for (const a of [get(rows, start, key, c.currency), get(totals, null, null, c.currency)]) a.byCat.set(c.category, (a.byCat.get(c.category) ?? new Dec(0)).plus(c.amount));
+    const amount = new Dec(c.amount);
+    for (const a of [get(rows, start, key, c.currency), get(totals, null, null, c.currency)]) {
+      const sum = a.byCat.get(c.category);
+      a.byCat.set(c.category, sum ? sum.plus(amount) : amount);
+    }
   }
+  const period = periodsOf(g);
   const out = [...rows.values()]
-    .map((a) => ({ ...periodOf(a.start!, g), key: a.key, ...figures(a, view) }))
-    .sort((a, b) => a.period_start.localeCompare(b.period_start) || (a.key ?? '').localeCompare(b.key ?? '') || a.currency.localeCompare(b.currency));
-  return { rows: out, totals: [...totals.values()].map((a) => figures(a, view)).sort((a, b) => a.currency.localeCompare(b.currency)) };
+    .map((a) => ({ ...period(a.start!), key: a.key, ...figures(a, view) }))
+    .sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
+  return { rows: out, totals: [...totals.values()].map((a) => figures(a, view)).sort((a, b) => compareText(a.currency, b.currency)) };
 }
 
 export interface PnlQuery {
@@ -96,11 +103,11 @@ export interface PnlQuery {
 }
 
 /** The P&L of an environment (or of some agents or customers) over [from, to). */
-export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, chDatabase: string, q: PnlQuery) {
+export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, chDatabase: string, q: PnlQuery, rollup?: CostRollupReader) {
   const scope = { environmentId: q.environmentId, from: q.from, to: q.to, ...(q.agentInstanceIds ? { agentInstanceIds: q.agentInstanceIds } : {}), ...(q.accountIds ? { accountIds: q.accountIds } : {}) };
   const [{ invoices, maps }, costs] = await Promise.all([
     loadRevenue(db, scope),
-    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer' }),
+    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer' }, rollup),
   ]);
   const revenue = revenueEntries(invoices, q.groupBy, q.granularity, maps);
   const { rows, totals } = combinePnl(revenue, costs, q.granularity, q.groupBy, q.costs);

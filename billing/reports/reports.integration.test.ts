@@ -349,6 +349,23 @@ describe('costs, revenue and P&L over a known data set', () => {
     expect(await statuses(stack, 'POST', '/api/v1/pnl', [dev.sdk], { analysis_type: 'agent', agent_instance_id: a1, start_date: '2026-10-01', end_date: '2026-12-01' })).toEqual([403]);
   });
 
+  it('an analysis its process abandoned (crashed while pending or running) is finished when it is read', async () => {
+    const db = stack.tally.db!;
+    const base = { environment_id: stack.keys.development.id, analysis_type: 'agent' as const, agent_instance_id: a1, account_id: null, start_date: new Date('2026-10-01'), end_date: new Date('2026-12-01'), granularity: 'month' };
+    await db.insertInto('pnl_analyses').values([
+      { ...base, id: 'pnl_orphan_pending', created_at: new Date(Date.now() - 5 * 60_000) },
+      { ...base, id: 'pnl_orphan_running', status: 'running', started_at: new Date(Date.now() - 60 * 60_000) },
+      // Running for a minute: its process may well be alive; left alone.
+      { ...base, id: 'pnl_busy', status: 'running', started_at: new Date(Date.now() - 60_000) },
+    ]).execute();
+    for (const id of ['pnl_orphan_pending', 'pnl_orphan_running']) {
+      const done = await waitFor(() => get(`/api/v1/pnl/${id}`), (r) => r.body.status === 'completed');
+      expect(done.body.result.totals.map((t: any) => t.currency)).toEqual(['EUR', 'USD']);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await get('/api/v1/pnl/pnl_busy')).body.status).toBe('running');
+  });
+
   it('embeds: per-day actions, outcomes, cost, revenue and margin of one instance', async () => {
     const res = await get(`/api/v1/embeds/${a1}?duration=30days`);
     expect(res.status).toBe(200);

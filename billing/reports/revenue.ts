@@ -1,6 +1,6 @@
 import type { Db } from '../../shared/db/postgres.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
-import { bucketStart, periodOf, type Granularity } from './periods.ts';
+import { bucketStart, compareText, periodsOf, type Granularity } from './periods.ts';
 
 /**
  * Revenue = invoiced amounts. An invoice counts in the bucket of its `period_start`
@@ -79,16 +79,17 @@ export function revenueEntries(invoices: readonly RevenueInvoice[], group: Reven
       add(start, key, inv.currency, l.amount, inv.invoice_id);
     }
   }
+  const period = periodsOf(g);
   return [...acc.values()]
-    .map((e) => ({ ...periodOf(e.start, g), key: e.key, currency: e.currency, revenue: formatMoney(e.sum, e.currency), invoices: e.ids.size }))
-    .sort((a, b) => a.period_start.localeCompare(b.period_start) || (a.key ?? '').localeCompare(b.key ?? '') || a.currency.localeCompare(b.currency));
+    .map((e) => ({ ...period(e.start), key: e.key, currency: e.currency, revenue: formatMoney(e.sum, e.currency), invoices: e.ids.size }))
+    .sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
 }
 
 /** Sums per currency (never across currencies). */
 export function totalsByCurrency(rows: readonly { currency: string; amount: string }[], format: (d: Dec, currency: string) => string = formatMoney): Record<string, string> {
   const sums = new Map<string, Dec>();
   for (const r of rows) sums.set(r.currency, (sums.get(r.currency) ?? new Dec(0)).plus(r.amount));
-  return Object.fromEntries([...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, d]) => [c, format(d, c)]));
+  return Object.fromEntries([...sums.entries()].sort(([a], [b]) => compareText(a, b)).map(([c, d]) => [c, format(d, c)]));
 }
 
 export interface RevenueScope {

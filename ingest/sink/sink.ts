@@ -7,7 +7,9 @@ import { logger } from '../../shared/log.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
 import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
 import type { SinkConfig } from './config.ts';
-import { ACTION_COLUMNS, OUTCOME_COLUMNS, toRows } from './rows.ts';
+import { tsvInserter, type TsvInsert } from '../../shared/clickhouse/tsv-insert.ts';
+import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
+import { actionsTsv, outcomesTsv } from './tsv.ts';
 
 const log = logger('sink');
 
@@ -41,6 +43,7 @@ export class Sink {
   #loop: Promise<void> | undefined;
   #ready = false;
   #messages: { stop(): void } | undefined;
+  readonly #insertTsv: TsvInsert;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -49,7 +52,9 @@ export class Sink {
     private readonly database: string,
     private readonly cfg: SinkConfig,
     private readonly hooks: SinkHooks = {},
-  ) {}
+  ) {
+    this.#insertTsv = tsvInserter(ch);
+  }
 
   get ready(): boolean {
     return this.#ready;
@@ -94,15 +99,21 @@ export class Sink {
     while (this.#running) {
       try {
         const consumer = await js.consumers.get(this.names.stream, this.names.sinkConsumer);
-        // consume() keeps pulls outstanding; the iterator buffers at most `max_messages`
+        // consume() keeps pulls outstanding; the iterator buffers at most what they bring
         // while an insert runs, which bounds the sink's memory (backpressure).
-        // TRICKY: pull by bytes. Messages are up to ~1 MiB; pulling by count let the server
-        // queue more than its per-client limit (max_pending, 64 MiB) while this loop was
-        // busy, and it then dropped them as a "slow consumer": they waited a full ack_wait
-        // for redelivery. Bounded bytes keep every pull under that limit. Generous
-        // heartbeats: a busy event loop must not make the client think the pull died.
+        // TRICKY: pulls are bounded by count, sized so that even messages of the largest
+        // size the server allows stay under `pullMaxBytes`. The server must never queue
+        // more than its per-client limit (max_pending, 64 MiB) while this loop is busy,
+        // or it drops messages as a "slow consumer" and they wait a full ack_wait for
+        // redelivery. Not by bytes: nats.js (3.x) then also caps pulls at 100 messages and
+        // keeps the unused bytes of a pull completed by count as outstanding, so its next
+        // pulls ask for a few KB; the server ends those with 409 "message size exceeds
+        // maxbytes", and when that finds the buffer empty the consumer stalls until two
+        // heartbeats are missed (30 s; the drain of a backlog of small messages spent most
+        // of its time there). Generous heartbeats: a busy event loop must not make the
+        // client think the pull died.
         const messages = await consumer.consume({
-          max_bytes: this.cfg.pullMaxBytes,
+          max_messages: pullMaxMessages(this.cfg.pullMaxBytes, this.nc.info?.max_payload),
           expires: 30_000,
           idle_heartbeat: 15_000,
         });
@@ -110,7 +121,6 @@ export class Sink {
         void (async () => {
           // Pull-consumer trouble is worth seeing: missed heartbeats, resets, discarded pulls.
           for await (const st of messages.status()) {
-            // Pulling by bytes, a pull often ends on a message that does not fit: routine.
             const routine = st.type === 'next' || st.type === 'debug' || st.type === 'discard' || st.type === 'exceeded_limits' || st.type === 'heartbeat';
             (routine ? log.debug : log.warn)('sink consumer status', { status: st.type, detail: JSON.stringify(st).slice(0, 300) });
           }
@@ -118,20 +128,23 @@ export class Sink {
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
         while (this.#running) {
+          // A batch closes at `fetchMessages` messages, `batchMaxBytes` of them, or when
+          // its first message has waited `batchLingerMs` (one timer per batch).
           const batch: JsMsg[] = [];
-          const deadline = { at: Infinity };
+          let bytes = 0;
+          let linger: Promise<undefined> | undefined;
           for (;;) {
-            const wait = batch.length === 0 ? 1000 : deadline.at - performance.now();
-            const r = wait > 0 ? await Promise.race([next, sleep(wait)]) : undefined;
+            const r = await Promise.race([next, linger ?? sleep(1000)]);
             if (r === undefined) {
               if (batch.length > 0 || !this.#running) break;
               continue;
             }
             if (r.done) throw new Error('consumer iterator ended');
             next = it.next();
-            if (batch.length === 0) deadline.at = performance.now() + this.cfg.batchLingerMs;
+            linger ??= sleep(this.cfg.batchLingerMs);
             batch.push(r.value);
-            if (batch.length >= this.cfg.fetchMessages) break;
+            bytes += r.value.data.length;
+            if (batch.length >= this.cfg.fetchMessages || bytes >= this.cfg.batchMaxBytes) break;
           }
           if (batch.length === 0) continue;
           metrics.pending.set(messages.getPending());
@@ -169,10 +182,13 @@ export class Sink {
   }
 
   async #process(msgs: JsMsg[]): Promise<void> {
-    const actions: unknown[][] = [];
-    const outcomes: unknown[][] = [];
+    // Rows as TabSeparated text, one Buffer per message (see tsv.ts), joined for one insert per table.
+    const actions: Buffer[] = [];
+    const outcomes: Buffer[] = [];
+    let rows = 0;
     const good: JsMsg[] = [];
     const dead: { msg: JsMsg; reason: string }[] = [];
+    const prepared = performance.now();
     for (const [i, m] of msgs.entries()) {
       // TRICKY: decoding a large batch is seconds of JS; yield between messages so the
       // NATS client keeps reading (heartbeats, acks) and never resets the pull under us.
@@ -185,17 +201,23 @@ export class Sink {
         dead.push({ msg: m, reason: err.message });
         continue;
       }
-      toRows(batch, actions, outcomes);
+      const a = actionsTsv(batch, m.seq);
+      if (a) actions.push(Buffer.from(a));
+      const o = outcomesTsv(batch, m.seq);
+      if (o) outcomes.push(Buffer.from(o));
+      rows += batch.n;
       good.push(m);
     }
     const started = performance.now();
     await Promise.all([
-      actions.length && this.ch.insert({ table: `${this.database}.actions`, values: actions, format: 'JSONCompactEachRow', columns: [...ACTION_COLUMNS] }),
-      outcomes.length && this.ch.insert({ table: `${this.database}.outcomes`, values: outcomes, format: 'JSONCompactEachRow', columns: [...OUTCOME_COLUMNS] }),
+      actions.length && this.#insertTsv(`${this.database}.actions`, ACTION_COLUMNS, Buffer.concat(actions)),
+      outcomes.length && this.#insertTsv(`${this.database}.outcomes`, OUTCOME_COLUMNS, Buffer.concat(outcomes)),
       dead.length && this.#deadLetter(dead),
     ]);
-    metrics.insertSeconds.observe((performance.now() - started) / 1000);
-    metrics.inserted.inc(actions.length + outcomes.length);
+    const insertMs = performance.now() - started;
+    metrics.insertSeconds.observe(insertMs / 1000);
+    metrics.inserted.inc(rows);
+    log.debug('sink batch inserted', { messages: msgs.length, rows, prepareMs: Math.round(started - prepared), insertMs: Math.round(insertMs) });
     await this.hooks.afterInsert?.(msgs.length);
     for (const m of good) m.ack();
     for (const d of dead) d.msg.term(d.reason);
@@ -210,6 +232,11 @@ export class Sink {
       format: 'JSONEachRow',
     });
   }
+}
+
+/** Messages one pull may bring: as many as fit in `pullMaxBytes` at the server's largest message size. */
+export function pullMaxMessages(pullMaxBytes: number, maxPayload = 1024 * 1024): number {
+  return Math.max(1, Math.floor(pullMaxBytes / maxPayload));
 }
 
 function sleep(ms: number): Promise<undefined> {

@@ -4,7 +4,10 @@ import type { CommonConfig } from '../config/common.ts';
 
 export type { ClickHouseClient };
 
-let chdbClient: { path: string; client: ClickHouseClient } | undefined;
+/** The raw escape hatches of chDB's connection (`rawInsert` and others), from the chdb package. */
+export type ChdbRaw = import('chdb/connection').ChdbExtension;
+
+let chdbClient: { path: string; client: ClickHouseClient; raw: ChdbRaw } | undefined;
 
 /**
  * The ClickHouse client: a server at CLICKHOUSE_URL, or else chDB (the same engine
@@ -29,9 +32,19 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
   }
   mkdirSync(cfg.chdbPath, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
-  const client = createClient({ connection: createChdbConnection({ path: cfg.chdbPath }) } as Parameters<typeof createClient>[0]);
-  chdbClient = { path: cfg.chdbPath, client };
+  const connection = createChdbConnection({ path: cfg.chdbPath });
+  const client = createClient({ connection } as Parameters<typeof createClient>[0]);
+  chdbClient = { path: cfg.chdbPath, client, raw: connection.chdb };
   return client;
+}
+
+/**
+ * chDB's raw API behind a client from {@link openClickHouse}, or undefined for a
+ * ClickHouse server. Its `rawInsert` hands a Buffer to the engine as is, where
+ * `@clickhouse/client` over chDB copies the payload into the SQL text.
+ */
+export function chdbRawOf(client: ClickHouseClient): ChdbRaw | undefined {
+  return chdbClient?.client === client ? chdbClient.raw : undefined;
 }
 
 /** Closes a ClickHouse client; the process-wide chDB client is kept until process exit. */

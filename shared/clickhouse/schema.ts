@@ -1,5 +1,27 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 
+/** The columns of an action the cost rollup keeps (billing/reports/cost-rollup.ts). */
+const COUNTED_ROW = `Tuple(ts DateTime64(3, 'UTC'), account_id String, action_type String, model String, input_tokens UInt64, output_tokens UInt64, total_tokens UInt64, metadata String)`;
+
+/**
+ * Derived outcomes: one per (rule, action) whose version is in effect at the action's
+ * time; `match_values` hold JSON texts compared with the metadata's raw JSON value.
+ * `{stream_seq}`: the action's sequence column from migration 0003 on.
+ */
+const DERIVED_OUTCOMES_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
+ SELECT a.environment_id AS environment_id, a.organization_id AS organization_id,
+   a.agent_instance_id AS agent_instance_id, a.account_id AS account_id,
+   concat('drv_', r.rule_id, '_', a.event_id) AS event_id, a.id_source AS id_source,
+   r.outcome_type AS outcome_type,
+   if(r.value_field = '', r.value,
+      ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(a.metadata, r.value_field)), 9), toDecimal128(0, 9))) AS value,
+   a.ts AS ts, a.ingested_at AS ingested_at, a.user_id AS user_id, a.anonymous_id AS anonymous_id,
+   concat('{"derived_from":{"rule_id":', toJSONString(r.rule_id), ',"action_event_id":', toJSONString(a.event_id), '}}') AS metadata{stream_seq}
+ FROM {db}.actions AS a
+ INNER JOIN (SELECT * FROM {db}.outcome_rules FINAL) AS r ON a.environment_id = r.environment_id AND a.action_type = r.action_type
+ WHERE a.ts >= r.effective_from AND a.ts < r.effective_to
+   AND arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values)`;
+
 /**
  * ClickHouse schema, as ordered migrations of their own. `{db}` is replaced by the
  * configured database name (validated as an identifier by the config schema).
@@ -103,21 +125,70 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       ) ENGINE = ReplacingMergeTree(revision)
       ORDER BY (environment_id, rule_id, effective_from)`,
       `ALTER TABLE {db}.outcomes ADD COLUMN IF NOT EXISTS inserted_at DateTime64(3, 'UTC') DEFAULT now64(3)`,
-      // One derived outcome per (rule, action) whose version is in effect at the action's
-      // time; `match_values` hold JSON texts compared with the metadata's raw JSON value.
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
-       SELECT a.environment_id AS environment_id, a.organization_id AS organization_id,
-         a.agent_instance_id AS agent_instance_id, a.account_id AS account_id,
-         concat('drv_', r.rule_id, '_', a.event_id) AS event_id, a.id_source AS id_source,
-         r.outcome_type AS outcome_type,
-         if(r.value_field = '', r.value,
-            ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(a.metadata, r.value_field)), 9), toDecimal128(0, 9))) AS value,
-         a.ts AS ts, a.ingested_at AS ingested_at, a.user_id AS user_id, a.anonymous_id AS anonymous_id,
-         concat('{"derived_from":{"rule_id":', toJSONString(r.rule_id), ',"action_event_id":', toJSONString(a.event_id), '}}') AS metadata
-       FROM {db}.actions AS a
-       INNER JOIN (SELECT * FROM {db}.outcome_rules FINAL) AS r ON a.environment_id = r.environment_id AND a.action_type = r.action_type
-       WHERE a.ts >= r.effective_from AND a.ts < r.effective_to
-         AND arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values)`,
+      DERIVED_OUTCOMES_MV.replace('{stream_seq}', ''),
+    ],
+  },
+  {
+    // Issue 5: the daily cost rollup (billing/reports/cost-rollup.ts). Actions carry the
+    // JetStream sequence of their message (0 for rows written before this migration), so
+    // the rollup folds in each action once, in sequence order, up to the sink's ack floor.
+    // `cost_events` keeps the copy of each event the rollup counts (the raw table's merges
+    // may drop it once a better-ranked copy arrives, which the rollup must then subtract);
+    // `costs_daily` holds signed contributions, summed on merge; readers always sum().
+    // `cost_fold_stage` holds one step's comparison while the step writes both tables.
+    // Inserts carry a deduplication token per step, kept for the last 1000 inserts, so a
+    // step redone after a crash lands once.
+    id: '0003_costs_daily',
+    statements: [
+      `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS stream_seq UInt64 DEFAULT 0`,
+      `ALTER TABLE {db}.actions ADD INDEX IF NOT EXISTS stream_seq_minmax stream_seq TYPE minmax GRANULARITY 1`,
+      // Outcomes too (the outcome.completed poller reads them by sequence); derived ones
+      // carry their action's.
+      `ALTER TABLE {db}.outcomes ADD COLUMN IF NOT EXISTS stream_seq UInt64 DEFAULT 0`,
+      `ALTER TABLE {db}.outcomes ADD INDEX IF NOT EXISTS stream_seq_minmax stream_seq TYPE minmax GRANULARITY 1`,
+      `DROP VIEW IF EXISTS {db}.derived_outcomes_mv`,
+      DERIVED_OUTCOMES_MV.replace('{stream_seq}', ', a.stream_seq AS stream_seq'),
+      `CREATE TABLE IF NOT EXISTS {db}.cost_events (
+        environment_id LowCardinality(String),
+        agent_instance_id String,
+        event_id String,
+        rank UInt64,
+        folded_seq Int64,
+        ts DateTime64(3, 'UTC'),
+        account_id String,
+        action_type LowCardinality(String),
+        model LowCardinality(String),
+        input_tokens UInt64,
+        output_tokens UInt64,
+        total_tokens UInt64,
+        metadata String,
+        key_hash UInt64 MATERIALIZED cityHash64(environment_id, agent_instance_id, event_id)
+      ) ENGINE = ReplacingMergeTree(rank)
+      PARTITION BY toYYYYMM(ts)
+      ORDER BY (environment_id, agent_instance_id, event_id)
+      SETTINGS non_replicated_deduplication_window = 1000`,
+      `CREATE TABLE IF NOT EXISTS {db}.costs_daily (
+        environment_id LowCardinality(String),
+        day Date,
+        agent_instance_id String,
+        account_id String,
+        category LowCardinality(String),
+        currency LowCardinality(String),
+        amount Decimal(38, 12),
+        actions Int64
+      ) ENGINE = SummingMergeTree((amount, actions))
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (environment_id, day, agent_instance_id, account_id, category, currency)
+      SETTINGS non_replicated_deduplication_window = 1000`,
+      `CREATE TABLE IF NOT EXISTS {db}.cost_fold_stage (
+        environment_id LowCardinality(String),
+        agent_instance_id String,
+        event_id String,
+        nrank UInt64,
+        nrow ${COUNTED_ROW},
+        orank UInt64,
+        orow ${COUNTED_ROW}
+      ) ENGINE = Memory`,
     ],
   },
 ];

@@ -466,3 +466,27 @@ export interface CreditNoteSequencesTable {
 export interface Database {
   credit_note_sequences: CreditNoteSequencesTable;
 }
+
+// ---- Migration 0009: the daily cost rollup's state (billing/reports/cost-rollup.ts).
+
+export interface CostRollupStateTable {
+  ch_database: string;
+  /** bigint: read as a string. */
+  done_seq: ColumnType<string, string | number, string | number>;
+  planned_seq: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface CostRollupDirtyTable {
+  id: Generated<string>;
+  ch_database: string;
+  /** `*`: every environment. */
+  environment_id: string;
+  from_ts: Date;
+  created_at: Generated<Date>;
+}
+
+export interface Database {
+  cost_rollup_state: CostRollupStateTable;
+  cost_rollup_dirty: CostRollupDirtyTable;
+}

@@ -119,3 +119,32 @@ export async function deleteEventsStream(nc: NatsConnection, names: NatsNames): 
   const jsm = await jetstreamManager(nc);
   await jsm.streams.delete(names.stream).catch(() => {});
 }
+
+/**
+ * The sink's ack floor: the stream sequence up to which every event message is in
+ * ClickHouse (acknowledged after its insert, or set aside as undecodable). Waits up to
+ * `waitMs` for the sink to acknowledge what the stream held when asked. 0 while the
+ * stream or the sink's consumer does not exist yet.
+ */
+export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs: number): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  let last: number;
+  try {
+    last = (await jsm.streams.info(names.stream)).state.last_seq;
+  } catch (err) {
+    if (/not found/i.test(String(err))) return 0;
+    throw err;
+  }
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    let floor: number;
+    try {
+      floor = (await jsm.consumers.info(names.stream, names.sinkConsumer)).ack_floor.stream_seq;
+    } catch (err) {
+      if (/not found/i.test(String(err))) return 0;
+      throw err;
+    }
+    if (floor >= last || Date.now() >= deadline) return floor;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -13,7 +13,8 @@ import { HttpServer } from '../http/server.ts';
 import type { Route } from '../http/types.ts';
 import { logger, setLogLevel } from '../log.ts';
 import { registry, roleReady } from '../metrics.ts';
-import { connectNats, resolveNatsUrl } from '../nats/connection.ts';
+import { connectNats, resolveNatsUrl, sinkAckFloor } from '../nats/connection.ts';
+import { CostRollup } from '../../billing/reports/cost-rollup.ts';
 import { natsNames, type NatsNames } from '../nats/names.ts';
 import { parseIngestConfig } from '../../ingest/config.ts';
 import { startIngest, type IngestRole } from '../../ingest/index.ts';
@@ -26,6 +27,9 @@ import { createInvoicing, parseInvoicingConfig, startScheduler } from '../../bil
 import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../../billing/outcomes/notifier.ts';
 
 const log = logger('runtime');
+
+/** How often the billing role folds new actions into the daily cost rollup. */
+const COST_ROLLUP_INTERVAL_MS = 5000;
 
 export const ROLES = ['ingest', 'sink', 'api', 'billing'] as const;
 export type Role = (typeof ROLES)[number];
@@ -140,6 +144,9 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     // Invoicing (api and billing roles): rating on piscina workers, usage from ClickHouse.
     const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: parseInvoicingConfig(opts.env) }) : undefined;
     if (invoicing) stops.push(() => invoicing.rater.close());
+    // The daily cost rollup (api and billing roles): reports read it; billing folds in new actions.
+    const costRollup = roles.has('api') || roles.has('billing') ? new CostRollup(db!, ch!, config.clickhouse.database, (waitMs) => sinkAckFloor(nc, names, waitMs)) : undefined;
+    if (costRollup) stops.push(() => costRollup.stop());
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
@@ -162,7 +169,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     if (roles.has('api')) {
       http.add(...usageRoutes(auth!, usage!));
-      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, invoicing }));
+      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, costRollup, invoicing }));
       readiness.set('api', () => !nc.isClosed());
     }
     if (roles.has('billing')) {
@@ -174,9 +181,10 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       dispatcher.start();
       stops.push(() => dispatcher.stop());
       // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
-      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env));
+      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env), () => sinkAckFloor(nc, names, 0));
       notifier.start();
       stops.push(() => notifier.stop());
+      costRollup!.start(COST_ROLLUP_INTERVAL_MS);
       readiness.set('billing', () => !nc.isClosed());
     }
     http.started();

@@ -7,6 +7,7 @@ import * as m0005 from './0005_webhook_outbox.ts';
 import * as m0006 from './0006_costs_reports.ts';
 import * as m0007 from './0007_invoice_numbers.ts';
 import * as m0008 from './0008_invoice_corrections.ts';
+import * as m0009 from './0009_cost_rollup.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_costs_reports': m0006,
   '0007_invoice_numbers': m0007,
   '0008_invoice_corrections': m0008,
+  '0009_cost_rollup': m0009,
 };

@@ -1,0 +1,302 @@
+import { sql } from 'kysely';
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { chTime } from '../../shared/clickhouse/usage.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
+import { logger } from '../../shared/log.ts';
+import { COST_LINES_SQL, rulesByEnvironmentSql, type CostRollupReader } from '../costs/cost-query.ts';
+
+const log = logger('cost-rollup');
+const DAY_MS = 86_400_000;
+
+/**
+ * Where the rollup learns how far the sink got: the JetStream sequence up to which every
+ * event message is inserted into ClickHouse (the sink consumer's ack floor). `waitMs`:
+ * how long to wait for the sink to acknowledge what the stream held when asked.
+ */
+export type AckFloor = (waitMs: number) => Promise<number>;
+
+const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)';
+
+/**
+ * The daily cost rollup: `costs_daily` holds, per environment, UTC day, agent instance,
+ * account, category and currency, the cost and the number of actions that carried it,
+ * counting each event once exactly as the live query does (`FINAL`: the best-ranked,
+ * i.e. first-ingested, copy of each (environment, agent instance, event id) wins).
+ *
+ * How it stays exact without re-reading all events:
+ * - Every action row carries the JetStream sequence of the message it came in. A step
+ *   folds in the rows of sequences (done, floor], where floor is the sink's ack floor:
+ *   every message up to it is in ClickHouse, so no row of the step can appear later.
+ * - `cost_events` keeps, per event, the copy the rollup counts. A step compares each
+ *   event's best new copy with it (an indexed lookup by event identity): none yet, add
+ *   the new copy; a new copy that outranks it (a redelivered, earlier-ingested copy), add
+ *   the new and subtract the counted one; otherwise (a duplicate) nothing. The raw table
+ *   cannot serve as that record: its merges drop a counted copy once a better one lands.
+ * - Crash safety: a step is planned in Postgres before its ClickHouse inserts (rollup
+ *   first, then `cost_events`), which carry deduplication tokens of its bounds, so a step
+ *   redone after a crash lands once. Steps are serialized by a Postgres advisory lock,
+ *   across processes. The first step (from sequence -1) takes in every row ClickHouse
+ *   already holds, those written before the rollup existed (sequence 0) included.
+ * - A cost rule change marks its environment stale from its effective time
+ *   (`cost_rollup_dirty`); the next step recomputes those days from `cost_events`, and
+ *   readers use the live query for them until then.
+ * - Ranges that are not whole UTC days (the reports' dates always are) use the live query.
+ *
+ * Readers ({@link covers}) first catch up with every event the sink acknowledged when
+ * they asked (waiting up to `readWaitMs` for the sink), so a report is as live as usage;
+ * if that takes longer than `readBudgetMs` (a backlog under heavy ingest), they read the
+ * rollup as it stands while the step goes on.
+ */
+export class CostRollup implements CostRollupReader {
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ch: Pick<ClickHouseClient, 'query' | 'command'>,
+    private readonly database: string,
+    private readonly ackFloor: AckFloor,
+    private readonly opts: { readWaitMs?: number; readBudgetMs?: number } = {},
+  ) {}
+
+  /** Folds in new actions every `intervalMs` (the billing role runs this). */
+  start(intervalMs: number): void {
+    const tick = async () => {
+      try {
+        await this.catchUp(0);
+      } catch (err) {
+        log.warn('cost rollup step failed; retrying', { err });
+      }
+      if (!this.#stopped) this.#timer = setTimeout(tick, intervalMs);
+    };
+    this.#timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await Promise.allSettled([this.#running, this.#queued]);
+  }
+
+  /**
+   * Whether the rollup answers costs of [from, to) exactly: whole UTC days, caught up with
+   * the sink, and no pending rule change for the environment before `to`.
+   */
+  async covers(environmentId: string, from: Date, to: Date): Promise<boolean> {
+    if (from.getTime() % DAY_MS !== 0 || to.getTime() % DAY_MS !== 0) return false;
+    // Catch up, within a budget: a large backlog (heavy ingest) goes on folding in the
+    // background while this answer uses the rollup as it stands. A failed step (say
+    // ClickHouse refused it) sends the reader to raw events.
+    const caughtUp = this.catchUp(this.opts.readWaitMs ?? 250).then(
+      () => true,
+      (err) => {
+        log.warn('cost rollup could not catch up; answering from raw events', { err });
+        return false;
+      },
+    );
+    const budget = new Promise<boolean>((r) => setTimeout(() => r(true), this.opts.readBudgetMs ?? 500).unref());
+    if (!(await Promise.race([caughtUp, budget]))) return false;
+    // Not built yet (the first step takes in everything ClickHouse holds): raw events.
+    const state = await this.db.selectFrom('cost_rollup_state').select('done_seq').where('ch_database', '=', this.database).executeTakeFirst();
+    if (!state || Number(state.done_seq) < 0) return false;
+    const stale = await this.db
+      .selectFrom('cost_rollup_dirty')
+      .select((eb) => eb.fn.min('from_ts').as('from_ts'))
+      .where('ch_database', '=', this.database)
+      .where('environment_id', 'in', [environmentId, '*'])
+      .executeTakeFirst();
+    return !stale?.from_ts || new Date(stale.from_ts) >= to;
+  }
+
+  /**
+   * Runs a step that starts after this call (callers arriving while one runs share the
+   * next one), so everything acknowledged before the call is folded in when it resolves.
+   */
+  catchUp(waitMs: number): Promise<void> {
+    if (!this.#running) {
+      this.#running = this.#step(waitMs).finally(() => (this.#running = undefined));
+      return this.#running;
+    }
+    this.#queued ??= this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.catchUp(waitMs);
+      });
+    return this.#queued;
+  }
+
+  async #step(waitMs: number): Promise<void> {
+    const floor = await this.ackFloor(waitMs);
+    await this.db.connection().execute(async (conn) => {
+      const key = `cost_rollup:${this.database}`;
+      await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
+      try {
+        let done = await this.#state(conn);
+        const marks = await conn
+          .selectFrom('cost_rollup_dirty')
+          .select(['id', 'environment_id', 'from_ts'])
+          .where('ch_database', '=', this.database)
+          .execute();
+        for (const [env, from] of earliestPerEnvironment(marks)) await this.#recompute(env, from);
+        if (marks.length > 0) await conn.deleteFrom('cost_rollup_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
+        if (floor < done && floor > 0) log.error('the events stream sequence went back (was the stream deleted?): the cost rollup folds nothing until it passes its last step', { floor, done });
+        if (floor > done) {
+          await conn.updateTable('cost_rollup_state').set({ planned_seq: floor, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
+          await this.#fold(done, floor);
+          done = floor;
+          await conn.updateTable('cost_rollup_state').set({ done_seq: done, planned_seq: null, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
+        }
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+      }
+    });
+  }
+
+  /** The folded sequence (-1: none yet); finishes a step a crash interrupted. */
+  async #state(conn: Db): Promise<number> {
+    const s = await conn.selectFrom('cost_rollup_state').select(['done_seq', 'planned_seq']).where('ch_database', '=', this.database).executeTakeFirst();
+    if (!s) {
+      await conn.insertInto('cost_rollup_state').values({ ch_database: this.database, done_seq: -1 }).execute();
+      return -1;
+    }
+    const done = Number(s.done_seq);
+    if (s.planned_seq === null) return done;
+    const planned = Number(s.planned_seq);
+    log.info('finishing an interrupted cost rollup step', { from: done, to: planned });
+    await this.#fold(done, planned);
+    await conn.updateTable('cost_rollup_state').set({ done_seq: planned, planned_seq: null, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
+    return planned;
+  }
+
+  /**
+   * Folds in the actions of sequences (s0, s1]. The comparison of new and counted copies
+   * is staged once, then written to the rollup and only then to `cost_events`: a step
+   * redone after a crash stages the same comparison, since `cost_events` holds none of
+   * its rows unless both inserts already landed (and then both are deduplicated).
+   */
+  async #fold(s0: number, s1: number): Promise<void> {
+    const db = this.database;
+    const stage = `${db}.cost_fold_stage`;
+    const newCopies = `
+        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank) AS row, max(first_seen_rank) AS rank
+        FROM ${db}.actions
+        PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}
+        GROUP BY environment_id, agent_instance_id, event_id`;
+    // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
+    const counted = s0 < 0
+      ? `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, n.row AS orow, toUInt64(0) AS orank FROM new AS n`
+      : `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, o.row AS orow, o.counted_rank AS orank
+        FROM new AS n
+        LEFT JOIN (
+          SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row, max(rank) AS counted_rank
+          FROM ${db}.cost_events
+          -- A narrow hash column finds the few counted copies; the join then matches exactly.
+          PREWHERE key_hash IN (SELECT cityHash64(environment_id, agent_instance_id, event_id) FROM new) AND folded_seq <= ${s0}
+          GROUP BY environment_id, agent_instance_id, event_id
+        ) AS o ON n.environment_id = o.environment_id AND n.agent_instance_id = o.agent_instance_id AND n.event_id = o.event_id
+        WHERE n.rank > o.counted_rank`;
+    await this.ch.command({ query: `TRUNCATE TABLE ${stage}` });
+    await this.ch.command({
+      query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank)
+        WITH new AS (${newCopies})
+        SELECT environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank FROM (${counted})`,
+    });
+    const contributions = `
+      SELECT environment_id, agent_instance_id, s.1 AS sign, s.2.1 AS ts, s.2.2 AS account_id, s.2.3 AS action_type,
+        s.2.4 AS model, s.2.5 AS input_tokens, s.2.6 AS output_tokens, s.2.7 AS total_tokens, s.2.8 AS metadata
+      FROM ${stage}
+      ARRAY JOIN if(orank = 0, [(toInt8(1), nrow)], [(toInt8(1), nrow), (toInt8(-1), orow)]) AS s`;
+    await this.#insert(contributions, `fold:${s0}:${s1}`);
+    await this.ch.command({
+      query: `
+        INSERT INTO ${db}.cost_events (environment_id, agent_instance_id, event_id, rank, folded_seq, ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)
+        SETTINGS insert_deduplication_token = 'events:${s0}:${s1}'
+        SELECT environment_id, agent_instance_id, event_id, nrank, ${s1}, nrow.1, nrow.2, nrow.3, nrow.4, nrow.5, nrow.6, nrow.7, nrow.8
+        FROM ${stage}`,
+    });
+  }
+
+  /** Recomputes an environment's days (`*`: every environment) from `from` on, from the counted copies. */
+  async #recompute(environmentId: string, from: Date): Promise<void> {
+    const day = new Date(Math.floor(from.getTime() / DAY_MS) * DAY_MS);
+    // Literals, not query parameters: a mutation (ALTER ... DELETE) keeps its text.
+    const env = environmentId === '*' ? '' : `environment_id = ${sqlString(environmentId)} AND`;
+    const at = (d: Date) => `toDateTime64(${sqlString(chTime(d))}, 3, 'UTC')`;
+    log.info('recomputing cost rollup', { environment: environmentId, from: day.toISOString() });
+    await this.ch.command({
+      query: `ALTER TABLE ${this.database}.costs_daily DELETE WHERE ${env} day >= toDate(${at(day)})`,
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    // FINAL over a window widened by the dedup slack: every copy of an event meets.
+    const contributions = `
+      SELECT environment_id, agent_instance_id, toInt8(1) AS sign, ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata
+      FROM ${this.database}.cost_events FINAL
+      PREWHERE ${env} ts >= ${at(new Date(Math.max(0, day.getTime() - DEDUP_QUERY_SLACK_MS)))}
+      WHERE ts >= ${at(day)}`;
+    await this.#insert(contributions, `recompute:${environmentId}:${day.getTime()}:${Date.now()}`);
+  }
+
+  /**
+   * Inserts signed contributions (rows of environment_id, agent_instance_id, sign +1/-1,
+   * and the action columns the cost needs) as costs summed per day and group. An action
+   * counts once per (category, currency) it has a cost in: its lines are summed per
+   * (category, currency) before they meet other actions'. Every insert carries a token:
+   * the table deduplicates by token, never by content.
+   */
+  async #insert(contributions: string, token: string): Promise<void> {
+    const db = this.database;
+    await this.ch.command({
+      query: `
+        INSERT INTO ${db}.costs_daily (environment_id, day, agent_instance_id, account_id, category, currency, amount, actions)
+        SETTINGS insert_deduplication_token = '${token.replace(/[^\w:*.-]/g, '_')}'
+        SELECT environment_id, day, agent_instance_id, account_id, g.1 AS category, g.2 AS currency, sum(sign * g.3), sum(sign)
+        FROM (
+          SELECT environment_id, toDate(ts) AS day, agent_instance_id, account_id, sign,
+            arrayMap(k -> (k.1, k.2, arraySum(arrayMap(l -> l.3, arrayFilter(l -> l.1 = k.1 AND l.2 = k.2, lines)))),
+                     arrayDistinct(arrayMap(l -> (l.1, l.2), lines))) AS groups
+          FROM (
+            SELECT c.*, ${COST_LINES_SQL} AS lines
+            FROM (${contributions}) AS c
+            LEFT JOIN ${rulesByEnvironmentSql(db)} AS ru ON c.environment_id = ru.environment_id
+          )
+        )
+        ARRAY JOIN groups AS g
+        GROUP BY environment_id, day, agent_instance_id, account_id, category, currency`,
+    });
+  }
+}
+
+/**
+ * Marks an environment's rolled-up costs from `from` on stale (a cost rule changed from
+ * then): the next step recomputes them, and readers use raw events until it has.
+ */
+export async function markCostsStale(db: Db, chDatabase: string, environmentId: string, from: Date): Promise<void> {
+  await db.insertInto('cost_rollup_dirty').values({ ch_database: chDatabase, environment_id: environmentId, from_ts: from }).execute();
+}
+
+/**
+ * The recomputations a set of stale marks asks for (pure): the earliest time per
+ * environment, `*` (every environment) first; an environment's mark that an earlier
+ * `*` mark covers needs no recomputation of its own.
+ */
+export function earliestPerEnvironment(marks: readonly { environment_id: string; from_ts: Date | string }[]): Map<string, Date> {
+  const earliest = new Map<string, Date>();
+  for (const m of marks) {
+    const t = new Date(m.from_ts);
+    const cur = earliest.get(m.environment_id);
+    if (!cur || t < cur) earliest.set(m.environment_id, t);
+  }
+  const all = earliest.get('*');
+  const out = new Map<string, Date>(all ? [['*', all]] : []);
+  for (const [env, t] of earliest) if (env !== '*' && !(all && all <= t)) out.set(env, t);
+  return out;
+}
+
+/** A ClickHouse string literal. */
+function sqlString(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { decodeBatch, encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
+import { tsvInserter } from '../../shared/clickhouse/tsv-insert.ts';
+import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
+import { actionsTsv, outcomesTsv, tsvEscape } from './tsv.ts';
+
+/**
+ * The sink's insert path (TabSeparated rows, tsv.ts, through tsv-insert.ts): every
+ * column of every row arrives in ClickHouse exactly as sent, whatever the text holds.
+ */
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+const db = () => stack.env.CLICKHOUSE_DATABASE;
+const uid = () => `e-${Math.random().toString(36).slice(2)}`;
+
+/** Texts that break a careless TSV writer: field and row separators, escapes, quotes, unicode. */
+const NASTY = [
+  'tab\there', 'new\nline', 'cr\rlf\r\n', 'back\\slash', '\\t literally', 'ends with backslash\\', '\\',
+  `quotes ' " \``, 'unicode: é ü 日本語 🧾 \u2028', 'nul \u0000 char', '', '\t\n\\',
+];
+
+async function select(table: 'actions' | 'outcomes', ids: string[], columns: readonly string[]): Promise<Record<string, unknown>[]> {
+  const cols = columns.map((c) => (c === 'ts' || c === 'ingested_at' ? `toUnixTimestamp64Milli(${c}) AS ${c}` : c === 'value' ? 'toString(value) AS value' : c));
+  const rs = await stack.tally.ch!.query({
+    query: `SELECT ${cols.join(', ')} FROM ${db()}.${table} WHERE event_id IN {ids:Array(String)} ORDER BY event_id`,
+    query_params: { ids },
+    format: 'JSONEachRow',
+  });
+  return rs.json();
+}
+
+describe('tsvEscape', () => {
+  it('escapes exactly tab, newline, carriage return and backslash', () => {
+    expect(tsvEscape('a\tb\nc\rd\\e "f" é')).toBe('a\\tb\\nc\\rd\\\\e "f" é');
+    expect(tsvEscape('plain')).toBe('plain');
+  });
+});
+
+describe('TabSeparated rows into ClickHouse', () => {
+  it('stores every column of actions and outcomes intact, stream_seq included', async () => {
+    const now = Date.now();
+    const base = { env: 'env_x', org: 'org_x', agent: 'ai_x', acct: '', src: 1 as const, ts: now - 5000, ing: now, anon: '', model: '', tin: 0, tout: 0, ttot: 0, val: '' };
+    const events: WireEvent[] = NASTY.flatMap((text, i): WireEvent[] => [
+      // Nasty text in the dictionary columns (user_id, account, type, model, anonymous_id), the id and metadata.
+      { ...base, k: 1, id: `a${i}-${text}`, type: `type ${text}`, uid: `user ${text}`, acct: `acct ${text}`, anon: text, model: `m ${text}`,
+        meta: i % 2 ? JSON.stringify({ text, nested: { text } }) : text, tin: 1200 + i, tout: 300, ttot: 1500 + i, ts: now - i },
+      { ...base, k: 2, id: `o${i}-${text}`, type: `outcome ${text}`, uid: text, src: 2, val: i % 2 ? '12.345678901' : '', meta: JSON.stringify({ text }), ts: now - i },
+    ]);
+    const batch = decodeBatch(encodeBatch(events));
+    const insert = tsvInserter(stack.tally.ch!);
+    await insert(`${db()}.actions`, ACTION_COLUMNS, Buffer.from(actionsTsv(batch, 4242)));
+    await insert(`${db()}.outcomes`, OUTCOME_COLUMNS, Buffer.from(outcomesTsv(batch, 4243)));
+
+    const sorted = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const actions = sorted(events.filter((e) => e.k === 1));
+    const gotActions = await select('actions', actions.map((e) => e.id), ACTION_COLUMNS);
+    expect(gotActions.map((r) => ({ ...r, input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), total_tokens: Number(r.total_tokens), stream_seq: Number(r.stream_seq), ts: Number(r.ts), ingested_at: Number(r.ingested_at) }))).toEqual(
+      actions.map((e) => ({
+        environment_id: e.env, organization_id: e.org, agent_instance_id: e.agent, account_id: e.acct, event_id: e.id, id_source: 'client', action_type: e.type,
+        ts: e.ts, ingested_at: e.ing, user_id: e.uid, anonymous_id: e.anon, model: e.model, input_tokens: e.tin, output_tokens: e.tout, total_tokens: e.ttot,
+        metadata: e.meta, stream_seq: 4242,
+      })),
+    );
+    const outcomes = sorted(events.filter((e) => e.k === 2));
+    const gotOutcomes = await select('outcomes', outcomes.map((e) => e.id), OUTCOME_COLUMNS);
+    expect(gotOutcomes.map((r) => ({ ...r, ts: Number(r.ts), ingested_at: Number(r.ingested_at), stream_seq: Number(r.stream_seq) }))).toEqual(
+      outcomes.map((e) => ({
+        environment_id: e.env, organization_id: e.org, agent_instance_id: e.agent, account_id: e.acct, event_id: e.id, id_source: 'server', outcome_type: e.type,
+        value: e.val || '0', ts: e.ts, ingested_at: e.ing, user_id: e.uid, anonymous_id: e.anon, metadata: e.meta, stream_seq: 4243,
+      })),
+    );
+  });
+
+  it('rejects the insert of a malformed row (the sink then retries instead of acknowledging)', async () => {
+    const insert = tsvInserter(stack.tally.ch!);
+    await expect(insert(`${db()}.actions`, ACTION_COLUMNS, Buffer.from('too\tfew\tfields\n'))).rejects.toThrow();
+  });
+});
+
+describe('the sink end to end', () => {
+  it('stores events with nasty user ids and metadata through ingest, JetStream and the sink', async () => {
+    const agent = await createAgent(stack);
+    const sent = NASTY.map((text, i) => ({ id: uid(), user_id: `u ${text} ${i}`, metadata: { text, i, list: [text] } }));
+    const res = await call(stack, 'POST', '/v1/actions', {
+      key: stack.keys.development.sdk,
+      body: sent.map((e) => ({ agent_key: agent.secret, action_type: 'tool_call', ...e })),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ accepted: NASTY.length, rejected: 0 });
+    const rows = await waitFor(() => select('actions', sent.map((e) => e.id), ['event_id', 'user_id', 'metadata', 'stream_seq']), (r) => r.length === sent.length);
+    for (const e of sent) {
+      const row = rows.find((r) => r.event_id === e.id)!;
+      expect(row.user_id).toBe(e.user_id);
+      expect(JSON.parse(row.metadata as string)).toEqual(e.metadata);
+      expect(Number(row.stream_seq)).toBeGreaterThan(0);
+    }
+  });
+});
