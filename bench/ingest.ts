@@ -9,7 +9,8 @@
  * rate); (3) ingest and sink together for BENCH_SUSTAIN_SECONDS.
  * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64),
  * BENCH_INGEST_PROCESSES (2: ingest processes sharing the port through SO_REUSEPORT), BENCH_SINK_LOG_LEVEL (the sink's log level),
- * BENCH_SUSTAIN_RATE (events/s offered in the sustained run; default 0: as fast as ingest acknowledges).
+ * BENCH_SUSTAIN_RATE (events/s offered in the sustained run; default 0: as fast as ingest acknowledges),
+ * BENCH_INGEST_NODE_ARGS (node options of the ingest processes, e.g. --cpu-prof).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? 2);
+/** Node options of the ingest processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them). */
+const INGEST_NODE_ARGS = (process.env.BENCH_INGEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** Events/s offered during the sustained run (0: as fast as ingest acknowledges). */
 const SUSTAIN_RATE = Number(process.env.BENCH_SUSTAIN_RATE ?? 0);
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -122,7 +125,7 @@ async function main() {
 
   // Phase 1: ingest alone (INGEST_PROCESSES processes on one port); the sink is not running.
   const ingests: ChildProcess[] = [];
-  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild(['bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running'));
+  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running'));
   const single = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers);
   const batch = Array.from({ length: 100 }, () => event);
   const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers);
