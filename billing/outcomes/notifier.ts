@@ -27,9 +27,10 @@ export function parseOutcomeNotifierConfig(env: Env): OutcomeNotifierConfig {
 export type AckFloor = () => Promise<number>;
 
 const CURSOR = 'outcome_completed_seq';
+/** The last outcome read: (stream_seq, environment, agent, event id), and the history cut-off. */
+type Cursor = [number, string, string, string, string];
 /** Outcomes stored this long before the poller's first run are history, not news. */
 const HISTORY_MS = 60_000;
-const BATCH = 2000;
 
 interface OutcomeRow {
   environment_id: string;
@@ -66,6 +67,8 @@ export class OutcomeNotifier {
     private readonly database: string,
     private readonly cfg: OutcomeNotifierConfig,
     private readonly ackFloor: AckFloor,
+    /** Outcomes read per query (and per transaction). */
+    private readonly batchSize = 2000,
   ) {}
 
   start(): void {
@@ -93,8 +96,7 @@ export class OutcomeNotifier {
     const floor = await this.ackFloor();
     for (;;) {
       const cur = await this.db.selectFrom('poller_cursors').select('position').where('name', '=', CURSOR).executeTakeFirst();
-      const c: [number, string, string, string, string] = cur ? JSON.parse(cur.position) : [0, '', '', '', chTime(new Date(now - HISTORY_MS))];
-      if (c[0] >= floor) return announced;
+      const c: Cursor = cur ? JSON.parse(cur.position) : [0, '', '', '', chTime(new Date(now - HISTORY_MS))];
       const rs = await this.ch.query({
         query: `SELECT environment_id, agent_instance_id, account_id, event_id, toString(outcome_type) AS type_s, toString(value) AS value_s,
                   toString(ts) AS ts_s, toString(stream_seq) AS seq, metadata
@@ -103,14 +105,17 @@ export class OutcomeNotifier {
                 WHERE (stream_seq, environment_id, agent_instance_id, event_id) > ({s:UInt64}, {e:String}, {a:String}, {id:String})
                   AND inserted_at >= {since:DateTime64(3)}
                 ORDER BY stream_seq, environment_id, agent_instance_id, event_id
-                LIMIT ${BATCH}`,
+                LIMIT ${this.batchSize}`,
         query_params: { s: c[0], e: c[1], a: c[2], id: c[3], since: c[4], floor },
         format: 'JSONEachRow',
       });
       const rows = await rs.json<OutcomeRow>();
-      // Nothing (more) up to the floor: the cursor moves to it, past sequences without outcomes.
       const last = rows[rows.length - 1];
-      const position = JSON.stringify(last ? [Number(last.seq), last.environment_id, last.agent_instance_id, last.event_id, c[4]] : [floor, '', '', '', c[4]]);
+      if (!last) {
+        // Nothing more up to the floor: the cursor moves to it, past sequences without outcomes.
+        if (c[0] < floor) await this.#save(this.db, [floor, '', '', '', c[4]]);
+        return announced;
+      }
       await this.db.transaction().execute(async (tx) => {
         for (const r of rows) {
           const fresh = await tx
@@ -144,13 +149,18 @@ export class OutcomeNotifier {
             .execute();
           announced++;
         }
-        await tx
-          .insertInto('poller_cursors')
-          .values({ name: CURSOR, position })
-          .onConflict((oc) => oc.column('name').doUpdateSet({ position, updated_at: sql`now()` }))
-          .execute();
+        await this.#save(tx, [Number(last.seq), last.environment_id, last.agent_instance_id, last.event_id, c[4]]);
       });
-      if (rows.length < BATCH) return announced;
+      if (rows.length < this.batchSize) return announced;
     }
+  }
+
+  async #save(db: Db, position: Cursor): Promise<void> {
+    const text = JSON.stringify(position);
+    await db
+      .insertInto('poller_cursors')
+      .values({ name: CURSOR, position: text })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ position: text, updated_at: sql`now()` }))
+      .execute();
   }
 }

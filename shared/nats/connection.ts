@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type StreamConfig } from '@nats-io/jetstream';
+import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -127,7 +127,7 @@ export async function deleteEventsStream(nc: NatsConnection, names: NatsNames): 
  * stream or the sink's consumer does not exist yet.
  */
 export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs: number): Promise<number> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await managerOf(nc);
   let last: number;
   try {
     last = (await jsm.streams.info(names.stream)).state.last_seq;
@@ -147,4 +147,16 @@ export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs:
     if (floor >= last || Date.now() >= deadline) return floor;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+const managers = new WeakMap<NatsConnection, Promise<JetStreamManager>>();
+/** One JetStream manager per connection (making one asks the server for its JetStream info). */
+function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
+  let m = managers.get(nc);
+  if (!m) {
+    m = jetstreamManager(nc);
+    m.catch(() => managers.delete(nc));
+    managers.set(nc, m);
+  }
+  return m;
 }
