@@ -106,7 +106,7 @@ export class CostRollup implements CostRollupReader {
       .selectFrom('cost_rollup_dirty')
       .select((eb) => eb.fn.min('from_ts').as('from_ts'))
       .where('ch_database', '=', this.database)
-      .where('environment_id', 'in', [environmentId, '*'])
+      .where('environment_id', '=', environmentId)
       .executeTakeFirst();
     return !stale?.from_ts || new Date(stale.from_ts) >= to;
   }
@@ -220,11 +220,11 @@ export class CostRollup implements CostRollupReader {
     });
   }
 
-  /** Recomputes an environment's days (`*`: every environment) from `from` on, from the counted copies. */
+  /** Recomputes an environment's days from `from` on, from the counted copies. */
   async #recompute(environmentId: string, from: Date): Promise<void> {
     const day = new Date(Math.floor(from.getTime() / DAY_MS) * DAY_MS);
     // Literals, not query parameters: a mutation (ALTER ... DELETE) keeps its text.
-    const env = environmentId === '*' ? '' : `environment_id = ${sqlString(environmentId)} AND`;
+    const env = `environment_id = ${sqlString(environmentId)} AND`;
     const at = (d: Date) => `toDateTime64(${sqlString(chTime(d))}, 3, 'UTC')`;
     log.info('recomputing cost rollup', { environment: environmentId, from: day.toISOString() });
     await this.ch.command({
@@ -278,21 +278,14 @@ export async function markCostsStale(db: Db, chDatabase: string, environmentId: 
   await db.insertInto('cost_rollup_dirty').values({ ch_database: chDatabase, environment_id: environmentId, from_ts: from }).execute();
 }
 
-/**
- * The recomputations a set of stale marks asks for (pure): the earliest time per
- * environment, `*` (every environment) first; an environment's mark that an earlier
- * `*` mark covers needs no recomputation of its own.
- */
+/** The earliest stale time per environment of a set of marks (pure). */
 export function earliestPerEnvironment(marks: readonly { environment_id: string; from_ts: Date | string }[]): Map<string, Date> {
-  const earliest = new Map<string, Date>();
+  const out = new Map<string, Date>();
   for (const m of marks) {
     const t = new Date(m.from_ts);
-    const cur = earliest.get(m.environment_id);
-    if (!cur || t < cur) earliest.set(m.environment_id, t);
+    const cur = out.get(m.environment_id);
+    if (!cur || t < cur) out.set(m.environment_id, t);
   }
-  const all = earliest.get('*');
-  const out = new Map<string, Date>(all ? [['*', all]] : []);
-  for (const [env, t] of earliest) if (env !== '*' && !(all && all <= t)) out.set(env, t);
   return out;
 }
 

@@ -480,7 +480,6 @@ export interface CostRollupStateTable {
 export interface CostRollupDirtyTable {
   id: Generated<string>;
   ch_database: string;
-  /** `*`: every environment. */
   environment_id: string;
   from_ts: Date;
   created_at: Generated<Date>;

@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
  *   is folded into `costs_daily` (-1: none yet). `planned_seq`: a step being applied, (done_seq,
  *   planned_seq], whose ClickHouse insert may or may not have happened; it is redone with
  *   the same deduplication token, so it lands exactly once.
- * - `cost_rollup_dirty`: a cost rule changed from `from_ts` in an environment (`*`: all):
+ * - `cost_rollup_dirty`: a cost rule changed from `from_ts` in an environment:
  *   the rollup's days from then on are recomputed, and read from raw events until then.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
