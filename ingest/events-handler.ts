@@ -39,7 +39,7 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
  * publish failure answers 503 for the request and acknowledges nothing.
  */
 export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
-  const principal = await deps.auth.require(req.headers, 'send_events');
+  const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
   const { single, items } = decodeEvents(req.body, req.headers['content-type']);
   const now = Date.now();
   const headerId = single ? req.headers['idempotency-key'] : undefined;
@@ -53,9 +53,10 @@ export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpR
     else results[i] = { index: i, status: 'rejected', error: { code: r.code, message: r.message } };
   }
 
-  const agents = await resolveAgents(deps.agents, principal, normalized);
+  const known = cachedAgents(deps.agents, principal, normalized);
+  const agents = known.misses.length === 0 ? known.found : await loadAgents(deps.agents, principal, known);
   const wire: WireEvent[] = [];
-  const createdAt = new Date(now).toISOString();
+  const createdAt = isoTime(now);
   for (let i = 0; i < items.length; i++) {
     const n = normalized[i];
     if (!n) continue;
@@ -74,13 +75,24 @@ export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpR
   return respond(single, results, createdAt, req.requestId);
 }
 
+let isoAt = 0;
+let isoText = '';
+/** `now` as ISO 8601, formatted once per millisecond. */
+function isoTime(now: number): string {
+  if (now !== isoAt) {
+    isoAt = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
 function prepare(kind: EventKind, value: unknown, now: number, headerId: string | undefined): StepResult<NormalizedEvent> {
   const v = validateStep(kind, value);
   return v.ok ? normalizeStep(kind, v.value, now, headerId) : v;
 }
 
-/** Agent keys of the request, resolved once each: cache hits synchronously, misses together. */
-async function resolveAgents(dir: AgentDirectory, p: Principal, events: (NormalizedEvent | undefined)[]): Promise<Map<string, AgentInfo | undefined>> {
+/** Agent keys of the request, once each: those in the cache, and the misses (found maps them to undefined). */
+function cachedAgents(dir: AgentDirectory, p: Principal, events: (NormalizedEvent | undefined)[]): { found: Map<string, AgentInfo | undefined>; misses: string[] } {
   const found = new Map<string, AgentInfo | undefined>();
   const misses: string[] = [];
   for (const e of events) {
@@ -92,11 +104,14 @@ async function resolveAgents(dir: AgentDirectory, p: Principal, events: (Normali
       misses.push(e.agentKey);
     }
   }
-  if (misses.length > 0) {
-    const loaded = await Promise.all(misses.map((k) => dir.resolve(p.environmentId, k)));
-    misses.forEach((k, i) => found.set(k, loaded[i]));
-  }
-  return found;
+  return { found, misses };
+}
+
+/** The misses loaded together. */
+async function loadAgents(dir: AgentDirectory, p: Principal, known: { found: Map<string, AgentInfo | undefined>; misses: string[] }): Promise<Map<string, AgentInfo | undefined>> {
+  const loaded = await Promise.all(known.misses.map((k) => dir.resolve(p.environmentId, k)));
+  known.misses.forEach((k, i) => known.found.set(k, loaded[i]));
+  return known.found;
 }
 
 function agentFor(p: Principal, e: NormalizedEvent, agents: Map<string, AgentInfo | undefined>): StepResult<AgentInfo | { id: string; organizationId: string; accountId: string; environmentId: string }> {
@@ -143,13 +158,15 @@ function toWire(n: NormalizedEvent, a: { id: string; organizationId: string; acc
   return w;
 }
 
+const acceptedEvents = { action: ingestMetrics.events.child(['action', 'accepted']), outcome: ingestMetrics.events.child(['outcome', 'accepted']) };
+
 function countOutcomes(kind: EventKind, results: (Accepted | Rejected)[]): void {
   let accepted = 0;
   for (const r of results) {
     if (r.status === 'processed') accepted++;
-    else ingestMetrics.events.inc({ kind, outcome: r.error.code });
+    else ingestMetrics.events.inc([kind, r.error.code]);
   }
-  if (accepted) ingestMetrics.events.inc({ kind, outcome: 'accepted' }, accepted);
+  acceptedEvents[kind].value += accepted;
 }
 
 function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: string, requestId: string): HttpResponse {

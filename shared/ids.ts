@@ -1,13 +1,23 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
 
 /** Random string of `length` characters from a URL-safe alphabet (~5.75 bits each). */
 export function randomToken(length: number): string {
-  const bytes = randomBytes(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  for (let i = 0; i < length; i++) out += ALPHABET[randomByte() % ALPHABET.length];
   return out;
+}
+
+/** Cryptographically random bytes drawn from a pool refilled 4 KiB at a time (as Node's randomUUID does). */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
 }
 
 /**

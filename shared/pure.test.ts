@@ -5,6 +5,7 @@ import { parseTimestamp } from './time.ts';
 import { LoadingCache } from './auth/loading-cache.ts';
 import { parseEnv, ConfigError } from './config/parse.ts';
 import { parseCommonConfig } from './config/common.ts';
+import { Packr, unpack } from 'msgpackr';
 import { batchEvents, decodeBatch, encodeBatch, WireFormatError, type WireEvent } from './events/wire.ts';
 
 describe('error table', () => {
@@ -124,6 +125,21 @@ describe('wire format', () => {
     expect(decoded.dict.filter((s) => s === 'e')).toHaveLength(1); // dictionary-coded
     expect(() => decodeBatch(new Uint8Array([0xc1]))).toThrow(WireFormatError);
     expect(() => decodeBatch(encodeBatch([]).fill(0x90, 0, 1))).toThrow(WireFormatError);
+  });
+  it('carries text with newlines (as arrays) and still reads format 2', () => {
+    const e: WireEvent = { k: 1, env: 'e', org: 'o', agent: 'a', acct: '', id: 'i', src: 1, type: 't', ts: 1, ing: 2, uid: '', anon: '', meta: '{"a":"x\\ny"}', model: '', tin: 0, tout: 0, ttot: 0, val: '' };
+    const odd = { ...e, id: 'line\nbreak', meta: 'raw\ntext' };
+    expect(batchEvents(decodeBatch(encodeBatch([e, odd, e])))).toEqual([e, odd, e]);
+    expect(batchEvents(decodeBatch(encodeBatch([e])))).toEqual([e]);
+    const many = Array.from({ length: 300 }, (_, i) => ({ ...e, agent: `a${i}`, tin: i }));
+    const wide = decodeBatch(encodeBatch(many));
+    expect(wide.agent).toBeInstanceOf(Uint16Array);
+    expect(wide.tin).toBeInstanceOf(Uint32Array);
+    expect(batchEvents(wide)).toEqual(many);
+    const v3 = unpack(encodeBatch([e, e])) as unknown[];
+    expect(v3[0]).toBe(3);
+    const v2 = [2, ...v3.slice(1, -3), ...v3.slice(-3).map((col) => (col as string).split('\n'))];
+    expect(batchEvents(decodeBatch(new Packr({ useRecords: false, moreTypes: true }).pack(v2)))).toEqual([e, e]);
   });
 });
 

@@ -61,8 +61,10 @@ export function normalizeStep(
   now: number,
   headerId: string | undefined,
 ): StepResult<NormalizedEvent> {
-  const ids = [e.id, e.event_id, e.idempotency_key, headerId].filter((x): x is string => x !== undefined);
-  if (ids.some((x) => x !== ids[0])) return reject('validation_failed', 'id, event_id, idempotency_key and the Idempotency-Key header disagree');
+  const id = e.id ?? e.event_id ?? e.idempotency_key ?? headerId;
+  if (id !== undefined && (differs(e.id, id) || differs(e.event_id, id) || differs(e.idempotency_key, id) || differs(headerId, id))) {
+    return reject('validation_failed', 'id, event_id, idempotency_key and the Idempotency-Key header disagree');
+  }
 
   let ts = now;
   if (e.timestamp !== undefined) {
@@ -74,12 +76,12 @@ export function normalizeStep(
   }
 
   let meta = '{}';
-  const m = e.metadata;
+  const m = e.metadata as Record<string, unknown> | undefined;
   if (m !== undefined) {
     // Fewer brackets in the JSON text than the depth limit means it cannot be too deep:
     // the walk is only needed for metadata with many objects or arrays.
     meta = JSON.stringify(m);
-    if (bracketCount(meta) > MAX_METADATA_DEPTH && tooDeep(m, 1)) {
+    if (meta.length > 2 * MAX_METADATA_DEPTH && bracketCount(meta) > MAX_METADATA_DEPTH && tooDeep(m, 1)) {
       return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
     }
     if (meta.length > MAX_METADATA_BYTES / 4 && Buffer.byteLength(meta) > MAX_METADATA_BYTES) {
@@ -92,7 +94,7 @@ export function normalizeStep(
   const out: NormalizedEvent = {
     kind,
     agentKey: e.agent_key,
-    id: ids[0],
+    id,
     type: kind === 'action' ? (e as ActionEvent).action_type : (e as OutcomeEvent).outcome_type,
     ts,
     uid: uid ?? '',
@@ -112,12 +114,12 @@ export function normalizeStep(
   }
   if (m !== undefined) {
     const usage = isObject(m['usage']) ? (m['usage'] as Record<string, unknown>) : undefined;
-    const tin = tokenField(m, usage, ['input_tokens', 'prompt_tokens']);
-    const tout = tokenField(m, usage, ['output_tokens', 'completion_tokens']);
-    const ttot = tokenField(m, usage, ['total_tokens']);
-    for (const [name, v] of [['input_tokens', tin], ['output_tokens', tout], ['total_tokens', ttot]] as const) {
-      if (v === null) return reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`);
-    }
+    const tin = tokenField(m, usage, 'input_tokens', 'prompt_tokens');
+    const tout = tokenField(m, usage, 'output_tokens', 'completion_tokens');
+    const ttot = tokenField(m, usage, 'total_tokens', undefined);
+    if (tin === null) return badTokens('input_tokens');
+    if (tout === null) return badTokens('output_tokens');
+    if (ttot === null) return badTokens('total_tokens');
     out.tin = tin ?? 0;
     out.tout = tout ?? 0;
     out.ttot = ttot ?? out.tin + out.tout;
@@ -151,15 +153,18 @@ function stringField(m: Record<string, unknown> | undefined, key: string): strin
   return typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : undefined;
 }
 
-/** undefined: absent; null: present but not a non-negative integer. */
-function tokenField(m: Record<string, unknown>, usage: Record<string, unknown> | undefined, names: string[]): number | undefined | null {
-  for (const n of names) {
-    const v = m[n] ?? usage?.[n];
-    if (v === undefined) continue;
-    return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
-  }
-  return undefined;
+/** undefined: absent; null: present but not a non-negative integer. The first name found wins. */
+function tokenField(m: Record<string, unknown>, usage: Record<string, unknown> | undefined, name: string, alias: string | undefined): number | undefined | null {
+  let v = m[name] ?? usage?.[name];
+  if (v === undefined && alias !== undefined) v = m[alias] ?? usage?.[alias];
+  if (v === undefined) return undefined;
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
+
+const badTokens = (name: string) => reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`);
+
+/** A given id that is not the event's id. */
+const differs = (given: string | undefined, id: string): boolean => given !== undefined && given !== id;
 
 /** The shortest decimal text of a JSON number, without exponent (1e-7 -> "0.0000001"). */
 export function decimalString(n: number): string {

@@ -67,6 +67,12 @@ describe('validate and normalize', () => {
     [{ agent_key: 'k', action_type: '' }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { total_tokens: 1.5 } }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { '__proto__': { polluted: 1 } } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: [1, 2] }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: null }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { prompt_tokens: -1 } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { usage: { completion_tokens: 'many' } } }, false],
+    [{ agent_key: 'k', action_type: 'x', id: 'A', event_id: 'B' }, false],
+    [{ agent_key: 'k', action_type: 'x', id: 'A', idempotency_key: 'A' }, true],
   ])('accepts %j: %s', (event, accepted) => {
     const v = validateStep('action', event);
     const n = v.ok ? normalizeStep('action', v.value, NOW, undefined) : v;

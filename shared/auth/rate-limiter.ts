@@ -23,6 +23,10 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
+/** Where a request's decision is kept on its carrier (a symbol: never a header name, cheaper than a WeakMap). */
+const DECISION = Symbol('rate-decision');
+type Carrier = { [DECISION]?: RateDecision };
+
 interface KeyWindow {
   window: number;
   local: number;
@@ -45,7 +49,6 @@ export class RateLimiter {
   readonly #origin = Math.random().toString(36).slice(2);
   readonly #windowMs: number;
   readonly #now: () => number;
-  readonly #decisions = new WeakMap<object, RateDecision>();
   readonly #dirty = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
 
@@ -96,7 +99,7 @@ export class RateLimiter {
     const resetAt = Math.ceil(resetAtMs / 1000);
     if (used >= limit) {
       const d = { limit, remaining: 0, resetAt };
-      this.#decisions.set(carrier, d);
+      (carrier as Carrier)[DECISION] = d;
       throw new AppError('rate_limited', `rate limit of ${limit} requests per minute exceeded; retry after the window resets`, {
         retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
       });
@@ -104,13 +107,13 @@ export class RateLimiter {
     w.local++;
     this.#dirty.add(key);
     const d = { limit, remaining: Math.max(0, limit - used - 1), resetAt };
-    this.#decisions.set(carrier, d);
+    (carrier as Carrier)[DECISION] = d;
     return d;
   }
 
   /** The X-RateLimit-* headers for a request whose principal was counted. */
   headersFor(carrier: object): Record<string, string> | undefined {
-    const d = this.#decisions.get(carrier);
+    const d = (carrier as Carrier)[DECISION];
     if (!d) return undefined;
     return { 'x-ratelimit-limit': String(d.limit), 'x-ratelimit-remaining': String(d.remaining), 'x-ratelimit-reset': String(d.resetAt) };
   }

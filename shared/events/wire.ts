@@ -45,26 +45,61 @@ export interface WireBatch {
   dict: string[];
   k: Uint8Array;
   src: Uint8Array;
-  env: Uint32Array;
-  org: Uint32Array;
-  agent: Uint32Array;
-  acct: Uint32Array;
-  type: Uint32Array;
-  model: Uint32Array;
-  uid: Uint32Array;
-  anon: Uint32Array;
+  env: Codes;
+  org: Codes;
+  agent: Codes;
+  acct: Codes;
+  type: Codes;
+  model: Codes;
+  uid: Codes;
+  anon: Codes;
   ts: Float64Array;
   ing: Float64Array;
-  tin: Float64Array;
-  tout: Float64Array;
-  ttot: Float64Array;
+  tin: Counts;
+  tout: Counts;
+  ttot: Counts;
   id: string[];
   meta: string[];
   val: string[];
 }
 
-/** Version first, so the format can change without ambiguity. */
-const FORMAT_VERSION = 2;
+/** Dictionary indexes: sent in the narrowest array that holds the batch's dictionary. */
+type Codes = Uint8Array | Uint16Array | Uint32Array;
+/** Token counts: sent as 32-bit integers when they all fit, else as doubles. */
+type Counts = Uint32Array | Float64Array;
+const CODE_COLUMNS = ['env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon'] as const;
+const COUNT_COLUMNS = ['tin', 'tout', 'ttot'] as const;
+
+function narrowCodes(codes: Uint32Array, dictSize: number): Codes {
+  if (dictSize <= 0x100) return Uint8Array.from(codes);
+  if (dictSize <= 0x10000) return Uint16Array.from(codes);
+  return codes;
+}
+
+function narrowCounts(counts: Float64Array): Counts {
+  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0xffffffff) return counts;
+  return Uint32Array.from(counts);
+}
+
+/**
+ * Version first, so the format can change without ambiguity. 3: the text columns (id,
+ * meta, val) travel as one string each, joined by newlines (one msgpack string instead
+ * of one per event; a column holding a newline travels as an array, as in 2), and
+ * dictionary indexes and token counts in the narrowest typed array that holds them
+ * (a quarter fewer bytes per event for NATS to store and the sink to read). Sinks
+ * read 2 and 3: upgrade them before ingest.
+ */
+const FORMAT_VERSION = 3;
+const READABLE_VERSIONS = new Set([2, 3]);
+const TEXT_COLUMNS = ['id', 'meta', 'val'] as const;
+
+/** A text column as one newline-joined string, or the array when a value holds a newline. */
+function joinColumn(values: string[]): string | string[] {
+  const joined = values.join('\n');
+  let newlines = 0;
+  for (let at = joined.indexOf('\n'); at !== -1; at = joined.indexOf('\n', at + 1)) newlines++;
+  return newlines === values.length - 1 ? joined : values;
+}
 const packr = new Packr({ useRecords: false, moreTypes: true });
 const unpackr = new Unpackr({ useRecords: false, moreTypes: true });
 const COLUMNS = ['k', 'src', 'env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon', 'ts', 'ing', 'tin', 'tout', 'ttot', 'id', 'meta', 'val'] as const;
@@ -82,7 +117,7 @@ export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
     }
     return c;
   };
-  const b: WireBatch = {
+  const b = {
     n,
     dict,
     k: new Uint8Array(n),
@@ -125,7 +160,13 @@ export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
     b.meta[i] = e.meta;
     b.val[i] = e.val;
   }
-  return packr.pack([FORMAT_VERSION, n, dict, ...COLUMNS.map((c) => b[c])]);
+  const columns = COLUMNS.map((c) => {
+    if (c === 'id' || c === 'meta' || c === 'val') return joinColumn(b[c]);
+    if ((CODE_COLUMNS as readonly string[]).includes(c)) return narrowCodes(b[c as (typeof CODE_COLUMNS)[number]], dict.length);
+    if ((COUNT_COLUMNS as readonly string[]).includes(c)) return narrowCounts(b[c as (typeof COUNT_COLUMNS)[number]]);
+    return b[c];
+  });
+  return packr.pack([FORMAT_VERSION, n, dict, ...columns]);
 }
 
 export class WireFormatError extends Error {
@@ -142,10 +183,14 @@ export function decodeBatch(data: Uint8Array): WireBatch {
   } catch (err) {
     throw new WireFormatError(`undecodable batch: ${(err as Error).message}`);
   }
-  if (!Array.isArray(v) || v[0] !== FORMAT_VERSION || v.length !== COLUMNS.length + 3) throw new WireFormatError('unknown batch format');
+  if (!Array.isArray(v) || !READABLE_VERSIONS.has(v[0]) || v.length !== COLUMNS.length + 3) throw new WireFormatError('unknown batch format');
   const b = { n: v[1], dict: v[2] } as WireBatch;
   COLUMNS.forEach((c, i) => ((b as unknown as Record<string, unknown>)[c] = v[i + 3]));
-  if (typeof b.n !== 'number' || !Array.isArray(b.dict) || !(b.ts instanceof Float64Array) || b.ts.length !== b.n || b.id.length !== b.n) {
+  for (const c of TEXT_COLUMNS) {
+    const col: unknown = b[c];
+    if (typeof col === 'string') b[c] = b.n === 0 ? [] : col.split('\n');
+  }
+  if (typeof b.n !== 'number' || !Array.isArray(b.dict) || !(b.ts instanceof Float64Array) || b.ts.length !== b.n || TEXT_COLUMNS.some((c) => !Array.isArray(b[c]) || b[c].length !== b.n)) {
     throw new WireFormatError('inconsistent batch columns');
   }
   return b;

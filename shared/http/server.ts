@@ -116,21 +116,7 @@ export class HttpServer {
       return;
     }
 
-    const build = (body: Buffer): HttpRequest => {
-      let query: URLSearchParams | undefined;
-      return {
-        method,
-        path,
-        params,
-        get query() {
-          return (query ??= new URLSearchParams(rawQuery));
-        },
-        headers,
-        body,
-        requestId,
-        receivedAt,
-      };
-    };
+    const build = (body: Buffer): HttpRequest => new Request(method, path, params, rawQuery, headers, body, requestId, receivedAt);
 
     if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
       // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
@@ -149,7 +135,7 @@ export class HttpServer {
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
-      const copy = Buffer.from(new Uint8Array(chunk).slice());
+      const copy = Buffer.from(new Uint8Array(chunk));
       if (isLast) {
         const body = chunks ? Buffer.concat([...chunks, copy]) : copy;
         chunks = undefined;
@@ -206,9 +192,29 @@ export class HttpServer {
       res.writeStatus(statusText(out.status));
       res.writeHeader('content-type', contentType);
       res.writeHeader('x-request-id', req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '');
-      if (out.headers) for (const [k, v] of Object.entries(out.headers)) res.writeHeader(k, v);
+      const extra = out.headers;
+      if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
       res.end(body, closeAfter);
     });
+  }
+}
+
+/** A request as handlers see it; its query is parsed when first read. */
+class Request implements HttpRequest {
+  #query: URLSearchParams | undefined;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly params: Record<string, string>,
+    private readonly rawQuery: string,
+    readonly headers: Record<string, string>,
+    readonly body: Buffer,
+    readonly requestId: string,
+    readonly receivedAt: number,
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.rawQuery));
   }
 }
 

@@ -137,7 +137,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       stops.push(async () => limiter.stop());
       http.onResponse((req, res) => {
         const h = req && limiter.headersFor(req.headers);
-        if (h) res.headers = { ...res.headers, ...h };
+        if (h) res.headers = res.headers ? { ...res.headers, ...h } : h;
       });
     }
     const auth = db && agents ? new Authenticator(db, bus, agents, limiter ? { limiter } : {}) : undefined;
