@@ -182,9 +182,30 @@ function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: s
     else firstRejected ??= r;
   }
   const rejected = results.length - accepted;
+  if (accepted > 0) return { status: rejected === 0 ? 200 : 207, raw: batchJson(accepted, rejected, createdAt, results), contentType: 'application/json' };
   const body: Record<string, unknown> = { accepted, rejected, created_at: createdAt, results };
-  if (rejected === 0) return { status: 200, body };
-  if (accepted > 0) return { status: 207, body };
   const err = new AppError(firstRejected!.error.code, `all ${rejected} events were rejected; see results`);
   return { status: codeToStatus(firstRejected!.error.code), body: { ...errorBody(err, requestId), ...body } };
 }
+
+/**
+ * The answer to a batch as JSON text, the same as JSON.stringify of
+ * `{accepted, rejected, created_at, results}`, written by hand: a thousand results'
+ * objects cost JSON.stringify several times more.
+ */
+export function batchJson(accepted: number, rejected: number, createdAt: string, results: readonly (Accepted | Rejected)[]): string {
+  let s = `{"accepted":${accepted},"rejected":${rejected},"created_at":${jsonString(createdAt)},"results":[`;
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
+    if (i > 0) s += ',';
+    s += r.status === 'processed' ? `{"index":${r.index},"id":${jsonString(r.id)},"status":"processed"}` : JSON.stringify(r);
+  }
+  return s + ']}';
+}
+
+/** A string as a JSON literal: quoted as is when nothing in it needs escaping. */
+function jsonString(v: string): string {
+  return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+}
+// Quotes, backslashes, control characters and lone surrogates (JSON.stringify escapes those too).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

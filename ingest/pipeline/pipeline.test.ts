@@ -87,3 +87,17 @@ describe('validate and normalize', () => {
     [123.456, '123.456'],
   ])('decimalString(%d) = %s', (n, s) => expect(decimalString(n)).toBe(s));
 });
+
+describe('batch answer', () => {
+  it('is the JSON of {accepted, rejected, created_at, results}, whatever the ids hold', async () => {
+    const { batchJson } = await import('../events-handler.ts');
+    const ids = ['evt_01JD8Z0000ABCDEFGHIJ0001', 'say"hi"', 'back\\slash', 'tab\there', 'naïve-😀', '\ud800lone', '{}[]:,'];
+    const results = [
+      ...ids.map((id, index) => ({ index, id, status: 'processed' as const })),
+      { index: ids.length, status: 'rejected' as const, error: { code: 'validation_failed' as const, message: '`action_type` is "required"' } },
+    ];
+    const text = batchJson(ids.length, 1, '2026-11-21T10:00:00.000Z', results);
+    expect(text).toBe(JSON.stringify({ accepted: ids.length, rejected: 1, created_at: '2026-11-21T10:00:00.000Z', results }));
+    expect(JSON.parse(text).results[1].id).toBe('say"hi"');
+  });
+});
