@@ -39,6 +39,19 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
  * publish failure answers 503 for the request and acknowledges nothing.
  */
 export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
+  const { single, results, createdAt } = await ingestEvents(deps, kind, req);
+  return respond(single, results, createdAt, req.requestId);
+}
+
+/** What became of a request's events: one result per event, in order. */
+export interface IngestOutcome {
+  single: boolean;
+  results: (Accepted | Rejected)[];
+  createdAt: string;
+}
+
+/** The pipeline of {@link handleEvents}, without the HTTP answer (the OTLP endpoint answers its own way). */
+export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<IngestOutcome> {
   const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
   const { single, items } = decodeEvents(req.body, req.headers['content-type']);
   const now = Date.now();
@@ -72,7 +85,7 @@ export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpR
 
   await deps.publisher.publish(wire);
   countOutcomes(kind, results);
-  return respond(single, results, createdAt, req.requestId);
+  return { single, results, createdAt };
 }
 
 let isoAt = 0;

@@ -3,7 +3,7 @@ import { AppError, errorBody } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
 import { MAX_EVENT_BODY_BYTES, MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
-import { handleEvents, type IngestDeps } from '../events-handler.ts';
+import { ingestEvents, type IngestDeps } from '../events-handler.ts';
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
 import type { OtlpTraceRequest } from './model.ts';
@@ -40,7 +40,7 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
 
 /**
  * Authenticate (like the event endpoints), decode, map each span to an action event (or
- * ignore it), then hand the actions to the event pipeline (`handleEvents`: validate,
+ * ignore it), then hand the actions to the event pipeline (`ingestEvents`: validate,
  * normalize, resolve the agent, publish, wait for JetStream) and answer per OTLP:
  * 200 with `partial_success` counting rejected spans; failures as google.rpc.Status in
  * the request's encoding, 503 with Retry-After when the events could not be stored.
@@ -73,15 +73,14 @@ export async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<Ht
     const reasons = new Map<string, { count: number; example: string }>();
     for (let i = 0; i < actions.length; i += MAX_EVENTS_PER_REQUEST) {
       const chunk = actions.slice(i, i + MAX_EVENTS_PER_REQUEST);
-      const res = await handleEvents(deps, 'action', asEventsRequest(req, chunk));
-      const results = (res.body as { results?: { status: string; error?: { code: string; message: string } }[] }).results ?? [];
+      const { results } = await ingestEvents(deps, 'action', asEventsRequest(req, chunk));
       results.forEach((r, j) => {
         if (r.status !== 'rejected') return;
         rejected++;
-        const code = r.error?.code ?? 'rejected';
+        const code = r.error.code;
         const seen = reasons.get(code);
         if (seen) seen.count++;
-        else reasons.set(code, { count: 1, example: `span ${String(chunk[j]!['id'])}: ${r.error?.message ?? ''}` });
+        else reasons.set(code, { count: 1, example: `span ${String(chunk[j]!['id'])}: ${r.error.message}` });
       });
     }
     const message = rejected === 0 ? '' : `${rejected} of ${spans} spans rejected: ` + [...reasons].map(([code, r]) => `${r.count} ${code} (e.g. ${r.example})`).join('; ');
