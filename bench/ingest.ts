@@ -77,10 +77,19 @@ function peakRssMb(pid: number): number {
 
 type Run = Awaited<ReturnType<typeof run>>;
 
-async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, seconds = SECONDS, overallRate = 0) {
+/** CPU seconds (user + system) a process has used so far (Linux /proc; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** One autocannon run; `servers` are the processes whose CPU per request is reported (µs, user + system). */
+async function run(title: string, url: string, body: string | Buffer, headers: Record<string, string>, servers: ChildProcess[], seconds = SECONDS, overallRate = 0) {
+  const cpu0 = servers.map((p) => cpuSeconds(p.pid!));
   const r = await autocannon({ url, method: 'POST', body, headers, connections: CONNECTIONS, pipelining: 1, duration: seconds, ...(overallRate > 0 ? { overallRate } : {}) });
+  const cpu = servers.reduce((sum, p, i) => sum + cpuSeconds(p.pid!) - cpu0[i]!, 0);
   const ok = r['2xx'];
-  return { title, ok, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts };
+  return { title, ok, reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, cpuUsPerReq: ok > 0 ? (cpu * 1e6) / ok : NaN };
 }
 
 /** Drives ingest through the SDK: `clients` Tally clients, producers that wait while a client holds 5,000 events. */
@@ -138,8 +147,8 @@ async function main() {
   const event = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
   const rounds: { baseline: Run; single: Run }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const b = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers);
-    const s = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers);
+    const b = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers, [baselineProc]);
+    const s = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers, ingests);
     rounds.push({ baseline: b, single: s });
   }
   baselineProc.kill();
@@ -148,18 +157,18 @@ async function main() {
   const single = byMedian('single');
   const singleRatio = median(rounds.map((r) => r.single.reqPerSec / r.baseline.reqPerSec));
   const batch = Array.from({ length: 100 }, () => event);
-  const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers);
-  const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' });
+  const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
+  const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' }, ingests);
   const viaSdk = await runSdk('SDK: 4 clients, 100-event batches, JSON', 'http://127.0.0.1:18080', keys.sdk_key, agent.secret, SECONDS);
 
   console.log('## Ingest: durably acknowledged (sink stopped)\n');
-  console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) | server CPU µs/request |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [r, per] of [[baseline, 1], [single, 1], [jsonBatch, 100], [mpBatch, 100]] as const) {
     const ratio = r === single ? singleRatio : r.reqPerSec / baseline.reqPerSec;
-    console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${ratio.toFixed(2)} |`);
+    console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${ratio.toFixed(2)} | ${r.cpuUsPerReq.toFixed(1)} |`);
   }
-  console.log(`| ${viaSdk.title} | | ${fmt(viaSdk.eventsPerSec)} | | | | |`);
+  console.log(`| ${viaSdk.title} | | ${fmt(viaSdk.eventsPerSec)} | | | | | |`);
   console.log(`\nSingle events vs baseline, round by round (requests/s): ${rounds.map((r) => `${fmt(r.single.reqPerSec)} / ${fmt(r.baseline.reqPerSec)} = ${(r.single.reqPerSec / r.baseline.reqPerSec).toFixed(2)}`).join('; ')}. The table shows the medians (and the median ratio); batches are compared with the median baseline.`);
 
   // Phase 2: the sink starts and drains the backlog of phase 1.
@@ -207,7 +216,7 @@ async function main() {
       if (!probing && seenAt.length < probeAcks.length && Date.now() - (probeAcks.at(-1) ?? 0) > 30_000) break;
     }
   })();
-  const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, SUSTAIN, SUSTAIN_RATE / 100);
+  const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests, SUSTAIN, SUSTAIN_RATE / 100);
   probing = false;
   await prober;
   const drainStart = Date.now();

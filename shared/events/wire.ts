@@ -71,14 +71,14 @@ const CODE_COLUMNS = ['env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'an
 const COUNT_COLUMNS = ['tin', 'tout', 'ttot'] as const;
 
 function narrowCodes(codes: Uint32Array, dictSize: number): Codes {
-  if (dictSize <= 0x100) return Uint8Array.from(codes);
-  if (dictSize <= 0x10000) return Uint16Array.from(codes);
+  if (dictSize <= 0x100) return new Uint8Array(codes);
+  if (dictSize <= 0x10000) return new Uint16Array(codes);
   return codes;
 }
 
 function narrowCounts(counts: Float64Array): Counts {
   for (let i = 0; i < counts.length; i++) if (counts[i]! > 0xffffffff) return counts;
-  return Uint32Array.from(counts);
+  return new Uint32Array(counts);
 }
 
 /**
@@ -117,6 +117,13 @@ export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
     }
     return c;
   };
+  // Neighbouring events mostly share environment, agent, type…: the last value's code first.
+  const column = (): ((s: string) => number) => {
+    let last: string | undefined;
+    let lastCode = 0;
+    return (s) => (s === last ? lastCode : ((last = s), (lastCode = code(s))));
+  };
+  const env = column(), org = column(), agent = column(), acct = column(), type = column(), model = column(), uid = column(), anon = column();
   const b = {
     n,
     dict,
@@ -143,14 +150,14 @@ export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
     const e = events[i]!;
     b.k[i] = e.k;
     b.src[i] = e.src;
-    b.env[i] = code(e.env);
-    b.org[i] = code(e.org);
-    b.agent[i] = code(e.agent);
-    b.acct[i] = code(e.acct);
-    b.type[i] = code(e.type);
-    b.model[i] = code(e.model);
-    b.uid[i] = code(e.uid);
-    b.anon[i] = code(e.anon);
+    b.env[i] = env(e.env);
+    b.org[i] = org(e.org);
+    b.agent[i] = agent(e.agent);
+    b.acct[i] = acct(e.acct);
+    b.type[i] = type(e.type);
+    b.model[i] = model(e.model);
+    b.uid[i] = uid(e.uid);
+    b.anon[i] = anon(e.anon);
     b.ts[i] = e.ts;
     b.ing[i] = e.ing;
     b.tin[i] = e.tin;
