@@ -108,8 +108,11 @@ function prepare(kind: EventKind, value: unknown, now: number, headerId: string 
 function cachedAgents(dir: AgentDirectory, p: Principal, events: (NormalizedEvent | undefined)[]): { found: Map<string, AgentInfo | undefined>; misses: string[] } {
   const found = new Map<string, AgentInfo | undefined>();
   const misses: string[] = [];
+  let previous: string | undefined;
   for (const e of events) {
-    if (!e?.agentKey || found.has(e.agentKey)) continue;
+    // Events of a batch mostly repeat their neighbour's agent_key: compared before hashed.
+    if (!e?.agentKey || e.agentKey === previous || found.has(e.agentKey)) continue;
+    previous = e.agentKey;
     const hit = dir.peek(p.environmentId, e.agentKey);
     if (hit.hit) found.set(e.agentKey, hit.value);
     else {
@@ -211,7 +214,9 @@ export function batchJson(accepted: number, rejected: number, createdAt: string,
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     if (i > 0) s += ',';
-    s += r.status === 'processed' ? `{"index":${r.index},"id":${jsonString(r.id)},"status":"processed"}` : JSON.stringify(r);
+    if (r.status !== 'processed') s += JSON.stringify(r);
+    else if (NEEDS_ESCAPE.test(r.id)) s += `{"index":${r.index},"id":${JSON.stringify(r.id)},"status":"processed"}`;
+    else s += '{"index":' + r.index + ',"id":"' + r.id + '","status":"processed"}';
   }
   return s + ']}';
 }
