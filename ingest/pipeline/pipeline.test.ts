@@ -68,6 +68,11 @@ describe('validate and normalize', () => {
     [{ agent_key: 'k', action_type: 'x', metadata: { total_tokens: 1.5 } }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { '__proto__': { polluted: 1 } } }, true],
     [{ agent_key: 'k', action_type: 'x', metadata: [1, 2] }, false],
+    // metadata is an object: depth 1; eight levels are allowed, nine are not.
+    [{ agent_key: 'k', action_type: 'x', metadata: { a: { b: { c: { d: { e: { f: { g: 1 } } } } } } } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: { a: [[[[[[[1]]]]]]] } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: { a: [[[[[[[[1]]]]]]]] } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { text: '{{{{{{{{{{[[[[[[[[[[' } }, true],
     [{ agent_key: 'k', action_type: 'x', metadata: null }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { prompt_tokens: -1 } }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { usage: { completion_tokens: 'many' } } }, false],
