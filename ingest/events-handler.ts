@@ -70,10 +70,13 @@ export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpR
   const agents = known.misses.length === 0 ? known.found : await loadAgents(deps.agents, principal, known);
   const wire: WireEvent[] = [];
   const createdAt = isoTime(now);
+  let previous: { key: string | undefined; agent: ReturnType<typeof agentFor> } | undefined;
   for (let i = 0; i < items.length; i++) {
     const n = normalized[i];
     if (!n) continue;
-    const a = agentFor(principal, n, agents);
+    // The agent depends on agent_key alone: a key equal to its neighbour's gets its answer.
+    if (previous === undefined || previous.key !== n.agentKey) previous = { key: n.agentKey, agent: agentFor(principal, n, agents) };
+    const a = previous.agent;
     if (!a.ok) {
       results[i] = { index: i, status: 'rejected', error: { code: a.code, message: a.message } };
       continue;
