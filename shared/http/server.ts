@@ -116,7 +116,7 @@ export class HttpServer {
       return;
     }
 
-    const build = (body: Buffer): HttpRequest => new Request(method, path, params, rawQuery, headers, body, requestId, receivedAt);
+    const build = (body: Buffer): HttpRequest => new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt);
 
     if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
       // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
@@ -200,7 +200,7 @@ export class HttpServer {
 }
 
 /** A request as handlers see it; its query is parsed when first read. */
-class Request implements HttpRequest {
+class IncomingRequest implements HttpRequest {
   #query: URLSearchParams | undefined;
   constructor(
     readonly method: string,
