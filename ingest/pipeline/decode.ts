@@ -20,7 +20,7 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
  */
 export function decodeEvents(body: Buffer, contentType: string | undefined): Decoded {
   if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send an event object or a batch');
-  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  const type = contentType === undefined || contentType === 'application/json' ? 'application/json' : contentType.split(';')[0]!.trim().toLowerCase();
   let decoded: Decoded;
   switch (type) {
     case 'application/json':

@@ -116,12 +116,10 @@ export class HttpServer {
       return;
     }
 
-    const build = (body: Buffer): HttpRequest => new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt);
-
     if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
       // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
       res.onData(() => {});
-      this.#run(res, state, build(Buffer.alloc(0)), route);
+      this.#run(res, state, new IncomingRequest(method, path, params, rawQuery, headers, Buffer.alloc(0), requestId, receivedAt), route);
       return;
     }
     let chunks: Buffer[] | undefined;
@@ -139,7 +137,7 @@ export class HttpServer {
       if (isLast) {
         const body = chunks ? Buffer.concat([...chunks, copy]) : copy;
         chunks = undefined;
-        this.#run(res, state, build(body), route);
+        this.#run(res, state, new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt), route);
       } else {
         (chunks ??= []).push(copy);
       }
