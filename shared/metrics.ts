@@ -7,48 +7,69 @@ collectDefaultMetrics({ register: registry });
 type Labels<L extends string> = Record<L, string>;
 type Series<L extends string, V> = { labels: Labels<L>; value: V };
 
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+
 /**
- * A counter for the hot path: each label set's child is looked up once and then
- * counted with a plain addition (prom-client hashes the label set on every call).
- * Read by the registry like any prom-client metric.
+ * A metric for the hot path: each label set's series is looked up once and then updated
+ * with plain additions (prom-client hashes the label set on every call). Read by the
+ * registry like any prom-client metric (`get`, `reset`).
  */
-export class HotCounter<L extends string> {
-  readonly type = 'counter';
+abstract class HotMetric<L extends string, V> {
+  abstract readonly type: string;
   readonly aggregator = 'sum';
-  readonly #series = new Map<string, Series<L, number>>();
+  protected readonly series = new Map<string, Series<L, V>>();
 
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly labelNames: readonly L[],
-    registers: Registry[] = [registry],
+    registers: Registry[],
   ) {
     for (const r of registers) r.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
   }
 
-  /** Adds `n` to the series of these label values (in `labelNames` order). */
+  /** The series of these label values (in `labelNames` order), made with `initial` the first time. */
+  protected seriesOf(values: readonly string[], initial: () => V): Series<L, V> {
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels: Object.fromEntries(this.labelNames.map((l, i) => [l, values[i] ?? ''])) as Labels<L>, value: initial() };
+      this.series.set(key, s);
+    }
+    return s;
+  }
+
+  protected abstract values(): MetricValue[];
+
+  get(): { name: string; help: string; type: string; aggregator: string; values: MetricValue[] } {
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.values() };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
+
+/** A counter for the hot path. */
+export class HotCounter<L extends string> extends HotMetric<L, number> {
+  readonly type = 'counter';
+
+  constructor(name: string, help: string, labelNames: readonly L[], registers: Registry[] = [registry]) {
+    super(name, help, labelNames, registers);
+  }
+
+  /** Adds `n` to the series of these label values. */
   inc(values: readonly string[], n = 1): void {
     this.child(values).value += n;
   }
 
   /** The series of these label values, to keep and count with `value += n` on the hot path. */
-  child(values: readonly string[]): Series<L, number> {
-    const key = values.join('\u0000');
-    let s = this.#series.get(key);
-    if (!s) {
-      s = { labels: Object.fromEntries(this.labelNames.map((l, i) => [l, values[i] ?? ''])) as Labels<L>, value: 0 };
-      this.#series.set(key, s);
-    }
-    return s;
+  child(values: readonly string[]): { value: number } {
+    return this.seriesOf(values, () => 0);
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: { labels: Labels<L>; value: number }[] } {
-    const values = [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.value }));
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    this.#series.clear();
+  protected values(): MetricValue[] {
+    return [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value }));
   }
 }
 
@@ -58,36 +79,17 @@ interface HistogramValue {
   count: number;
 }
 
-/** A histogram for the hot path, like {@link HotCounter}: an observation is a bucket scan and three additions. */
-export class HotHistogram<L extends string> {
+/** A histogram for the hot path: an observation is a bucket scan and three additions. */
+export class HotHistogram<L extends string> extends HotMetric<L, HistogramValue> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  readonly #series = new Map<string, Series<L, HistogramValue>>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly labelNames: readonly L[],
-    private readonly buckets: readonly number[],
-    registers: Registry[] = [registry],
-  ) {
-    for (const r of registers) r.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
-  }
-
-  observe(values: readonly string[], v: number): void {
-    this.child(values).observe(v);
+  constructor(name: string, help: string, labelNames: readonly L[], private readonly buckets: readonly number[], registers: Registry[] = [registry]) {
+    super(name, help, labelNames, registers);
   }
 
   /** The series of these label values, to keep and observe on the hot path. */
   child(values: readonly string[]): { observe(v: number): void } {
-    const key = values.join('\u0000');
-    let s = this.#series.get(key);
-    if (!s) {
-      const labels = Object.fromEntries(this.labelNames.map((l, i) => [l, values[i] ?? ''])) as Labels<L>;
-      s = { labels, value: { counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 } };
-      this.#series.set(key, s);
-    }
-    const h = s.value;
+    const h = this.seriesOf(values, () => ({ counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 })).value;
     const buckets = this.buckets;
     return {
       observe(v: number): void {
@@ -103,23 +105,19 @@ export class HotHistogram<L extends string> {
     };
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string | number>; value: number; metricName: string }[] } {
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const { labels, value: h } of this.#series.values()) {
+  protected values(): MetricValue[] {
+    const out: MetricValue[] = [];
+    for (const { labels, value: h } of this.series.values()) {
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += h.counts[i]!;
-        values.push({ labels: { ...labels, le }, value: cumulative, metricName: `${this.name}_bucket` });
+        out.push({ labels: { ...labels, le }, value: cumulative, metricName: `${this.name}_bucket` });
       });
-      values.push({ labels: { ...labels, le: '+Inf' }, value: h.count, metricName: `${this.name}_bucket` });
-      values.push({ labels, value: h.sum, metricName: `${this.name}_sum` });
-      values.push({ labels, value: h.count, metricName: `${this.name}_count` });
+      out.push({ labels: { ...labels, le: '+Inf' }, value: h.count, metricName: `${this.name}_bucket` });
+      out.push({ labels, value: h.sum, metricName: `${this.name}_sum` });
+      out.push({ labels, value: h.count, metricName: `${this.name}_count` });
     }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    this.#series.clear();
+    return out;
   }
 }
 
