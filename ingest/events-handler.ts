@@ -213,7 +213,7 @@ function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: s
  * objects cost JSON.stringify several times more.
  */
 export function batchJson(accepted: number, rejected: number, createdAt: string, results: readonly (Accepted | Rejected)[]): string {
-  let s = `{"accepted":${accepted},"rejected":${rejected},"created_at":${jsonString(createdAt)},"results":[`;
+  let s = `{"accepted":${accepted},"rejected":${rejected},"created_at":${JSON.stringify(createdAt)},"results":[`;
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     if (i > 0) s += ',';
@@ -224,9 +224,5 @@ export function batchJson(accepted: number, rejected: number, createdAt: string,
   return s + ']}';
 }
 
-/** A string as a JSON literal: quoted as is when nothing in it needs escaping. */
-function jsonString(v: string): string {
-  return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
-}
-// Quotes, backslashes, control characters and lone surrogates (JSON.stringify escapes those too).
+// What JSON.stringify escapes in an id: quotes, backslashes, control characters, surrogates.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, HotCounter, registry } from '../shared/metrics.ts';
 
-/** Sources of the in-flight gauge (each publisher of the process), read when scraped. */
-export const inflightSources = new Set<() => number>();
+/** Events of every publisher of the process awaiting their PubAck; the gauge reads it when scraped. */
+export const inflightEvents = { count: 0 };
 
 export const ingestMetrics = {
   events: new HotCounter('tally_ingest_events_total', 'Events answered by ingest, by kind and outcome (accepted, or the rejection code)', ['kind', 'outcome']),
@@ -29,9 +29,7 @@ export const ingestMetrics = {
     help: 'Events waiting for their JetStream acknowledgement',
     registers: [registry],
     collect() {
-      let n = 0;
-      for (const f of inflightSources) n += f();
-      this.set(n);
+      this.set(inflightEvents.count);
     },
   }),
 };

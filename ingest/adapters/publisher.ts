@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError, DependencyUnavailableError } from '../../shared/errors.ts';
 import { encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
 import { logger } from '../../shared/log.ts';
-import { inflightSources, ingestMetrics } from '../metrics.ts';
+import { inflightEvents, ingestMetrics } from '../metrics.ts';
 
 const log = logger('publisher');
 
@@ -56,7 +56,6 @@ export class EventPublisher {
     private readonly subject: string,
     private readonly opts: PublisherOptions,
   ) {
-    inflightSources.add(() => this.#inflight);
     nc.subscribe(`${this.#inbox}.*`, { callback: (err, msg) => (err ? this.#failAll(err) : this.#onAck(msg)) });
     void (async () => {
       for await (const s of nc.status()) {
@@ -83,6 +82,7 @@ export class EventPublisher {
       throw new AppError('service_unavailable', 'ingest is at capacity; retry shortly', { retryAfterSeconds: 1 });
     }
     this.#inflight += events.length;
+    inflightEvents.count += events.length;
     const waits: Promise<void>[] = [];
     for (const e of events) {
       const b = (this.#current ??= this.#newBatch());
@@ -96,6 +96,7 @@ export class EventPublisher {
       await (waits.length === 1 ? waits[0] : Promise.all(waits));
     } finally {
       this.#inflight -= events.length;
+      inflightEvents.count -= events.length;
     }
   }
 
