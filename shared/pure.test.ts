@@ -136,6 +136,13 @@ describe('wire format', () => {
     expect(wide.agent).toBeInstanceOf(Uint16Array);
     expect(wide.tin).toBeInstanceOf(Uint32Array);
     expect(batchEvents(wide)).toEqual(many);
+    const unicode = { ...e, type: 'réservé', uid: 'ユーザー', meta: '{"note":"é€😀"}', id: 'ünï' };
+    expect(batchEvents(decodeBatch(encodeBatch([e, unicode, unicode])))).toEqual([e, unicode, unicode]);
+    // More than 65,536 dictionary entries: codes travel as 32-bit integers.
+    const users = Array.from({ length: 70_000 }, (_, i) => ({ ...e, uid: `u${i}` }));
+    const huge = decodeBatch(encodeBatch(users));
+    expect(huge.uid).toBeInstanceOf(Uint32Array);
+    expect(batchEvents(huge)).toEqual(users);
     const v3 = unpack(encodeBatch([e, e])) as unknown[];
     expect(v3[0]).toBe(3);
     const v2 = [2, ...v3.slice(1, -3), ...v3.slice(-3).map((col) => (col as string).split('\n'))];

@@ -1,4 +1,4 @@
-import { Packr, Unpackr } from 'msgpackr';
+import { Unpackr } from 'msgpackr';
 
 /**
  * One normalized event as ingest produces it. Short keys: this is the hot path.
@@ -67,19 +67,6 @@ export interface WireBatch {
 type Codes = Uint8Array | Uint16Array | Uint32Array;
 /** Token counts: sent as 32-bit integers when they all fit, else as doubles. */
 type Counts = Uint32Array | Float64Array;
-const CODE_COLUMNS = ['env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon'] as const;
-const COUNT_COLUMNS = ['tin', 'tout', 'ttot'] as const;
-
-function narrowCodes(codes: Uint32Array, dictSize: number): Codes {
-  if (dictSize <= 0x100) return new Uint8Array(codes);
-  if (dictSize <= 0x10000) return new Uint16Array(codes);
-  return codes;
-}
-
-function narrowCounts(counts: Float64Array): Counts {
-  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0xffffffff) return counts;
-  return new Uint32Array(counts);
-}
 
 /**
  * Version first, so the format can change without ambiguity. 3: the text columns (id,
@@ -100,80 +87,192 @@ function joinColumn(values: string[]): string | string[] {
   for (let at = joined.indexOf('\n'); at !== -1; at = joined.indexOf('\n', at + 1)) newlines++;
   return newlines === values.length - 1 ? joined : values;
 }
-const packr = new Packr({ useRecords: false, moreTypes: true });
 const unpackr = new Unpackr({ useRecords: false, moreTypes: true });
 const COLUMNS = ['k', 'src', 'env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon', 'ts', 'ing', 'tin', 'tout', 'ttot', 'id', 'meta', 'val'] as const;
 
+/** msgpackr's codes of typed arrays in its 't' extension (the order of its `typedArrays` list). */
+const UINT8 = 1, UINT16 = 4, UINT32 = 6, FLOAT64 = 8;
+
+/**
+ * Columns of the batch being encoded, reused from batch to batch (encoding is
+ * synchronous and copies them out): codes of the 8 dictionary columns, then the numbers.
+ * Long-lived on purpose: fresh typed arrays per batch (a small one lives on V8's heap
+ * until its `.buffer` is read to copy it) cost more than a small batch's events.
+ */
+class Scratch {
+  codes = new Uint32Array(0);
+  f64 = new Float64Array(0);
+  u32 = new Uint32Array(0);
+  u16 = new Uint16Array(0);
+  bytes = new Uint8Array(0);
+  /** Byte views of the arrays above. */
+  codeBytes = new Uint8Array(0);
+  f64Bytes = new Uint8Array(0);
+  u32Bytes = new Uint8Array(0);
+  u16Bytes = new Uint8Array(0);
+
+  ensure(n: number): void {
+    if (this.f64.length >= 5 * n) return;
+    const size = Math.max(1024, 2 * n);
+    this.codes = new Uint32Array(8 * size);
+    this.f64 = new Float64Array(5 * size);
+    this.u32 = new Uint32Array(3 * size);
+    this.u16 = new Uint16Array(8 * size);
+    this.bytes = new Uint8Array(8 * size);
+    this.codeBytes = new Uint8Array(this.codes.buffer);
+    this.f64Bytes = new Uint8Array(this.f64.buffer);
+    this.u32Bytes = new Uint8Array(this.u32.buffer);
+    this.u16Bytes = new Uint8Array(this.u16.buffer);
+  }
+}
+const scratch = new Scratch();
+const dictIndex = new Map<string, number>();
+
+/**
+ * A batch as msgpack `[version, n, dict, ...columns]`, written by hand into one
+ * exact-size buffer: the bytes msgpackr's unpack reads (32-bit lengths throughout;
+ * number columns in msgpackr's 't' typed-array extension). msgpackr's general packer,
+ * given a typed array per column, cost ~13 µs a batch before its first event.
+ */
 export function encodeBatch(events: readonly WireEvent[]): Uint8Array {
   const n = events.length;
+  const sc = scratch;
+  sc.ensure(n);
+  const { codes, f64 } = sc;
   const dict: string[] = [];
-  const index = new Map<string, number>();
+  dictIndex.clear();
   const code = (s: string): number => {
-    let c = index.get(s);
+    let c = dictIndex.get(s);
     if (c === undefined) {
       c = dict.length;
       dict.push(s);
-      index.set(s, c);
+      dictIndex.set(s, c);
     }
     return c;
   };
-  // Neighbouring events mostly share environment, agent, type…: the last value's code first.
-  const column = (): ((s: string) => number) => {
-    let last: string | undefined;
-    let lastCode = 0;
-    return (s) => (s === last ? lastCode : ((last = s), (lastCode = code(s))));
-  };
-  const env = column(), org = column(), agent = column(), acct = column(), type = column(), model = column(), uid = column(), anon = column();
-  const b = {
-    n,
-    dict,
-    k: new Uint8Array(n),
-    src: new Uint8Array(n),
-    env: new Uint32Array(n),
-    org: new Uint32Array(n),
-    agent: new Uint32Array(n),
-    acct: new Uint32Array(n),
-    type: new Uint32Array(n),
-    model: new Uint32Array(n),
-    uid: new Uint32Array(n),
-    anon: new Uint32Array(n),
-    ts: new Float64Array(n),
-    ing: new Float64Array(n),
-    tin: new Float64Array(n),
-    tout: new Float64Array(n),
-    ttot: new Float64Array(n),
-    id: new Array<string>(n),
-    meta: new Array<string>(n),
-    val: new Array<string>(n),
-  };
+  // Neighbouring events mostly share environment, agent, type…: each column's last value first.
+  let env = '', org = '', agent = '', acct = '', type = '', model = '', uid = '', anon = '';
+  let cEnv = -1, cOrg = -1, cAgent = -1, cAcct = -1, cType = -1, cModel = -1, cUid = -1, cAnon = -1;
+  let wideCounts = false;
   for (let i = 0; i < n; i++) {
     const e = events[i]!;
-    b.k[i] = e.k;
-    b.src[i] = e.src;
-    b.env[i] = env(e.env);
-    b.org[i] = org(e.org);
-    b.agent[i] = agent(e.agent);
-    b.acct[i] = acct(e.acct);
-    b.type[i] = type(e.type);
-    b.model[i] = model(e.model);
-    b.uid[i] = uid(e.uid);
-    b.anon[i] = anon(e.anon);
-    b.ts[i] = e.ts;
-    b.ing[i] = e.ing;
-    b.tin[i] = e.tin;
-    b.tout[i] = e.tout;
-    b.ttot[i] = e.ttot;
-    b.id[i] = e.id;
-    b.meta[i] = e.meta;
-    b.val[i] = e.val;
+    if (e.env !== env || cEnv < 0) cEnv = code((env = e.env));
+    if (e.org !== org || cOrg < 0) cOrg = code((org = e.org));
+    if (e.agent !== agent || cAgent < 0) cAgent = code((agent = e.agent));
+    if (e.acct !== acct || cAcct < 0) cAcct = code((acct = e.acct));
+    if (e.type !== type || cType < 0) cType = code((type = e.type));
+    if (e.model !== model || cModel < 0) cModel = code((model = e.model));
+    if (e.uid !== uid || cUid < 0) cUid = code((uid = e.uid));
+    if (e.anon !== anon || cAnon < 0) cAnon = code((anon = e.anon));
+    codes[i] = cEnv;
+    codes[n + i] = cOrg;
+    codes[2 * n + i] = cAgent;
+    codes[3 * n + i] = cAcct;
+    codes[4 * n + i] = cType;
+    codes[5 * n + i] = cModel;
+    codes[6 * n + i] = cUid;
+    codes[7 * n + i] = cAnon;
+    f64[i] = e.ts;
+    f64[n + i] = e.ing;
+    f64[2 * n + i] = e.tin;
+    f64[3 * n + i] = e.tout;
+    f64[4 * n + i] = e.ttot;
+    if (e.tin > 0xffffffff || e.tout > 0xffffffff || e.ttot > 0xffffffff) wideCounts = true;
   }
-  const columns = COLUMNS.map((c) => {
-    if (c === 'id' || c === 'meta' || c === 'val') return joinColumn(b[c]);
-    if ((CODE_COLUMNS as readonly string[]).includes(c)) return narrowCodes(b[c as (typeof CODE_COLUMNS)[number]], dict.length);
-    if ((COUNT_COLUMNS as readonly string[]).includes(c)) return narrowCounts(b[c as (typeof COUNT_COLUMNS)[number]]);
-    return b[c];
-  });
-  return packr.pack([FORMAT_VERSION, n, dict, ...columns]);
+  const codeWidth = dict.length <= 0x100 ? 1 : dict.length <= 0x10000 ? 2 : 4;
+  const countWidth = wideCounts ? 8 : 4;
+  const id = joinColumn(events.map((e) => e.id));
+  const meta = joinColumn(events.map((e) => e.meta));
+  const val = joinColumn(events.map((e) => e.val));
+
+  const ext = (bytes: number) => 7 + bytes;
+  // At most this size (text as 3 bytes a UTF-16 unit, its UTF-8 worst case): measuring
+  // each string's UTF-8 length first would scan every text twice.
+  const size = 5 + 1 + 5 + textSize(dict)
+    + 2 * ext(n) + 8 * ext(n * codeWidth) + 2 * ext(8 * n) + 3 * ext(n * countWidth)
+    + textColumnSize(id) + textColumnSize(meta) + textColumnSize(val);
+  const w = new MsgpackWriter(size);
+  w.u32(0xdd, 3 + COLUMNS.length); // array 32
+  w.out[w.at++] = FORMAT_VERSION; // positive fixint
+  w.u32(0xce, n); // uint 32
+  w.strings(dict);
+  for (const small of [0, 1]) {
+    for (let i = 0; i < n; i++) sc.bytes[i] = small === 0 ? events[i]!.k : events[i]!.src;
+    w.ext(UINT8, sc.bytes, n);
+  }
+  // Codes in the narrowest width that holds the dictionary.
+  if (codeWidth === 4) w.ext(UINT32, sc.codeBytes, 8 * n * 4, 8);
+  else {
+    const narrow = codeWidth === 1 ? sc.bytes : sc.u16;
+    for (let i = 0; i < 8 * n; i++) narrow[i] = codes[i]!;
+    w.ext(codeWidth === 1 ? UINT8 : UINT16, codeWidth === 1 ? sc.bytes : sc.u16Bytes, 8 * n * codeWidth, 8);
+  }
+  w.ext(FLOAT64, sc.f64Bytes, 16 * n, 2);
+  if (wideCounts) w.ext(FLOAT64, sc.f64Bytes.subarray(16 * n), 24 * n, 3);
+  else {
+    for (let i = 0; i < 3 * n; i++) sc.u32[i] = f64[2 * n + i]!;
+    w.ext(UINT32, sc.u32Bytes, 12 * n, 3);
+  }
+  for (const text of [id, meta, val]) {
+    if (typeof text === 'string') w.str(text);
+    else w.strings(text);
+  }
+  return w.out.subarray(0, w.at);
+}
+
+function textColumnSize(c: string | string[]): number {
+  return typeof c === 'string' ? 5 + 3 * c.length : textSize(c);
+}
+
+class MsgpackWriter {
+  readonly out: Buffer;
+  at = 0;
+
+  constructor(size: number) {
+    this.out = Buffer.allocUnsafe(size);
+  }
+
+  /** A marker byte and a 32-bit big-endian value. */
+  u32(marker: number, v: number): void {
+    this.out[this.at] = marker;
+    this.out.writeUInt32BE(v, this.at + 1);
+    this.at += 5;
+  }
+
+  /** str 32 */
+  str(s: string): void {
+    const bytes = this.out.write(s, this.at + 5, 'utf8');
+    this.u32(0xdb, bytes);
+    this.at += bytes;
+  }
+
+  /** array 32 of str 32 */
+  strings(xs: string[]): void {
+    this.u32(0xdd, xs.length);
+    for (const x of xs) this.str(x);
+  }
+
+  /**
+   * `count` typed arrays of msgpackr's type `arrayCode`, each ext 32 of type 't', whose
+   * bytes are the first `bytes` of `from`, split in `count` equal parts.
+   */
+  ext(arrayCode: number, from: Uint8Array, bytes: number, count = 1): void {
+    const each = bytes / count;
+    for (let i = 0; i < count; i++) {
+      this.u32(0xc9, each + 1);
+      this.out[this.at++] = 0x74;
+      this.out[this.at++] = arrayCode;
+      this.out.set(from.subarray(i * each, (i + 1) * each), this.at);
+      this.at += each;
+    }
+  }
+}
+
+/** Bytes, at most, of strings as a msgpack array of str 32. */
+function textSize(xs: string[]): number {
+  let size = 5;
+  for (const x of xs) size += 5 + 3 * x.length;
+  return size;
 }
 
 export class WireFormatError extends Error {

@@ -189,7 +189,12 @@ export class HttpServer {
     res.cork(() => {
       res.writeStatus(statusText(out.status));
       res.writeHeader('content-type', contentType);
-      res.writeHeader('x-request-id', req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '');
+      // The request id on errors (where it is logged, and in the body), and echoed to a
+      // client that sent its own: not on every 2xx, where it names nothing kept (and an
+      // extra header line is a measurable cost per event for high-rate senders).
+      if (out.status >= 400 || (req !== undefined && req.headers['x-request-id'] === req.requestId)) {
+        res.writeHeader('x-request-id', req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '');
+      }
       const extra = out.headers;
       if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
       res.end(body, closeAfter);
