@@ -191,7 +191,11 @@ function countOutcomes(kind: EventKind, results: (Accepted | Rejected)[]): void 
 function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: string, requestId: string): HttpResponse {
   if (single) {
     const r = results[0]!;
-    if (r.status === 'processed') return { status: 200, body: { id: r.id, status: r.status, created_at: createdAt } };
+    if (r.status === 'processed') {
+      // `{id, status, created_at}` as text: the id is checked like batchJson's, the time is ISO.
+      const id = NEEDS_ESCAPE.test(r.id) ? JSON.stringify(r.id) : '"' + r.id + '"';
+      return { status: 200, raw: '{"id":' + id + ',"status":"processed","created_at":"' + createdAt + '"}', contentType: 'application/json' };
+    }
     return { status: codeToStatus(r.error.code), body: errorBody(new AppError(r.error.code, r.error.message), requestId) };
   }
   let accepted = 0;

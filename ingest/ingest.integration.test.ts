@@ -82,7 +82,8 @@ describe('POST /v1/actions and /v1/outcomes: formats and fields', () => {
   });
 
   it('takes a single outcome with its value and the agent id as agent_key', async () => {
-    const id = uid();
+    // Quotes and backslashes are printable ASCII: the answer (written as text) escapes them.
+    const id = `${uid()}"q\\`;
     const res = await call(stack, 'POST', '/v1/outcomes', {
       key: sdk,
       body: { agent_key: agent.id, outcome_type: 'converted_lead', value: 0.1, id, anonymous_id: 'anon-1', metadata: { campaign: 'x' } },

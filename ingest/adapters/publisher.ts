@@ -193,6 +193,8 @@ export class EventPublisher {
     if (msg.data.length === 0 && msg.headers?.code === 503) {
       return w.reject(new DependencyUnavailableError('JetStream (no stream answers on the events subject)', undefined, 2));
     }
+    // A PubAck is `{"stream":…,"seq":…}`; only an answer that mentions an error is parsed.
+    if (!mentionsError(msg.data)) return w.resolve();
     let ack: { error?: { code: number; description: string } };
     try {
       ack = msg.json();
@@ -212,4 +214,11 @@ export class EventPublisher {
     }
     this.#acks.clear();
   }
+}
+
+const ERROR_KEY = Buffer.from('"error"');
+
+/** Whether a JetStream answer holds an `"error"` key (a PubAck never does). */
+function mentionsError(data: Uint8Array): boolean {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(ERROR_KEY) !== -1;
 }
