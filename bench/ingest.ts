@@ -8,7 +8,7 @@
  * acknowledgement throughput; (2) the sink starts and drains that backlog (its insert
  * rate); (3) ingest and sink together for BENCH_SUSTAIN_SECONDS.
  * Options (env): BENCH_SECONDS (default 10), BENCH_SUSTAIN_SECONDS (60), BENCH_CONNECTIONS (64),
- * BENCH_ROUNDS (3: alternating baseline and single-event runs, median ratio reported),
+ * BENCH_ROUNDS (5: alternating baseline and single-event runs, median ratio reported),
  * BENCH_INGEST_PROCESSES (1; more share the port through SO_REUSEPORT), BENCH_SINK_LOG_LEVEL (the sink's log level),
  * BENCH_SUSTAIN_RATE (events/s offered in the sustained run; default 0: as fast as ingest acknowledges),
  * BENCH_INGEST_NODE_ARGS (node options of the ingest processes; default --max-semi-space-size=32).
@@ -36,7 +36,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
  */
 const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? 1);
 /** Alternating baseline / single-event runs; the median ratio is reported. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
  * Node options of the ingest processes: the recommended `--max-semi-space-size=32` by
  * default (fewer young-generation collections); e.g. add `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile.
@@ -231,7 +231,10 @@ async function main() {
   console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
   console.log(`\n## Peak RSS\n- ingest: ${ingests.map((p) => peakRssMb(p.pid!) + ' MB').join(', ')}\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
-  // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind.
+  // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind
+  // (the sink stopped first, so it does not report its consumer's deletion).
+  sink.kill('SIGTERM');
+  await new Promise((r) => sink.once('exit', r));
   await jsm.streams.delete(names.stream).catch(() => {});
   await nc.close();
 }
