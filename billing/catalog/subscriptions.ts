@@ -1,4 +1,4 @@
-import type { Selectable, Transaction, Updateable } from 'kysely';
+import { sql, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database, SubscriptionStatus, SubscriptionsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -90,6 +90,9 @@ async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | n
       rate_plan_id: r.rate_plan_id,
       effective_at: effectiveAt,
       data: JSON.stringify(data),
+      // The moment of this statement, not of the transaction (`now()`, the column's
+      // default): moves recorded in one transaction keep their order when listed.
+      created_at: sql`clock_timestamp()`,
     })
     .execute();
   // The webhook event commits (or rolls back) with the change itself.
@@ -180,7 +183,8 @@ export async function subscriptionEvents(db: Db, environmentId: string, id: stri
   await getSubscription(db, environmentId, id);
   const q = db.selectFrom('subscription_events').where('environment_id', '=', environmentId).where('subscription_id', '=', id);
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    // Rows recorded with their transaction's one time (before `clock_timestamp()`): the creation first.
+    q.selectAll().orderBy('created_at').orderBy(sql`type = 'created'`, 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
   const events = rows.map((r) => ({

@@ -40,7 +40,8 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
   const [plan, instances, events] = await Promise.all([
     db.selectFrom('rate_plans').select(['billing_cycle_code', 'currency']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow(),
     db.selectFrom('subscription_agent_instances').select('agent_instance_id').where('subscription_id', '=', sub.id).orderBy('agent_instance_id').execute(),
-    // Recorded order: by transaction time; within one transaction (create + activate) the creation first.
+    // Recorded order: by the time of each insert; rows of one transaction recorded with one
+    // time (before inserts took their statement's time) put the creation first.
     db
       .selectFrom('subscription_events')
       .select(['to_status', 'rate_plan_id', 'effective_at'])
