@@ -8,6 +8,7 @@ export default defineConfig({
     pool: 'forks',
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.data/**'],
+    globalSetup: ['test/services-check.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -53,7 +53,7 @@ export interface IngestOutcome {
 /** The pipeline of {@link handleEvents}, without the HTTP answer (the OTLP endpoint answers its own way). */
 export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<IngestOutcome> {
   const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
-  const { single, items } = decodeEvents(req.body, req.headers['content-type']);
+  const { single, items } = decodeEvents(req.body, req.headers['content-type'], kind === 'outcome');
   const now = Date.now();
   const headerId = single ? req.headers['idempotency-key'] : undefined;
 
@@ -71,6 +71,7 @@ export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpR
   const wire: WireEvent[] = [];
   const createdAt = isoTime(now);
   let previous: { key: string | undefined; agent: ReturnType<typeof agentFor> } | undefined;
+  let seen: Set<string> | undefined;
   for (let i = 0; i < items.length; i++) {
     const n = normalized[i];
     if (!n) continue;
@@ -82,13 +83,25 @@ export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpR
       continue;
     }
     const id = n.id ?? newSequentialId('evt', now);
-    wire.push(toWire(n, a.value, id, now));
     results[i] = { index: i, id, status: 'processed' };
+    // Copies of one id in one batch share the ingestion time, so ClickHouse could not tell
+    // which came first: only the first is sent (it decides the period); the others are
+    // answered as the duplicates they are.
+    if (n.id !== undefined && !firstCopy((seen ??= new Set()), a.value.id, id)) continue;
+    wire.push(toWire(n, a.value, id, now));
   }
 
   await deps.publisher.publish(wire);
   countOutcomes(kind, results);
   return { single, results, createdAt };
+}
+
+/** Records the (agent, id) pair; false when the batch already had it. */
+function firstCopy(seen: Set<string>, agentId: string, id: string): boolean {
+  const key = agentId + '\n' + id;
+  if (seen.has(key)) return false;
+  seen.add(key);
+  return true;
 }
 
 let isoAt = 0;
@@ -141,7 +154,7 @@ function agentFor(p: Principal, e: NormalizedEvent, agents: Map<string, AgentInf
       return { ok: false, code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance' };
     }
     return e.agentKey === undefined
-      ? { ok: true, value: { id: p.agentInstanceId!, organizationId: p.organizationId, environmentId: p.environmentId, accountId: own?.accountId ?? '' } }
+      ? { ok: true, value: { id: p.agentInstanceId!, organizationId: p.organizationId, environmentId: p.environmentId, accountId: p.agentAccountId ?? '' } }
       : { ok: true, value: own! };
   }
   if (e.agentKey === undefined) return { ok: false, code: 'validation_failed', message: '`agent_key` is required' };

@@ -166,7 +166,9 @@ describe('bad input: a clear 4xx, and the good events of a batch still land', ()
   it.each([
     ['outcome without value', { agent_key: 'A', outcome_type: 'hire' }, /value/],
     ['negative value', { agent_key: 'A', outcome_type: 'hire', value: -5 }, /value/],
-    ['value as a string', { agent_key: 'A', outcome_type: 'hire', value: '5' }, /value/],
+    ['value as a non-decimal string', { agent_key: 'A', outcome_type: 'hire', value: '5 USD' }, /decimal from 0 to 10\^18/],
+    ['value as an exponent string', { agent_key: 'A', outcome_type: 'hire', value: '1e3' }, /decimal from 0 to 10\^18/],
+    ['value above 10^18', { agent_key: 'A', outcome_type: 'hire', value: '1000000000000000001' }, /decimal from 0 to 10\^18/],
     ['more than 9 decimals', { agent_key: 'A', outcome_type: 'hire', value: 0.0000000001 }, /decimal places/],
   ])('outcomes: %s', async (_n, bad, message) => {
     const body = JSON.parse(JSON.stringify(bad).replaceAll('"A"', JSON.stringify(agent.id)));
@@ -260,6 +262,21 @@ describe('credentials and environments', () => {
     expect(other.status).toBe(400);
   });
 
+  it('gives events sent with X-Agent-Secret alone their agent\'s account, as agent_key does', async () => {
+    const account = (await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Secret Co', email: 'ap@secret.test' } })).body.id;
+    const a = await createAgent(stack, 'development', { accountId: account });
+    const ids = [uid(), uid(), uid()];
+    for (const id of ids.slice(0, 2)) {
+      expect((await call(stack, 'POST', '/v1/actions', { body: { action_type: 'x', id }, headers: { 'x-agent-secret': a.secret } })).status).toBe(200);
+    }
+    expect((await call(stack, 'POST', '/v1/actions', { key: sdk, body: { agent_key: a.secret, action_type: 'x', id: ids[2] } })).status).toBe(200);
+    for (const id of ids) expect((await arrived('actions', id))[0]!.account_id).toBe(account);
+    const now = Date.now();
+    const range = `start_date=${new Date(now - 86400_000).toISOString().slice(0, 10)}&end_date=${new Date(now + 86400_000).toISOString().slice(0, 10)}`;
+    const usage = await call(stack, 'GET', `/v1/usage?${range}&group_by=account&account_id=${account}`, { key: sdk });
+    expect(usage.body.usage).toEqual([expect.objectContaining({ account_id: account, actions: '3' })]);
+  });
+
   it('stops accepting a refreshed secret at once, and an inactive agent', async () => {
     const a = await createAgent(stack);
     const send = (agentKey: string) => call(stack, 'POST', '/v1/actions', { key: sdk, body: { agent_key: agentKey, action_type: 'x' } });
@@ -303,6 +320,29 @@ describe('counted once', () => {
     expect(u).toMatchObject({ actions: '1', outcomes: '1', outcome_value: '3', users: '1', input_tokens: '10' });
   });
 
+  it('keeps the first copy of an id repeated in one batch: its timestamp decides the period', async () => {
+    const a = await createAgent(stack);
+    const id = uid();
+    const now = Date.now();
+    const first = new Date(now - 3 * 86400_000).toISOString();
+    const later = new Date(now - 3600_000).toISOString();
+    const res = await call(stack, 'POST', '/v1/actions', {
+      key: sdk,
+      body: [{ agent_key: a.id, action_type: 'x', id, timestamp: first }, { agent_key: a.id, action_type: 'x', id, timestamp: later }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([[id, 'processed'], [id, 'processed']]);
+    await arrived('actions', id);
+    const usageIn = async (from: number, to: number) => {
+      const range = `start_date=${new Date(from).toISOString()}&end_date=${new Date(to).toISOString()}`;
+      const res = await call(stack, 'GET', `/v1/usage?${range}&agent_id=${a.id}`, { key: sdk });
+      expect(res.status).toBe(200);
+      return res.body.usage[0]?.actions ?? '0';
+    };
+    expect(await usageIn(now - 4 * 86400_000, now - 2 * 86400_000)).toBe('1');
+    expect(await usageIn(now - 2 * 86400_000, now + 86400_000)).toBe('0');
+  });
+
   it('counts the same id of two agents as two events', async () => {
     const a = await createAgent(stack);
     const b = await createAgent(stack);
@@ -326,6 +366,27 @@ describe('counted once', () => {
 });
 
 describe('GET /v1/usage', () => {
+  it('keeps outcome values exact from the client\'s digits to /v1/usage (JSON number text, decimal strings, NDJSON, msgpack)', async () => {
+    const a = await createAgent(stack);
+    const raw = `[{"agent_key":"${a.id}","outcome_type":"hire","value":123456789.123456789},{"agent_key":"${a.id}","outcome_type":"hire","value":999999999999999999}]`;
+    expect((await call(stack, 'POST', '/v1/outcomes', { key: sdk, body: raw, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const ndjson = `{"agent_key":"${a.id}","outcome_type":"hire","value":0.000000001}\n{"agent_key":"${a.id}","outcome_type":"hire","value":"1000000000000000000"}\n`;
+    expect((await call(stack, 'POST', '/v1/outcomes', { key: sdk, body: ndjson, headers: { 'content-type': 'application/x-ndjson' } })).status).toBe(200);
+    const mp = pack([{ agent_key: a.id, outcome_type: 'hire', value: '0.000000009' }]);
+    expect((await call(stack, 'POST', '/v1/outcomes', { key: sdk, body: mp, headers: { 'content-type': 'application/msgpack' } })).status).toBe(200);
+    const tooLarge = await call(stack, 'POST', '/v1/outcomes', { key: sdk, body: { agent_key: a.id, outcome_type: 'hire', value: '1000000000000000000.000000001' } });
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.error.message).toContain('10^18');
+    const from = new Date(Date.now() - 3600_000).toISOString();
+    const to = new Date(Date.now() + 3600_000).toISOString();
+    const res = await waitFor(
+      () => call(stack, 'GET', `/v1/usage?start_date=${from}&end_date=${to}&agent_id=${a.id}`, { key: sdk }),
+      (r) => r.body.usage?.[0]?.outcomes === '5',
+    );
+    // 123456789.123456789 + 999999999999999999 + 0.000000001 + 10^18 + 0.000000009
+    expect(res.body.usage[0].outcome_value).toBe('2000000000123456788.123456799');
+  });
+
   it('reads usage with an SDK key, grouped by agent, and validates its parameters', async () => {
     const a = await createAgent(stack);
     await call(stack, 'POST', '/v1/outcomes', { key: sdk, body: [{ agent_key: a.id, outcome_type: 'hire', value: 1.25 }, { agent_key: a.id, outcome_type: 'hire', value: 2 }] });

@@ -102,8 +102,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       handle: async (req, p) => {
         const b = body(req, InvoiceGenerate);
         if (b.account_id) await requireRef(db, 'accounts', p.environmentId, 'account_id', b.account_id);
-        const invoices = await generateForPeriod(inv, p.environmentId, b.billing_period, b.account_id);
-        return ok({ invoices, total: invoices.length, billing_period: b.billing_period });
+        const { invoices, failures } = await generateForPeriod(inv, p.environmentId, b.billing_period, b.account_id);
+        return ok({ invoices, total: invoices.length, billing_period: b.billing_period, failures });
       },
     },
     ...invoiceActions('/v1/invoices'),

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import { parseTimestamp } from '../../shared/time.ts';
-import { queryCosts } from '../costs/cost-query.ts';
+import { queryCosts, type CostStatus } from '../costs/cost-query.ts';
 import { CostRuleCreate, CostRuleStore, CostRuleUpdate } from '../costs/cost-rules.ts';
 import { OutcomeRuleCreate, OutcomeRuleStore, OutcomeRuleUpdate } from '../outcomes/outcome-rules.ts';
 import { formatDecimal } from '../rating/money.ts';
@@ -131,6 +131,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       handle: async (req, p) => {
         const q = query(req, CostsQuery);
         const { from, to } = range(q);
+        const status: CostStatus = { rollupBehind: false };
         const rows = await queryCosts(ch, chDatabase, {
           environmentId: p.environmentId,
           from,
@@ -140,7 +141,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
           granularity: 'month',
           ...(q.agent_id ? { agentInstanceIds: [q.agent_id] } : {}),
           ...(q.customer_id ? { accountIds: [q.customer_id] } : {}),
-        }, costRollup);
+        }, costRollup, status);
         const costs = rows.map((r) => {
           const period = bucketLabel(parseBucketDate(r.bucket!), 'month');
           return {
@@ -154,7 +155,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
             actions: Number(r.actions),
           };
         });
-        return ok({ start_date: from.toISOString(), end_date: to.toISOString(), costs, total: totalsByCurrency(costs, (d) => formatDecimal(d)) });
+        return ok({ start_date: from.toISOString(), end_date: to.toISOString(), costs, total: totalsByCurrency(costs, (d) => formatDecimal(d)), costs_behind: status.rollupBehind });
       },
     },
     // --- Reports ---

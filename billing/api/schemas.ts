@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CURRENCY_CODES, CURRENCY_MESSAGE } from '../../shared/currency.ts';
 
 /**
  * TypeBox schemas of the control-plane request bodies. Unknown fields are ignored;
@@ -82,7 +83,11 @@ export const ProductUpdate = Type.Partial(Type.Object({ name: Name, description:
 export const BillingCycle = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('annual')], {
   errorMessage: 'must be monthly, quarterly or annual',
 });
-export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', errorMessage: 'must be a 3-letter ISO 4217 currency code' });
+/** An ISO 4217 currency (shared/currency.ts), in upper or lower case. */
+export const Currency = Type.String({
+  pattern: `^(?:${CURRENCY_CODES.flatMap((c) => [c, c.toLowerCase()]).join('|')})$`,
+  errorMessage: CURRENCY_MESSAGE,
+});
 export const RatePlanCreate = Type.Object({
   name: Name,
   description: Type.Optional(NullableText),

@@ -57,27 +57,28 @@ describe('subscriptions (Family B)', () => {
   });
 
   it('pause, resume, change plan, renew and cancel are recorded with their effective times', async () => {
+    // Effective dates after the activation (now): a change may not reach back before it.
     const sub = await draft();
     await post(`/api/v1/subscription/${sub.id}/activate`);
-    const paused = await post(`/api/v1/subscription/${sub.id}/pause`, { effective_date: '2026-02-10T00:00:00Z' });
-    expect(paused.body).toMatchObject({ status: 'paused', paused_at: '2026-02-10T00:00:00.000Z' });
+    const paused = await post(`/api/v1/subscription/${sub.id}/pause`, { effective_date: '2027-02-10T00:00:00Z' });
+    expect(paused.body).toMatchObject({ status: 'paused', paused_at: '2027-02-10T00:00:00.000Z' });
     expect((await post(`/api/v1/subscription/${sub.id}/pause`)).status).toBe(409);
-    const resumed = await post(`/api/v1/subscription/${sub.id}/resume`, { effective_date: '2026-02-20T00:00:00Z' });
+    const resumed = await post(`/api/v1/subscription/${sub.id}/resume`, { effective_date: '2027-02-20T00:00:00Z' });
     expect(resumed.body).toMatchObject({ status: 'active', paused_at: null });
-    const changed = await post(`/api/v1/subscription/${sub.id}/change-plan`, { rate_plan_id: plan2Id, effective_date: '2026-03-16T00:00:00Z' });
+    const changed = await post(`/api/v1/subscription/${sub.id}/change-plan`, { rate_plan_id: plan2Id, effective_date: '2027-03-16T00:00:00Z' });
     expect(changed.status).toBe(200);
     expect(changed.body.rate_plan_id).toBe(plan2Id);
     const renewed = await post(`/api/v1/subscription/${sub.id}/renew`);
     expect(renewed.body.status).toBe('active');
     expect(renewed.body.renewed_at).not.toBeNull();
-    const cancelled = await post(`/api/v1/subscription/${sub.id}/cancel`, { cancel_date: '2026-06-30', reason: 'budget' });
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_date: '2026-06-30T00:00:00.000Z', cancel_reason: 'budget' });
+    const cancelled = await post(`/api/v1/subscription/${sub.id}/cancel`, { cancel_date: '2027-06-30', reason: 'budget' });
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_date: '2027-06-30T00:00:00.000Z', cancel_reason: 'budget' });
     const ev = await events(sub.id);
     expect(ev.map((e) => e.type)).toEqual(['created', 'activated', 'paused', 'resumed', 'plan_changed', 'renewed', 'cancelled']);
     const change = ev.find((e) => e.type === 'plan_changed')!;
-    expect(change).toMatchObject({ rate_plan_id: plan2Id, effective_at: '2026-03-16T00:00:00.000Z', data: { from_rate_plan_id: planId, to_rate_plan_id: plan2Id } });
-    expect(ev.find((e) => e.type === 'paused')!.effective_at).toBe('2026-02-10T00:00:00.000Z');
-    expect(ev.find((e) => e.type === 'cancelled')).toMatchObject({ effective_at: '2026-06-30T00:00:00.000Z', from_status: 'active', to_status: 'cancelled', data: { reason: 'budget' } });
+    expect(change).toMatchObject({ rate_plan_id: plan2Id, effective_at: '2027-03-16T00:00:00.000Z', data: { from_rate_plan_id: planId, to_rate_plan_id: plan2Id } });
+    expect(ev.find((e) => e.type === 'paused')!.effective_at).toBe('2027-02-10T00:00:00.000Z');
+    expect(ev.find((e) => e.type === 'cancelled')).toMatchObject({ effective_at: '2027-06-30T00:00:00.000Z', from_status: 'active', to_status: 'cancelled', data: { reason: 'budget' } });
     for (const a of ['activate', 'pause', 'resume', 'renew', 'cancel']) expect((await post(`/api/v1/subscription/${sub.id}/${a}`)).status, a).toBe(409);
   });
 

@@ -65,6 +65,8 @@ export async function createCharge(db: Db, environmentId: string, ratePlanId: st
     pricing: input.pricing,
   });
   if (!rated.ok) throw pricingError('charge', rated.errors);
+  const pricing = rated.value.pricing;
+  if (pricing.kind === 'discount' && pricing.applies_to !== null) await requireDiscountTarget(db, environmentId, plan.id, pricing.applies_to);
   const row = await guarded('a charge with this name on this rate plan', () =>
     db
       .insertInto('charges')
@@ -85,6 +87,18 @@ export async function createCharge(db: Db, environmentId: string, ratePlanId: st
       .executeTakeFirstOrThrow(),
   );
   return chargeView(row);
+}
+
+/**
+ * A discount's `applies_to` must name a charge of the same rate plan that is not itself a
+ * discount (by id or name), created before it: otherwise every invoice of the plan would
+ * fail to rate.
+ */
+async function requireDiscountTarget(db: Db, environmentId: string, ratePlanId: string, target: string): Promise<void> {
+  const charges = await chargesOf(db, environmentId, ratePlanId);
+  if (charges.some((c) => (c.id === target || c.name === target) && (c.resolved_pricing as { kind?: string } | null)?.kind !== 'discount')) return;
+  const message = `applies_to ${JSON.stringify(target)} names no charge of this rate plan (give the id or name of a non-discount charge created before the discount)`;
+  throw new AppError('validation_failed', message, { details: [{ path: 'pricing.applies_to', message }] });
 }
 
 /** The charges of a rate plan, oldest first. */

@@ -227,11 +227,33 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
       throw new AppError('conflict', `cannot ${action.replace('_', ' ')} a subscription that is ${row.status} (allowed from: ${ALLOWED[action].join(', ')})`);
     }
     const now = new Date();
+    // Given or now by default: a subscription activated for a future date cannot change before it.
+    if (action === 'pause' || action === 'resume' || action === 'change_plan') await requireEffectiveFrom(tx, row.id, opts.effectiveAt ?? now);
     const { set, effectiveAt, data } = changes(action, row, now, opts);
     const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
     return view(tx, updated);
   });
+}
+
+/**
+ * A pause, resume or plan change takes effect no earlier than the subscription's last
+ * recorded change (its activation at the earliest, which cannot be backdated) and the end
+ * of its last invoiced period that left draft (finalized, paid or void invoices never
+ * change): otherwise the new state would apply to time billed, or to time before the
+ * subscription was active.
+ */
+async function requireEffectiveFrom(tx: Db, subscriptionId: string, at: Date): Promise<void> {
+  const [lastChange, lastIssued] = await Promise.all([
+    tx.selectFrom('subscription_events').select((e) => e.fn.max('effective_at').as('t')).where('subscription_id', '=', subscriptionId).where('type', '!=', 'created').executeTakeFirst(),
+    tx.selectFrom('invoices').select((e) => e.fn.max('period_end').as('t')).where('subscription_id', '=', subscriptionId).where('status', '!=', 'draft').executeTakeFirst(),
+  ]);
+  const bounds = [lastChange?.t, lastIssued?.t].filter((t): t is Date => t instanceof Date || typeof t === 'string').map((t) => new Date(t));
+  const earliest = bounds.reduce<Date | undefined>((m, t) => (!m || t > m ? t : m), undefined);
+  if (earliest && at < earliest) {
+    const message = `effective_date must not be before ${earliest.toISOString()} (the subscription's last change, or the end of its last issued invoice's period)`;
+    throw new AppError('validation_failed', message, { details: [{ path: 'effective_date', message }] });
+  }
 }
 
 async function requirePlan(db: Db, environmentId: string, ratePlanId: string) {

@@ -1,4 +1,6 @@
+import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { dedupWindow } from '../../shared/clickhouse/usage.ts';
+import { MAX_COST_QUANTITY } from '../../shared/events/limits.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { bucketSql, type Granularity } from '../reports/periods.ts';
 
@@ -43,6 +45,13 @@ export const rulesByEnvironmentSql = (database: string): string =>
   `(SELECT environment_id, groupArray(${RULE_TUPLE}) AS rules FROM ${database}.cost_rules FINAL GROUP BY environment_id)`;
 
 /**
+ * A per-unit rule's quantity: the action's metadata field r.11 (number or decimal string,
+ * 6 decimals). Ingest bounds `units`; any other field outside 0 to 10^12 costs nothing,
+ * so no quantity can overflow the Decimal(38, 12) product.
+ */
+const UNITS = `ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), 6), toDecimal128(0, 6))`;
+
+/**
  * The cost lines of one action, an array of (category, currency, amount) tuples, from its
  * columns ts, action_type, model, input_tokens, output_tokens, total_tokens, metadata and
  * an array `rules` of rule versions ({@link envRulesSql}). The one definition of an
@@ -58,14 +67,21 @@ export const COST_LINES_SQL = `if(isNotNull(toDecimal128OrNull(trim(BOTH '"' FRO
                   r.3 = 'per_output_token', toDecimal128(output_tokens, 0),
                   r.3 = 'per_total_token', toDecimal128(total_tokens, 0),
                   r.3 = 'per_api_call', ifNull(toDecimal128OrNull(JSONExtractRaw(metadata, 'api_calls'), 0), toDecimal128(1, 0)),
-                  r.3 = 'per_unit', ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), 6), toDecimal128(0, 6)),
+                  r.3 = 'per_unit', if(${UNITS} BETWEEN 0 AND ${MAX_COST_QUANTITY}, ${UNITS}, toDecimal128(0, 6)),
                   toDecimal128(1, 0))
           * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), 12)),
         arrayFilter(r -> (r.4 = '' OR r.4 = action_type) AND ts >= r.5 AND ts < r.6 AND (r.8 OR has(r.9, model)), rules)))`;
 
-/** What the live query needs of the rollup: whether it answers a range exactly. */
+/** What the live query needs of the rollup: whether it answers a range, and whether it is caught up. */
 export interface CostRollupReader {
   covers(environmentId: string, from: Date, to: Date): Promise<boolean>;
+  /** Like covers; `behind`: the rollup answers as it stands while a step is still folding in new actions. */
+  coverage?(environmentId: string, from: Date, to: Date): Promise<{ covers: boolean; behind: boolean }>;
+}
+
+/** Filled by {@link queryCosts}: whether the answer came from a rollup that was behind the sink. */
+export interface CostStatus {
+  rollupBehind: boolean;
 }
 
 /**
@@ -89,7 +105,7 @@ export interface CostRollupReader {
  * change: see cost-rollup.ts), the same figures come from `costs_daily` instead, in
  * milliseconds rather than seconds.
  */
-export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: string, q: CostQuery, rollup?: CostRollupReader): Promise<CostRow[]> {
+export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: string, q: CostQuery, rollup?: CostRollupReader, status?: CostStatus): Promise<CostRow[]> {
   if (!(q.from < q.to)) return [];
   const keys: string[] = [];
   if (q.byAgent) keys.push('agent_instance_id');
@@ -102,9 +118,11 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     accounts: q.accountIds ?? [],
   };
   const groupBy = [...keys, 'category', 'currency'].join(', ');
-  const sql = rollup && (await rollup.covers(q.environmentId, q.from, q.to))
+  const coverage = !rollup ? { covers: false, behind: false } : rollup.coverage ? await rollup.coverage(q.environmentId, q.from, q.to) : { covers: await rollup.covers(q.environmentId, q.from, q.to), behind: false };
+  if (status && coverage.covers && coverage.behind) status.rollupBehind = true;
+  const sql = coverage.covers
     ? `
-    SELECT ${keys.map((k) => k + ',').join(' ')} category, currency, ${decimalText('sum(a)')} AS amount, toString(sum(n)) AS actions
+    SELECT ${keys.map((k) => k + ',').join(' ')} category, currency, toString(sum(toDecimal256(a, 12))) AS amount, toString(sum(n)) AS actions
     FROM (
       SELECT agent_instance_id, account_id, ${q.granularity ? `${bucketSql('day', q.granularity)} AS bucket,` : ''} category, currency, amount AS a, actions AS n
       FROM ${database}.costs_daily
@@ -117,7 +135,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     ORDER BY ${groupBy}`
     : `
     WITH ${envRulesSql(database)} AS rules
-    SELECT ${keys.map((k) => k + ',').join(' ')} c.1 AS category, c.2 AS currency, ${decimalText('sum(c.3)')} AS amount, toString(uniqExact(agent_instance_id, event_id)) AS actions
+    SELECT ${keys.map((k) => k + ',').join(' ')} c.1 AS category, c.2 AS currency, toString(sum(toDecimal256(c.3, 12))) AS amount, toString(uniqExact(agent_instance_id, event_id)) AS actions
     FROM (
       SELECT agent_instance_id, account_id, event_id, ${q.granularity ? `${bucketSql('ts', q.granularity)} AS bucket,` : ''}
         arrayJoin(${COST_LINES_SQL}) AS c
@@ -130,14 +148,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     GROUP BY ${groupBy}
     ORDER BY ${groupBy}`;
   const rs = await ch.query({ query: sql, query_params: params, format: 'JSONEachRow' });
-  return rs.json<CostRow>();
-}
-
-/**
- * A Decimal expression as its canonical text, in ClickHouse: trailing zeros of the
- * fraction dropped ("1.500000000000" -> "1.5", "2.000000000000" -> "2"), as
- * formatDecimal prints it. Only for Decimal types (their text always has a fraction).
- */
-function decimalText(expr: string): string {
-  return `replaceRegexpOne(toString(${expr}), '[.]?0+$', '')`;
+  const rows = await rs.json<CostRow>();
+  for (const r of rows) r.amount = decimalFromClickHouse(r.amount);
+  return rows;
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { AppError } from '../../shared/errors.ts';
-import { MAX_TYPE_LENGTH } from '../../shared/events/limits.ts';
+import { COST_CATEGORIES, MAX_TYPE_LENGTH } from '../../shared/events/limits.ts';
 import { newId } from '../../shared/ids.ts';
 import { parseTimestamp } from '../../shared/time.ts';
 import { markCostsStale } from '../reports/cost-rollup.ts';
@@ -18,7 +18,7 @@ import { formatDecimal, isCurrencyCode, normalizeCurrency, tryParseDecimal } fro
  */
 export const COST_BASES = ['per_input_token', 'per_output_token', 'per_total_token', 'per_api_call', 'per_action', 'per_unit'] as const;
 export type CostBasis = (typeof COST_BASES)[number];
-export const COST_CATEGORIES = ['llm', 'api', 'infrastructure'] as const;
+export { COST_CATEGORIES };
 export type CostCategory = (typeof COST_CATEGORIES)[number];
 
 /** Open end of the current version (DateTime64 reaches 2299). */

@@ -12,9 +12,9 @@ import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
 import type { Page } from '../api/paging.ts';
-import { Dec, formatDecimal } from '../rating/money.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
 import type { Invoicing } from './context.ts';
-import { billableSubscriptionIds, generateInvoice, lastEndedPeriod } from './generate.ts';
+import { billableSubscriptionIds, generateInvoice, generationFailure, lastEndedPeriod, type GenerationFailure } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
 import { BatchedUsage } from './batched-usage.ts';
 
@@ -69,7 +69,7 @@ interface Tally {
   created: number;
   existing: number;
   skipped: number;
-  failures: { subscription_id: string; message: string }[];
+  failures: GenerationFailure[];
   totals: Map<string, Dec>;
   invoices: { id: string; created: boolean }[];
 }
@@ -87,6 +87,10 @@ interface Tally {
  * {@link BILL_RUN_LOCK_CLASS}).
  */
 export async function runBillRun(base: Invoicing, environmentId: string, billingDate: Date) {
+  if (billingDate > base.now()) {
+    // Periods ending after today have not been used yet: billing them would invoice full fees for time to come.
+    throw new AppError('validation_failed', 'billing_date is in the future', { details: [{ path: 'billing_date', message: 'billing_date must not be in the future' }] });
+  }
   // One grouped usage query per period for the whole run, not one per subscription.
   const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const { db } = inv;
@@ -132,11 +136,10 @@ async function execute(inv: Invoicing, runId: string, environmentId: string, bil
           if (isUnavailableError(err)) {
             // Not this subscription's fault: the run cannot proceed. Its invoice may or may not have been committed.
             unavailable ??= err;
-            t.failures.push({ subscription_id: id, message: 'a backing service became unavailable; run the bill run again' });
+            t.failures.push({ subscription_id: id, code: 'service_unavailable', message: 'a backing service became unavailable; run the bill run again' });
             return;
           }
-          log.warn('bill run: subscription failed', { bill_run_id: run.id, subscription_id: id, err });
-          t.failures.push({ subscription_id: id, message: err instanceof Error && err.name === 'AppError' ? err.message : 'internal error' });
+          t.failures.push(generationFailure(id, err));
         }
       },
       () => unavailable !== undefined,
@@ -163,7 +166,7 @@ async function execute(inv: Invoicing, runId: string, environmentId: string, bil
         invoices_existing: t.existing,
         subscriptions_skipped: t.skipped,
         failures: JSON.stringify(t.failures),
-        totals: JSON.stringify(Object.fromEntries([...t.totals].map(([c, v]) => [c, formatDecimal(v)]))),
+        totals: JSON.stringify(Object.fromEntries([...t.totals].map(([c, v]) => [c, formatMoney(v, c)]))),
         completed_at: inv.now(),
       })
       .where('id', '=', run.id)

@@ -4,7 +4,8 @@
  * store.ts; rating happens before the short storing transaction.
  */
 import type { Db } from '../../shared/db/postgres.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, isUnavailableError } from '../../shared/errors.ts';
+import { logger } from '../../shared/log.ts';
 import { periodContaining, periodFromLabel, previousPeriod, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
@@ -85,12 +86,36 @@ export async function generateForPeriod(base: Invoicing, environmentId: string, 
   const now = inv.now();
   const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
   const invoices: (ReturnType<typeof invoiceView> & { generation: StoreOutcome })[] = [];
+  const failures: GenerationFailure[] = [];
   for (const id of ids) {
     const subject = await loadSubject(inv.db, environmentId, id);
-    const r = await generateInvoice(inv, subject, periodOfLabel(label, subject, now));
-    if (r.invoice) invoices.push({ ...r.invoice, generation: r.outcome });
+    const period = periodOfLabel(label, subject, now);
+    try {
+      const r = await generateInvoice(inv, subject, period);
+      if (r.invoice) invoices.push({ ...r.invoice, generation: r.outcome });
+    } catch (err) {
+      // An outage stops the request (503, retry); a subscription that cannot be rated is
+      // reported and the others go on.
+      if (isUnavailableError(err)) throw err;
+      failures.push(generationFailure(id, err));
+    }
   }
-  return invoices;
+  return { invoices, failures };
+}
+
+/** A subscription that could not be invoiced, as generate and bill runs report it. */
+export interface GenerationFailure {
+  subscription_id: string;
+  code: string;
+  message: string;
+}
+
+const log = logger('invoicing');
+
+export function generationFailure(subscriptionId: string, err: unknown): GenerationFailure {
+  if (err instanceof AppError) return { subscription_id: subscriptionId, code: err.code, message: err.message };
+  log.warn('a subscription could not be invoiced', { subscription_id: subscriptionId, err });
+  return { subscription_id: subscriptionId, code: 'internal_error', message: 'internal error: the subscription could not be rated (see the log)' };
 }
 
 /** An unsaved invoice of the subscription's current period with the usage so far. */

@@ -169,7 +169,7 @@ describe.skipIf(!PG_BIN)('Postgres restarted during a bill run', () => {
     expect(Object.fromEntries(rows.map((r) => [r.subscription_id, Number(r.total).toFixed(2)]))).toEqual(Object.fromEntries(expected));
     const all = await sql<{ n: string }>`SELECT count(*)::text AS n FROM invoices`.execute(db);
     expect(all.rows[0]!.n).toBe(String(SUBSCRIPTIONS));
-    expect(second.body.totals).toEqual({ USD: '3032.2' }); // 20 x 100.00 + 20 x 51.61
+    expect(second.body.totals).toEqual({ USD: '3032.20' }); // 20 x 100.00 + 20 x 51.61, in minor units
     const lines = await sql<{ n: string }>`SELECT count(*)::text AS n FROM invoice_lines`.execute(db);
     expect(lines.rows[0]!.n).toBe(String(SUBSCRIPTIONS));
 

@@ -155,7 +155,9 @@ export async function rateSubscription(inv: Invoicing, subject: BillingSubject, 
   });
   if (!outcome.ok) {
     // Stored charges always rate (validated on create), so this is a bug or corrupt data.
-    throw new AppError('internal_error', 'rating failed', { cause: new Error(`${outcome.rejection.name}: ${outcome.rejection.message}`) });
+    // The message names the catalog problem (a charge path and why), never internals.
+    const why = outcome.rejection.name === 'RatingError' ? `: ${outcome.rejection.message}` : '';
+    throw new AppError('internal_error', `the subscription's charges could not be rated${why}`, { cause: new Error(`${outcome.rejection.name}: ${outcome.rejection.message}`) });
   }
   return { subject, period, segments, result: outcome.result, lines: invoiceLines(outcome.result, segments, scope), usage: usageRecord(segments, scope) };
 }

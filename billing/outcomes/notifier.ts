@@ -5,6 +5,7 @@ import { parseEnv, type Env } from '../../shared/config/parse.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { logger } from '../../shared/log.ts';
 import { chTime } from '../../shared/clickhouse/usage.ts';
+import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 
 const log = logger('outcome-notifier');
@@ -136,7 +137,7 @@ export class OutcomeNotifier {
             agent_instance_id: r.agent_instance_id,
             account_id: r.account_id || null,
             outcome_type: r.type_s,
-            value: r.value_s.includes('.') ? r.value_s.replace(/0+$/, '').replace(/\.$/, '') : r.value_s,
+            value: decimalFromClickHouse(r.value_s),
             timestamp: new Date(r.ts_s.replace(' ', 'T') + 'Z').toISOString(),
             ...(derived ? { derived_from: derived } : {}),
           });

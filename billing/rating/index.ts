@@ -5,8 +5,6 @@
 export {
   Dec,
   DECIMAL_STRING_RE,
-  DEFAULT_MINOR_UNITS,
-  MINOR_UNITS,
   MoneyError,
   formatDecimal,
   formatMoney,

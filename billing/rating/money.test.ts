@@ -14,13 +14,22 @@ describe('minorUnits', () => {
     ['OMR', 3],
     ['TND', 3],
     ['CLF', 4],
-    ['CHF', 2], // not in the table: default
-    ['XYZ', 2], // unknown but well-formed
+    ['CHF', 2],
+    // ISO 4217 data, not a hand-written table: these were rounded to 2 decimals before.
+    ['CLP', 0],
+    ['ISK', 0],
+    ['VND', 0],
+    ['UGX', 0],
+    ['XAF', 0],
+    ['XOF', 0],
+    ['PYG', 0],
+    ['LYD', 3],
+    ['IQD', 3],
   ])('%s has %i minor units', (code, units) => {
     expect(minorUnits(code)).toBe(units);
   });
 
-  it.each(['US', 'USDX', '12A', '', 'U$D'])('rejects malformed currency code %j', (code) => {
+  it.each(['US', 'USDX', '12A', '', 'U$D', 'XYZ', 'QQQ', 'XAU', 'XXX', 'XTS'])('rejects a code that is not an ISO 4217 currency: %j', (code) => {
     expect(() => minorUnits(code)).toThrow(MoneyError);
   });
 
@@ -56,6 +65,8 @@ describe('roundToMinor: half up (away from zero) to minor units', () => {
 
   it('reads numbers through their shortest decimal string (1.005 rounds to 1.01, unlike float math)', () => {
     expect(roundToMinor(1.005, 'USD')).toBe('1.01');
+    expect(roundToMinor('4.50', 'CLP')).toBe('5');
+    expect(roundToMinor('1.2345', 'LYD')).toBe('1.235');
     expect(roundToMinor(0.615, 'USD')).toBe('0.62');
   });
 

@@ -12,6 +12,7 @@
  */
 import DecimalModule from 'decimal.js';
 import type { Decimal as DecimalClass } from 'decimal.js';
+import { CURRENCY_MESSAGE, currencyDigits, isCurrency } from '../../shared/currency.ts';
 
 // decimal.js ships CommonJS-style typings: under NodeNext the default import is typed as
 // the module object, while at runtime (decimal.mjs) it is the Decimal constructor.
@@ -31,26 +32,6 @@ export type Dec = InstanceType<typeof Dec>;
 /** Anything accepted where a decimal is expected: a finite JS number or a decimal string ("12", "-0.5", "2e-6"). */
 export type DecimalInput = number | string;
 
-/** ISO 4217 minor units for currencies that do not use 2 decimals (plus the common 2-decimal ones for clarity). */
-export const MINOR_UNITS: Readonly<Record<string, number>> = Object.freeze({
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  JPY: 0,
-  KRW: 0,
-  BHD: 3,
-  KWD: 3,
-  JOD: 3,
-  OMR: 3,
-  TND: 3,
-  CLF: 4,
-});
-
-/** Minor units used for a well-formed currency code absent from {@link MINOR_UNITS}. */
-export const DEFAULT_MINOR_UNITS = 2;
-
-const CURRENCY_RE = /^[A-Za-z]{3}$/;
-
 /** Thrown on malformed decimals or currency codes. `path` names the offending input field when known. */
 export class MoneyError extends Error {
   readonly path: string;
@@ -61,20 +42,20 @@ export class MoneyError extends Error {
   }
 }
 
-/** True when `code` is a 3-letter currency code (case-insensitive). */
+/** True when `code` (any case) is an ISO 4217 currency Tally bills in (see shared/currency.ts). */
 export function isCurrencyCode(code: unknown): code is string {
-  return typeof code === 'string' && CURRENCY_RE.test(code);
+  return isCurrency(code);
 }
 
-/** Upper-cases and checks a currency code; throws {@link MoneyError} when it is not 3 letters. */
+/** Upper-cases and checks a currency code; throws {@link MoneyError} when it is not an ISO 4217 currency. */
 export function normalizeCurrency(code: string): string {
-  if (!isCurrencyCode(code)) throw new MoneyError(`invalid currency code ${JSON.stringify(code)} (expected 3 letters, e.g. USD)`, 'currency');
+  if (!isCurrency(code)) throw new MoneyError(`invalid currency code ${JSON.stringify(code)}: ${CURRENCY_MESSAGE}`, 'currency');
   return code.toUpperCase();
 }
 
-/** Number of minor-unit digits of a currency (USD 2, JPY 0, BHD 3, CLF 4; unknown well-formed codes 2). */
+/** Number of minor-unit digits of a currency, from ISO 4217 (USD 2, JPY 0, CLP 0, BHD 3, CLF 4). */
 export function minorUnits(currency: string): number {
-  return MINOR_UNITS[normalizeCurrency(currency)] ?? DEFAULT_MINOR_UNITS;
+  return currencyDigits(normalizeCurrency(currency))!;
 }
 
 /** Plain decimal syntax accepted in strings: optional sign, digits with optional fraction, optional exponent. */

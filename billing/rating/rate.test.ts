@@ -69,6 +69,21 @@ describe('per_unit', () => {
     expect(r.subtotal).toBe('1.58');
   });
 
+  it('rounds once per charge: an invoice does not depend on how usage is spread over agents', () => {
+    const spread = one({ charges: [charge({ kind: 'per_unit', unit_price: '0.002' })], usage: { '@action': { by_agent_instance: { a: '2', b: '2', c: '2' } } } });
+    const single = one({ charges: [charge({ kind: 'per_unit', unit_price: '0.002' })], usage: { '@action': { by_agent_instance: { a: '6' } } } });
+    expect(single.total).toBe('0.01'); // 0.012
+    expect(spread.total).toBe('0.01'); // was 0.00: three lines of 0.004 each rounded
+    expect(spread.lines.map((l) => [l.agent_instance_id, l.quantity, l.amount])).toEqual([
+      ['a', '2', '0.01'], // the minor unit goes to the largest remainder (the first on ties)
+      ['b', '2', '0.00'],
+      ['c', '2', '0.00'],
+    ]);
+    const jpy = rate({ currency: 'JPY', period: NOV, charges: [charge({ kind: 'per_unit', unit_price: '0.5' })], usage: { '@action': { total: '7', by_agent_instance: { a: '3', b: '3' } } } });
+    expect(jpy.lines.map((l) => l.amount)).toEqual(['2', '2', '0']); // 3.5 -> 4 yen over 1.5, 1.5, 0.5: floors 1, 1, 0 and two yen to the largest remainders
+    expect(jpy.total).toBe('4');
+  });
+
   it('with a breakdown and no total, the total is the sum (no remainder line)', () => {
     const r = one({ charges: [charge({ kind: 'per_unit', unit_price: '1' })], usage: { '@action': { by_agent_instance: { x: '2', y: '3' } } } });
     expect(r.lines.map((l) => l.agent_instance_id)).toEqual(['x', 'y']);
@@ -339,19 +354,43 @@ describe('rateSegments: plan changes mid-cycle', () => {
     expect(r.total).toBe('150.00');
   });
 
-  it('rates usage on each segment’s own usage (tiers restart per segment)', () => {
+  it('rates usage on each segment’s own usage, tiers counted from the start of the period (a change never restarts them)', () => {
     const usageCharge = charge({ kind: 'tiered', tiers: tiers([1, '1'], [101, '0.5']) });
     const r = rateSegments({
       currency: 'USD',
       period: NOV,
       segments: [
         { from: NOV.start, to: '2026-11-16T00:00:00Z', charges: [...planA, usageCharge], usage: { '@action': '150' } }, // 100 + 25
-        { from: '2026-11-16T00:00:00Z', to: NOV.end, charges: [...planB, usageCharge], usage: { '@action': '50' } }, // 50
+        { from: '2026-11-16T00:00:00Z', to: NOV.end, charges: [...planB, usageCharge], usage: { '@action': '50' } }, // units 151-200: 25
       ],
     });
-    expect(r.lines.map((l) => l.amount)).toEqual(['50.00', '125.00', '100.00', '50.00']);
-    expect(r.subtotal).toBe('325.00');
+    expect(r.lines.map((l) => l.amount)).toEqual(['50.00', '125.00', '100.00', '25.00']);
+    expect(r.subtotal).toBe('300.00');
     expect(r.lines[1]!.proration).toBeNull(); // usage is not prorated
+    expect(r.lines[3]!.tiers).toEqual([{ from: '101', to: null, quantity: '50', packages: '50', price: '0.5', amount: '25' }]);
+  });
+
+  // A pause splits the period into two segments of the same plan: included units,
+  // tiers, packages and volume bands are the period's, granted once.
+  const paused = (c: RatedCharge, first: string, second: string) =>
+    rateSegments({
+      currency: 'USD',
+      period: NOV,
+      segments: [
+        { from: NOV.start, to: '2026-11-10T00:00:00Z', charges: [c], usage: { '@action': first } },
+        { from: '2026-11-10T00:00:20Z', to: NOV.end, charges: [c], usage: { '@action': second } },
+      ],
+    });
+  it.each([
+    ['overage: 10 included per period, not 10 per segment', charge({ kind: 'overage', base_fee: '0', included_units: '10', overage_unit_price: '1' }), '8', '12', ['0.00', '10.00']],
+    ['tiered: the second segment continues in the band the first reached', charge({ kind: 'tiered', tiers: tiers([1, '1'], [11, '0.5']) }), '8', '12', ['8.00', '7.00']],
+    ['volume: every unit at the band of the period total (20 units: 0.5)', charge({ kind: 'volume', tiers: tiers([1, '1'], [11, '0.5']) }), '8', '12', ['4.00', '6.00']],
+    ['package: packages of 10 count from the period start', charge({ kind: 'package', package_size: '10', package_price: '5' }), '8', '4', ['5.00', '5.00']],
+  ])('%s', (_name, c, first, second, amounts) => {
+    const r = paused(c, first, second);
+    expect(r.lines.map((l) => l.amount)).toEqual(amounts);
+    // The same as rating the period's 20 units at once (base fees aside).
+    expect(r.subtotal).toBe(rate({ currency: 'USD', period: NOV, charges: [c], usage: { '@action': String(Number(first) + Number(second)) } }).subtotal);
   });
 
   it('three thirds of 100 are 33.33 each (each line rounded once)', () => {
@@ -394,5 +433,22 @@ describe('rateSegments: plan changes mid-cycle', () => {
   it('allows a gap (paused) and prorates what is left', () => {
     const r = rateSegments({ currency: 'USD', period: NOV, segments: [{ from: '2026-11-01', to: '2026-11-07', charges: planA, usage: {} }] });
     expect(r.total).toBe('20.00'); // 6 of 30 days
+  });
+});
+
+describe('fractional quantities (an @outcome sum of 2.5) are never rounded', () => {
+  it.each([
+    ['per_unit', { kind: 'per_unit', unit_price: '0.1' }],
+    ['tiered', { kind: 'tiered', tiers: tiers([1, '0.1'], [101, '0.08']) }],
+    ['volume', { kind: 'volume', tiers: tiers([1, '0.1'], [101, '0.08']) }],
+    ['overage', { kind: 'overage', base_fee: '0', included_units: '0', overage_unit_price: '0.1' }],
+  ] as [string, CanonicalPricing][])('%s: 2.5 units at 0.1 cost 0.25 (tiered and volume rounded up to 3 units before)', (_name, pricing) => {
+    const r = one({ charges: [charge(pricing)], usage: { '@action': '2.5' } });
+    expect(r.lines[0]).toMatchObject({ quantity: '2.5', amount: '0.25' });
+  });
+
+  it('packages (package pricing, or a tier counter above 1) are whole: a partial package is a package', () => {
+    expect(one({ charges: [charge({ kind: 'package', package_size: '10', package_price: '1' })], usage: { '@action': '2.5' } }).total).toBe('1.00');
+    expect(one({ charges: [charge({ kind: 'tiered', tiers: tiers([1, '1', 2]) })], usage: { '@action': '2.5' } }).total).toBe('2.00');
   });
 });

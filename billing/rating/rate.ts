@@ -11,8 +11,9 @@
  *   the rounded sum of its bands. Bands with no units are not listed.
  * - volume: the band holding the last unit (the total quantity) prices every unit.
  * - package: ceil(quantity / package_size) x package_price.
- *   In every tier `counter` is a package size: a band's charge is
- *   ceil(band units / counter) x price (partial packages round up).
+ *   In every tier `counter` is a package size: a band's charge is band units x price
+ *   when it is 1 (fractional quantities, e.g. an @outcome sum of 2.5, are never rounded,
+ *   as under per_unit), else ceil(band units / counter) x price (partial packages round up).
  * - flat (charge type recurring or usage): amount per period x proration fraction.
  * - overage: base_fee x proration fraction + max(0, quantity - included_units) x
  *   overage_unit_price (the allowance itself is not prorated).
@@ -185,6 +186,15 @@ function packagesOf(q: Dec, size: Dec): Dec {
   return rem.isZero() ? whole : whole.plus(1);
 }
 
+/**
+ * What a band charges for: its units as they are (counter 1: 2.5 units cost 2.5 x price,
+ * as under per_unit; quantities are never rounded), or whole packages of `counter`
+ * units (partial packages round up, as package pricing does).
+ */
+function unitsOrPackages(units: Dec, counter: Dec): Dec {
+  return counter.eq(1) ? units : packagesOf(units, counter);
+}
+
 interface UnitUsage {
   total: Dec;
   /** Per-instance quantities sorted by instance id, or null when not split. */
@@ -245,12 +255,22 @@ function bands(tiers: readonly Tier[], path: string) {
 
 /** Graduated tiers: every band with units, priced at its own rate. Exported for simulations and tests. */
 export function tieredBands(tiers: readonly Tier[], quantity: string): AppliedTier[] {
-  const q = num(quantity, 'quantity', { nonNegative: true });
+  return tieredBandsBetween(tiers, new Dec(0), num(quantity, 'quantity', { nonNegative: true }));
+}
+
+/**
+ * The bands of the units after `before` up to `end` (units counted from the start of the
+ * billing period): what a segment of the period adds when earlier segments used `before`.
+ * A band's packages are those up to `end` less those up to `before`.
+ */
+function tieredBandsBetween(tiers: readonly Tier[], before: Dec, end: Dec): AppliedTier[] {
   const out: AppliedTier[] = [];
   for (const b of bands(tiers, 'tiers')) {
-    if (!q.gt(b.lower)) break;
-    const inBand = b.upper ? Dec.min(q, b.upper).minus(b.lower) : q.minus(b.lower);
-    const packages = packagesOf(inBand, b.counter);
+    if (!end.gt(b.lower)) break;
+    const upTo = (x: Dec) => Dec.max(0, (b.upper ? Dec.min(x, b.upper) : x).minus(b.lower));
+    const inBand = upTo(end).minus(upTo(before));
+    if (!inBand.gt(0)) continue;
+    const packages = unitsOrPackages(upTo(end), b.counter).minus(unitsOrPackages(upTo(before), b.counter));
     out.push({
       from: formatDecimal(b.start),
       to: b.upper ? formatDecimal(b.upper) : null,
@@ -264,12 +284,14 @@ export function tieredBands(tiers: readonly Tier[], quantity: string): AppliedTi
 }
 
 /** Volume tiers: the single band holding the total quantity, pricing all units (null when quantity is 0). */
-export function volumeBand(tiers: readonly Tier[], quantity: string): AppliedTier | null {
+export function volumeBand(tiers: readonly Tier[], quantity: string, periodQuantity: string = quantity): AppliedTier | null {
   const q = num(quantity, 'quantity', { nonNegative: true });
   if (q.isZero()) return null;
-  const b = bands(tiers, 'tiers').find((x) => q.gt(x.lower) && (x.upper === null || q.lte(x.upper)));
+  // The band holding the period's last unit prices every unit (of this segment too).
+  const total = Dec.max(q, num(periodQuantity, 'periodQuantity', { nonNegative: true }));
+  const b = bands(tiers, 'tiers').find((x) => total.gt(x.lower) && (x.upper === null || total.lte(x.upper)));
   if (!b) throw new RatingError('tiers', 'no tier covers the quantity'); // unreachable: first tier starts at 1
-  const packages = packagesOf(q, b.counter);
+  const packages = unitsOrPackages(q, b.counter);
   return {
     from: formatDecimal(b.start),
     to: b.upper ? formatDecimal(b.upper) : null,
@@ -318,6 +340,23 @@ class Rounder {
   fmt(d: Dec): string {
     return formatMoney(d, this.currency);
   }
+  /**
+   * Splits `rounded` (a non-negative amount in minor units) over parts in proportion to
+   * their exact amounts: each part rounded down to minor units, the minor units left
+   * going to the largest remainders (ties: the earlier part). The shares sum to `rounded`.
+   */
+  allocate(rounded: Dec, exact: readonly Dec[]): Dec[] {
+    const unit = new Dec(1).div(new Dec(10).pow(this.places));
+    const shares = exact.map((e) => e.toDecimalPlaces(this.places, Dec.ROUND_DOWN));
+    let left = rounded.minus(shares.reduce((a, b) => a.plus(b), new Dec(0)));
+    const order = exact.map((e, i) => ({ i, rem: e.minus(shares[i]!) })).sort((a, b) => b.rem.comparedTo(a.rem) || a.i - b.i);
+    for (const { i } of order) {
+      if (!left.gt(0)) break;
+      shares[i] = shares[i]!.plus(unit);
+      left = left.minus(unit);
+    }
+    return shares;
+  }
 }
 
 function checkCharge(c: RatedCharge, path: string): void {
@@ -331,8 +370,19 @@ function isOneTime(c: RatedCharge): boolean {
   return c.model === 'one_time' || (c.charge_type === 'one_time' && (c.model === 'flat' || c.model === 'discount'));
 }
 
+/**
+ * The billing period's usage around one segment, per unit: what earlier segments of the
+ * period used (`before`) and the whole period's (`total`). Tiers, volume bands, packages
+ * and included units count from the start of the period, so a pause or a plan change
+ * never grants them again. A period rated whole has nothing before and its own total.
+ */
+interface PeriodUsage {
+  before: Map<UnitOfMeasure, Dec>;
+  total: Map<UnitOfMeasure, Dec>;
+}
+
 /** Rates the charge lines (no discounts) of one window. */
-function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, UnitUsage>, w: Window, r: Rounder): InvoiceLine[] {
+function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, UnitUsage>, w: Window, r: Rounder, period: PeriodUsage): InvoiceLine[] {
   const base = {
     charge_id: c.id,
     charge_name: c.name,
@@ -345,6 +395,8 @@ function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, Unit
     const u = c.unit_of_measure ? usage.get(c.unit_of_measure) : undefined;
     return u ?? { total: new Dec(0), parts: null, unattributed: new Dec(0) };
   };
+  const before = (c.unit_of_measure && period.before.get(c.unit_of_measure)) || new Dec(0);
+  const periodTotal = (q: Dec) => (c.unit_of_measure && period.total.get(c.unit_of_measure)) || q;
   const p: CanonicalPricing = c.pricing;
   const pp = `${path}.pricing`;
   switch (p.kind) {
@@ -362,29 +414,31 @@ function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, Unit
     case 'per_unit': {
       const price = num(p.unit_price, `${pp}.unit_price`, { nonNegative: true });
       const u = unitUsage();
-      const line = (q: Dec, agent?: string): InvoiceLine => ({
+      const line = (q: Dec, amount: Dec, agent?: string): InvoiceLine => ({
         ...base,
         quantity: formatDecimal(q),
         unit_price: formatDecimal(price),
         tiers: null,
         proration: null,
-        amount: r.fmt(r.round(q.times(price))),
+        amount: r.fmt(amount),
         ...(agent === undefined ? {} : { agent_instance_id: agent }),
       });
-      if (!u.parts) return [line(u.total)];
-      const lines = u.parts.map((part) => line(part.quantity, part.id));
-      if (u.unattributed.gt(0)) lines.push(line(u.unattributed));
-      return lines;
+      if (!u.parts) return [line(u.total, r.round(u.total.times(price)))];
+      // Rounded once for the charge; the per-agent lines share that amount (largest
+      // remainder), so an invoice never depends on how usage is spread over agents.
+      const parts = [...u.parts, ...(u.unattributed.gt(0) ? [{ id: undefined, quantity: u.unattributed }] : [])];
+      const shares = r.allocate(r.round(u.total.times(price)), parts.map((part) => part.quantity.times(price)));
+      return parts.map((part, i) => line(part.quantity, shares[i]!, part.id));
     }
     case 'tiered': {
       const q = unitUsage().total;
-      const applied = tieredBands(p.tiers, formatDecimal(q));
+      const applied = tieredBandsBetween(p.tiers, before, before.plus(q));
       const sum = applied.reduce((s, b) => s.plus(b.amount), new Dec(0));
       return [{ ...base, quantity: formatDecimal(q), unit_price: null, tiers: applied, proration: null, amount: r.fmt(r.round(sum)) }];
     }
     case 'volume': {
       const q = unitUsage().total;
-      const band = volumeBand(p.tiers, formatDecimal(q));
+      const band = volumeBand(p.tiers, formatDecimal(q), formatDecimal(periodTotal(q)));
       return [
         {
           ...base,
@@ -401,7 +455,7 @@ function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, Unit
       const size = num(p.package_size, `${pp}.package_size`);
       if (!size.isInteger() || size.lt(1)) throw new RatingError(`${pp}.package_size`, 'package_size must be an integer of at least 1');
       const price = num(p.package_price, `${pp}.package_price`, { nonNegative: true });
-      const packages = packagesOf(q, size);
+      const packages = packagesOf(before.plus(q), size).minus(packagesOf(before, size));
       const amount = packages.times(price);
       const band: AppliedTier = {
         from: '1',
@@ -418,7 +472,7 @@ function rateCharge(c: RatedCharge, path: string, usage: Map<UnitOfMeasure, Unit
       const fee = prorate(num(p.base_fee, `${pp}.base_fee`, { nonNegative: true }), w);
       const included = num(p.included_units, `${pp}.included_units`, { nonNegative: true });
       const rate = num(p.overage_unit_price, `${pp}.overage_unit_price`, { nonNegative: true });
-      const over = Dec.max(0, q.minus(included));
+      const over = Dec.max(0, before.plus(q).minus(included)).minus(Dec.max(0, before.minus(included)));
       const overAmount = over.times(rate);
       return [
         {
@@ -450,17 +504,18 @@ interface WindowResult {
 }
 
 /** Rates one window (the whole or part of a period): charge lines, then discount lines. */
-function rateWindow(charges: RatedCharge[], usageIn: Usage, w: Window, r: Rounder, path: string): WindowResult {
+function rateWindow(charges: RatedCharge[], usageIn: Usage, w: Window, r: Rounder, path: string, periodOf?: (usage: Map<UnitOfMeasure, UnitUsage>) => PeriodUsage): WindowResult {
   if (!Array.isArray(charges)) throw new RatingError(`${path}.charges`, 'charges must be an array');
   const usage = parseUsage(usageIn, `${path}.usage`);
   charges.forEach((c, i) => checkCharge(c, `${path}.charges[${i}]`));
+  const period = periodOf ? periodOf(usage) : { before: new Map(), total: new Map() };
 
   const lines: InvoiceLine[] = [];
   const remainingByCharge = new Map<string, Dec>();
   let subtotal = new Dec(0);
   charges.forEach((c, i) => {
     if (c.model === 'discount') return;
-    for (const line of rateCharge(c, `${path}.charges[${i}]`, usage, w, r)) {
+    for (const line of rateCharge(c, `${path}.charges[${i}]`, usage, w, r, period)) {
       lines.push(line);
       const a = new Dec(line.amount);
       subtotal = subtotal.plus(a);
@@ -544,7 +599,11 @@ export function rate(input: RateInput): RateResult {
  * Rates a period split into segments (plan changes, pauses): each segment [from, to)
  * is rated with its own charges and usage; recurring fees (flat, overage base fee,
  * recurring amount discounts) are prorated by the segment's share of the period;
- * usage charges are rated on the segment's own usage (tiers restart per segment).
+ * usage charges bill the segment's own usage, but tiers, volume bands, packages and
+ * included units count the unit's usage from the start of the period (whatever plan
+ * earlier segments were on): a pause or a plan change never grants them again. A
+ * segment bills what its usage adds (tiered, package, overage), or its units at the
+ * band of the period's total (volume).
  * Segments must lie within the period, be non-empty, ordered and not overlap (gaps allowed).
  * Example: 100/month until mid-month, then 200/month: 50 + 100 = 150.
  */
@@ -555,6 +614,11 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
   const ps = toEpochMs(input.period.start);
   const pe = toEpochMs(input.period.end);
   let prevEnd = ps;
+  // Each unit's usage over the whole period, and before each segment (see PeriodUsage).
+  const unitTotals = input.segments.map((seg, i) => parseUsage(seg?.usage, `input.segments[${i}].usage`));
+  const total = new Map<UnitOfMeasure, Dec>();
+  for (const u of unitTotals) for (const [unit, q] of u) total.set(unit, (total.get(unit) ?? new Dec(0)).plus(q.total));
+  const before = new Map<UnitOfMeasure, Dec>();
   const segments: SegmentResult[] = [];
   const lines: InvoiceLine[] = [];
   let subtotal = new Dec(0);
@@ -568,7 +632,8 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
     if (from < prevEnd) throw new RatingError(path, 'segments must be ordered and must not overlap');
     prevEnd = to;
     const w = makeWindow(input.period, seg.from, seg.to);
-    const res = rateWindow(seg.charges, seg.usage, w, r, path);
+    const res = rateWindow(seg.charges, seg.usage, w, r, path, () => ({ before: new Map(before), total }));
+    for (const [unit, q] of unitTotals[i]!) before.set(unit, (before.get(unit) ?? new Dec(0)).plus(q.total));
     segments.push({
       from: w.servicePeriod.start,
       to: w.servicePeriod.end,

@@ -16,6 +16,9 @@ const DAY_MS = 86_400_000;
  */
 export type AckFloor = (waitMs: number) => Promise<number>;
 
+/** The Postgres advisory lock serializing rollup steps (and whatever else rewrites the rollup) of one ClickHouse database. */
+export const costRollupLockKey = (database: string): string => `cost_rollup:${database}`;
+
 const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)';
 
 /**
@@ -86,7 +89,13 @@ export class CostRollup implements CostRollupReader {
    * the sink, and no pending rule change for the environment before `to`.
    */
   async covers(environmentId: string, from: Date, to: Date): Promise<boolean> {
-    if (from.getTime() % DAY_MS !== 0 || to.getTime() % DAY_MS !== 0) return false;
+    return (await this.coverage(environmentId, from, to)).covers;
+  }
+
+  /** {@link covers}, and whether the answer would be the rollup as it stands while a step still folds (behind the sink). */
+  async coverage(environmentId: string, from: Date, to: Date): Promise<{ covers: boolean; behind: boolean }> {
+    const no = { covers: false, behind: false };
+    if (from.getTime() % DAY_MS !== 0 || to.getTime() % DAY_MS !== 0) return no;
     // Catch up, within a budget: a large backlog (heavy ingest) goes on folding in the
     // background while this answer uses the rollup as it stands. A failed step (say
     // ClickHouse refused it) sends the reader to raw events.
@@ -97,18 +106,19 @@ export class CostRollup implements CostRollupReader {
         return false;
       },
     );
-    const budget = new Promise<boolean>((r) => setTimeout(() => r(true), this.opts.readBudgetMs ?? 500).unref());
-    if (!(await Promise.race([caughtUp, budget]))) return false;
+    const budget = new Promise<'behind'>((r) => setTimeout(() => r('behind'), this.opts.readBudgetMs ?? 500).unref());
+    const reached = await Promise.race([caughtUp, budget]);
+    if (reached === false) return no;
     // Not built yet (the first step takes in everything ClickHouse holds): raw events.
     const state = await this.db.selectFrom('cost_rollup_state').select('done_seq').where('ch_database', '=', this.database).executeTakeFirst();
-    if (!state || Number(state.done_seq) < 0) return false;
+    if (!state || Number(state.done_seq) < 0) return no;
     const stale = await this.db
       .selectFrom('cost_rollup_dirty')
       .select((eb) => eb.fn.min('from_ts').as('from_ts'))
       .where('ch_database', '=', this.database)
       .where('environment_id', '=', environmentId)
       .executeTakeFirst();
-    return !stale?.from_ts || new Date(stale.from_ts) >= to;
+    return { covers: !stale?.from_ts || new Date(stale.from_ts) >= to, behind: reached === 'behind' };
   }
 
   /**
@@ -132,7 +142,7 @@ export class CostRollup implements CostRollupReader {
   async #step(waitMs: number): Promise<void> {
     const floor = await this.ackFloor(waitMs);
     await this.db.connection().execute(async (conn) => {
-      const key = `cost_rollup:${this.database}`;
+      const key = costRollupLockKey(this.database);
       await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
       try {
         let done = await this.#state(conn);

@@ -1,7 +1,8 @@
+import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { dedupWindow } from '../../shared/clickhouse/usage.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { queryCosts, type CostRollupReader } from '../costs/cost-query.ts';
+import { queryCosts, type CostRollupReader, type CostStatus } from '../costs/cost-query.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 
 const DAY_MS = 86_400_000;
@@ -45,7 +46,7 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
     ...dedupWindow(from, to),
   };
   const counts = (table: 'actions' | 'outcomes', withValue: boolean) => `
-    SELECT toString(toDate(t)) AS day, toString(count()) AS n ${withValue ? ', toString(sum(v)) AS value' : ''}
+    SELECT toString(toDate(t)) AS day, toString(count()) AS n ${withValue ? ', toString(sum(toDecimal256(v, 9))) AS value' : ''}
     FROM (
       SELECT e.1 AS t ${withValue ? ', e.2 AS v' : ''}
       FROM (
@@ -58,10 +59,11 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
     )
     WHERE t >= {from:DateTime64(3)} AND t < {to:DateTime64(3)}
     GROUP BY day`;
+  const status: CostStatus = { rollupBehind: false };
   const [actions, outcomes, costs, lines] = await Promise.all([
     ch.query({ query: counts('actions', false), query_params: params, format: 'JSONEachRow' }).then((r) => r.json<{ day: string; n: string }>()),
     ch.query({ query: counts('outcomes', true), query_params: params, format: 'JSONEachRow' }).then((r) => r.json<{ day: string; n: string; value: string }>()),
-    queryCosts(ch, database, { environmentId, from, to, agentInstanceIds: [agentId], granularity: 'day' }, rollup),
+    queryCosts(ch, database, { environmentId, from, to, agentInstanceIds: [agentId], granularity: 'day' }, rollup, status),
     db
       .selectFrom('invoice_lines')
       .innerJoin('invoices', 'invoices.id', 'invoice_lines.invoice_id')
@@ -91,9 +93,9 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
       date: day,
       actions: Number(a?.n ?? 0),
       outcomes: Number(o?.n ?? 0),
-      outcome_value: o ? formatDecimal(new Dec(o.value)) : '0',
+      outcome_value: o ? decimalFromClickHouse(o.value) : '0',
       money,
     });
   }
-  return { agent_instance_id: agentId, duration: `${days}days`, start_date: from.toISOString(), end_date: to.toISOString(), days: out };
+  return { agent_instance_id: agentId, duration: `${days}days`, start_date: from.toISOString(), end_date: to.toISOString(), days: out, costs_behind: status.rollupBehind };
 }

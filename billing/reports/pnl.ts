@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { queryCosts, type CostRollupReader, type CostRow } from '../costs/cost-query.ts';
+import { queryCosts, type CostRollupReader, type CostRow, type CostStatus } from '../costs/cost-query.ts';
 import { COST_CATEGORIES } from '../costs/cost-rules.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from './periods.ts';
@@ -105,9 +105,10 @@ export interface PnlQuery {
 /** The P&L of an environment (or of some agents or customers) over [from, to). */
 export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, chDatabase: string, q: PnlQuery, rollup?: CostRollupReader) {
   const scope = { environmentId: q.environmentId, from: q.from, to: q.to, ...(q.agentInstanceIds ? { agentInstanceIds: q.agentInstanceIds } : {}), ...(q.accountIds ? { accountIds: q.accountIds } : {}) };
+  const status: CostStatus = { rollupBehind: false };
   const [{ invoices, maps }, costs] = await Promise.all([
     loadRevenue(db, scope),
-    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer' }, rollup),
+    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer' }, rollup, status),
   ]);
   const revenue = revenueEntries(invoices, q.groupBy, q.granularity, maps);
   const { rows, totals } = combinePnl(revenue, costs, q.granularity, q.groupBy, q.costs);
@@ -120,5 +121,6 @@ export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, ch
     costs_view: q.costs,
     totals,
     breakdown: rows.map(({ key, ...r }) => (keyName ? { ...r, [keyName]: key } : r)),
+    costs_behind: status.rollupBehind,
   };
 }

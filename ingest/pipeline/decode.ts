@@ -1,6 +1,7 @@
 import { Unpackr } from 'msgpackr';
 import { AppError } from '../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+import { valueTexts, withBigIntValue, withExactValue } from './exact-values.ts';
 
 /** One item of a request: a parsed value, or a line that could not be parsed. */
 export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json'; message: string };
@@ -17,8 +18,10 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
  * Decodes a request body of events by Content-Type: JSON (one event object, an array,
  * or `{"events": [...]}`), NDJSON (`application/x-ndjson`, one event per line; a bad
  * line is rejected alone) or msgpack (`application/msgpack`, the same shapes as JSON).
+ * With `exactValues` (outcomes), each event's JSON `value` keeps its exact digits as a
+ * decimal string (exact-values.ts), as does a msgpack integer beyond 2^53 (a BigInt).
  */
-export function decodeEvents(body: Buffer, contentType: string | undefined): Decoded {
+export function decodeEvents(body: Buffer, contentType: string | undefined, exactValues = false): Decoded {
   if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send an event object or a batch');
   const type = contentType === undefined || contentType === 'application/json' ? 'application/json' : contentType.split(';')[0]!.trim().toLowerCase();
   let decoded: Decoded;
@@ -26,18 +29,19 @@ export function decodeEvents(body: Buffer, contentType: string | undefined): Dec
     case 'application/json':
     case 'text/json':
     case '':
-      decoded = shape(parseJson(body));
+      decoded = exactValues ? withExactValues(body.toString('utf8')) : shape(parseJson(body));
       break;
     case 'application/x-ndjson':
     case 'application/ndjson':
     case 'application/jsonl':
     case 'application/x-jsonlines':
-      decoded = { single: false, items: parseNdjson(body) };
+      decoded = { single: false, items: parseNdjson(body, exactValues) };
       break;
     case 'application/msgpack':
     case 'application/x-msgpack':
     case 'application/vnd.msgpack':
       decoded = shape(parseMsgpack(body));
+      if (exactValues) decoded.items = decoded.items.map((item) => (item.ok ? { ok: true, value: withBigIntValue(item.value) } : item));
       break;
     default:
       throw new AppError(
@@ -52,9 +56,18 @@ export function decodeEvents(body: Buffer, contentType: string | undefined): Dec
   return decoded;
 }
 
-function parseJson(body: Buffer): unknown {
+/** A JSON body of outcomes: parsed, each event's `value` replaced by its exact text. */
+function withExactValues(text: string): Decoded {
+  const decoded = shape(parseJson(text));
+  const texts = valueTexts(text);
+  if (decoded.single) decoded.items[0] = { ok: true, value: withExactValue((decoded.items[0] as { value: unknown }).value, texts.top) };
+  else decoded.items = decoded.items.map((item, i) => (item.ok ? { ok: true, value: withExactValue(item.value, texts.events[i]) } : item));
+  return decoded;
+}
+
+function parseJson(body: Buffer | string): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch (err) {
     throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
@@ -68,14 +81,15 @@ function parseMsgpack(body: Buffer): unknown {
   }
 }
 
-function parseNdjson(body: Buffer): RawItem[] {
+function parseNdjson(body: Buffer, exactValues: boolean): RawItem[] {
   const items: RawItem[] = [];
   const lines = body.toString('utf8').split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
     try {
-      items.push({ ok: true, value: JSON.parse(line) });
+      const value: unknown = JSON.parse(line);
+      items.push({ ok: true, value: exactValues ? withExactValue(value, valueTexts(line).top) : value });
     } catch (err) {
       items.push({ ok: false, code: 'invalid_json', message: `line ${i + 1} is not valid JSON: ${(err as Error).message}` });
     }

@@ -8,6 +8,8 @@ import {
   MAX_METADATA_DEPTH,
 } from '../../shared/events/limits.ts';
 import { parseTimestamp } from '../../shared/time.ts';
+import { costInputsProblem } from './cost-inputs.ts';
+import { plainDecimal } from './exact-values.ts';
 import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from './schemas.ts';
 
 export type EventKind = 'action' | 'outcome';
@@ -107,12 +109,17 @@ export function normalizeStep(
     val: '',
   };
   if (kind === 'outcome') {
-    out.val = decimalString((e as OutcomeEvent).value);
-    const dot = out.val.indexOf('.');
-    if (dot !== -1 && out.val.length - dot - 1 > 9) return reject('validation_failed', '`value` has more than 9 decimal places');
+    const v = (e as OutcomeEvent).value;
+    const val = typeof v === 'number' ? decimalString(v) : v;
+    if (!OUTCOME_VALUE.test(val) || exceedsMaxValue(val)) {
+      return reject('validation_failed', '`value` must be a decimal from 0 to 10^18 with at most 9 decimal places (a number, or a string such as "123456789.123456789")');
+    }
+    out.val = canonicalValue(val);
     return { ok: true, value: out };
   }
   if (m !== undefined) {
+    const costProblem = costInputsProblem(m);
+    if (costProblem !== undefined) return reject('validation_failed', costProblem);
     const usage = isObject(m['usage']) ? (m['usage'] as Record<string, unknown>) : undefined;
     const tin = tokenField(m, usage, 'input_tokens', 'prompt_tokens');
     const tout = tokenField(m, usage, 'output_tokens', 'completion_tokens');
@@ -167,16 +174,25 @@ const differs = (given: string | undefined, id: string): boolean => given !== un
 
 /** The shortest decimal text of a JSON number, without exponent (1e-7 -> "0.0000001"). */
 export function decimalString(n: number): string {
-  const s = String(n);
-  if (!/e/i.test(s)) return s;
-  const [mant, expS] = s.toLowerCase().split('e') as [string, string];
-  const exp = Number(expS);
-  const neg = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  const pointAt = (mant.replace('-', '').indexOf('.') === -1 ? mant.replace('-', '').length : mant.replace('-', '').indexOf('.')) + exp;
-  let r: string;
-  if (pointAt <= 0) r = '0.' + '0'.repeat(-pointAt) + digits;
-  else if (pointAt >= digits.length) r = digits + '0'.repeat(pointAt - digits.length);
-  else r = digits.slice(0, pointAt) + '.' + digits.slice(pointAt);
-  return (neg ? '-' : '') + r;
+  return plainDecimal(String(n));
+}
+
+/** An outcome value's text: digits, at most 9 decimals (a JSON number -0 reads as "-0"). */
+const OUTCOME_VALUE = /^-?\d{1,40}(?:\.\d{1,9})?$/;
+const MAX_VALUE = '1000000000000000000';
+
+/** Above 10^18 (or below 0, other than -0). */
+function exceedsMaxValue(val: string): boolean {
+  if (val.startsWith('-')) return /[1-9]/.test(val);
+  const [whole, fraction = ''] = val.split('.') as [string, string | undefined];
+  const w = whole.replace(/^0+(?=\d)/, '');
+  if (w.length !== MAX_VALUE.length) return w.length > MAX_VALUE.length;
+  return w > MAX_VALUE || (w === MAX_VALUE && /[1-9]/.test(fraction));
+}
+
+/** Without a sign, leading zeros or trailing fraction zeros ("007.50" -> "7.5", "-0" -> "0"). */
+function canonicalValue(val: string): string {
+  let t = val.replace(/^-/, '').replace(/^0+(?=\d)/, '');
+  if (t.includes('.')) t = t.replace(/0+$/, '').replace(/\.$/, '');
+  return t;
 }

@@ -29,7 +29,8 @@ export const OutcomeEvent = Type.Object(
   {
     ...common,
     outcome_type: Type.String({ minLength: 1, maxLength: MAX_TYPE_LENGTH }),
-    value: Type.Number({ minimum: 0, maximum: 1e18 }),
+    // A number, or a decimal string for exact digits (bounds and decimals: normalizeStep).
+    value: Type.Union([Type.Number(), Type.String({ maxLength: 40 })]),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import type { SinkConfig } from './config.ts';
 import { tsvInserter, type TsvInsert } from '../../shared/clickhouse/tsv-insert.ts';
 import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
 import { actionsTsv, outcomesTsv } from './tsv.ts';
+import { recordInserted } from '../../shared/clickhouse/sink-progress.ts';
 
 const log = logger('sink');
 
@@ -44,6 +45,8 @@ export class Sink {
   #ready = false;
   #messages: { stop(): void } | undefined;
   readonly #insertTsv: TsvInsert;
+  /** The stream's creation time: the key of this stream's records in sink_inserted. */
+  #streamCreated = '';
 
   constructor(
     private readonly nc: NatsConnection,
@@ -85,6 +88,7 @@ export class Sink {
       max_ack_pending: 100_000,
       max_waiting: 512,
     };
+    this.#streamCreated = (await jsm.streams.info(this.names.stream)).created;
     try {
       await jsm.consumers.info(this.names.stream, this.names.sinkConsumer);
       await jsm.consumers.update(this.names.stream, this.names.sinkConsumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
@@ -218,6 +222,8 @@ export class Sink {
     metrics.insertSeconds.observe(insertMs / 1000);
     metrics.inserted.inc(rows);
     log.debug('sink batch inserted', { messages: msgs.length, rows, prepareMs: Math.round(started - prepared), insertMs: Math.round(insertMs) });
+    // Recorded before the acks, which a NATS crash can lose (see sink-progress.ts).
+    await recordInserted(this.ch, this.database, this.#streamCreated, msgs.map((m) => m.seq));
     await this.hooks.afterInsert?.(msgs.length);
     for (const m of good) m.ack();
     for (const d of dead) d.msg.term(d.reason);

@@ -55,7 +55,8 @@ export interface ActionInput {
 /** An outcome (spec: Outcome event). */
 export interface OutcomeInput {
   outcome_type: string;
-  value: number;
+  /** A number, or a decimal string to keep every digit (e.g. "123456789.123456789"). */
+  value: number | string;
   agent_key?: string;
   metadata?: Record<string, unknown>;
   user_id?: string;
@@ -144,7 +145,7 @@ export class Tally {
   /** Buffers an outcome; returns its event id. */
   sendOutcome(outcome: OutcomeInput): string {
     if (typeof outcome?.outcome_type !== 'string') throw new TypeError('sendOutcome: `outcome_type` must be a string');
-    if (typeof outcome.value !== 'number') throw new TypeError('sendOutcome: `value` must be a number');
+    if (typeof outcome.value !== 'number' && typeof outcome.value !== 'string') throw new TypeError('sendOutcome: `value` must be a number or a decimal string');
     const { timestamp, id, agent_key, ...rest } = outcome;
     return this.#enqueue('outcome', rest, timestamp, id, agent_key);
   }

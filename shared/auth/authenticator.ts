@@ -88,6 +88,7 @@ export class Authenticator {
         environmentName: agent.environmentName,
         credentialId: agent.id,
         agentInstanceId: agent.id,
+        agentAccountId: agent.accountId,
         rateLimitPerMinute: null,
       };
     }

@@ -29,6 +29,8 @@ export interface Principal {
   readonly credentialId: string;
   /** Set when the credential is an agent instance secret. */
   readonly agentInstanceId?: string;
+  /** For agent secrets: the instance's account ('' when it has none); its events carry it. */
+  readonly agentAccountId?: string;
   /** Requests per minute; null: the default of its kind. */
   readonly rateLimitPerMinute: number | null;
 }

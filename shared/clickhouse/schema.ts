@@ -191,6 +191,21 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       ) ENGINE = Memory`,
     ],
   },
+  {
+    // What the sink has inserted, per JetStream message (sink-progress.ts): the cost rollup
+    // and the outcome poller read up to the contiguous end of it, so an acknowledgement
+    // lost in a NATS crash does not hold them back until the message is redelivered.
+    id: '0004_sink_inserted',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS {db}.sink_inserted (
+        stream_created String,
+        stream_seq UInt64,
+        inserted_at DateTime DEFAULT now()
+      ) ENGINE = ReplacingMergeTree
+      ORDER BY (stream_created, stream_seq)
+      TTL inserted_at + INTERVAL 2 DAY`,
+    ],
+  },
 ];
 
 /** Creates the database and applies pending ClickHouse migrations (idempotent). */

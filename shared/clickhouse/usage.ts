@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DEDUP_QUERY_SLACK_MS } from '../events/limits.ts';
+import { decimalFromClickHouse } from './decimal.ts';
 
 /** Quantities of one group; counts and sums are exact decimal strings. */
 export interface UsageRow {
@@ -97,7 +98,7 @@ export class UsageStore {
     const outcomesSql = `
       SELECT ${select}
         toString(count()) AS outcomes,
-        toString(sum(value)) AS outcome_value
+        toString(sum(toDecimal256(value, 9))) AS outcome_value
       FROM ${this.database}.outcomes FINAL
       ${prewhere}
       ${where} ${q.outcomeTypes ? 'AND outcome_type IN {otypes:Array(String)}' : ''}
@@ -143,14 +144,7 @@ function mergeRows(keys: string[], actions: Record<string, string>[], outcomes: 
   }
   for (const o of outcomes) {
     if (keys.length === 0 && o.outcomes === '0') continue;
-    Object.assign(get(o), { outcomes: o.outcomes, outcome_value: normalizeDecimal(o.outcome_value ?? '0') });
+    Object.assign(get(o), { outcomes: o.outcomes, outcome_value: decimalFromClickHouse(o.outcome_value ?? '0') });
   }
   return [...byKey.values()];
-}
-
-/** ClickHouse prints Decimal(38,9) sums like "12.500000000": trim trailing zeros. */
-function normalizeDecimal(s: string): string {
-  if (!s.includes('.')) return s;
-  const t = s.replace(/0+$/, '').replace(/\.$/, '');
-  return t === '-0' ? '0' : t;
 }

@@ -24,3 +24,15 @@ export const MAX_METADATA_DEPTH = 8;
 export const MAX_ID_LENGTH = 128;
 export const MAX_TYPE_LENGTH = 128;
 export const MAX_AGENT_KEY_LENGTH = 256;
+/**
+ * Largest accepted cost quantity of one action (`metadata.api_calls`, `metadata.units`,
+ * a per-unit rule's field) and explicit `metadata.cost.amount`: 10^12. With rates below
+ * 10^6 (12 decimals) an action's cost stays below 10^18, which ClickHouse's
+ * Decimal(38, 12) holds exactly with room for 10^8 such actions in one sum.
+ */
+export const MAX_COST_QUANTITY = 1_000_000_000_000;
+/** Decimals of a per-unit quantity and of an explicit cost amount. */
+export const MAX_UNITS_DECIMALS = 6;
+export const MAX_COST_AMOUNT_DECIMALS = 12;
+/** Categories of a cost (of a rule or of `metadata.cost`). */
+export const COST_CATEGORIES = ['llm', 'api', 'infrastructure'] as const;

@@ -121,16 +121,25 @@ export async function deleteEventsStream(nc: NatsConnection, names: NatsNames): 
 }
 
 /**
- * The sink's ack floor: the stream sequence up to which every event message is in
- * ClickHouse (acknowledged after its insert, or set aside as undecodable). Waits up to
- * `waitMs` for the sink to acknowledge what the stream held when asked. 0 while the
- * stream or the sink's consumer does not exist yet.
+ * Extends an ack floor over messages known inserted though not acknowledged
+ * (shared/clickhouse/sink-progress.ts): (stream creation time, ack floor, last sequence).
  */
-export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs: number): Promise<number> {
+export type FloorExtension = (streamCreated: string, floor: number, last: number) => Promise<number>;
+
+/**
+ * The sink's floor: the stream sequence up to which every event message is in
+ * ClickHouse (acknowledged after its insert, set aside as undecodable, or, with
+ * `extend`, recorded as inserted). Waits up to `waitMs` for the sink to reach what the
+ * stream held when asked. 0 while the stream or the sink's consumer does not exist yet.
+ */
+export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs: number, extend?: FloorExtension): Promise<number> {
   const jsm = await managerOf(nc);
   let last: number;
+  let created: string;
   try {
-    last = (await jsm.streams.info(names.stream)).state.last_seq;
+    const info = await jsm.streams.info(names.stream);
+    last = info.state.last_seq;
+    created = info.created;
   } catch (err) {
     if (/not found/i.test(String(err))) return 0;
     throw err;
@@ -144,6 +153,7 @@ export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs:
       if (/not found/i.test(String(err))) return 0;
       throw err;
     }
+    if (extend && floor < last) floor = await extend(created, floor, last);
     if (floor >= last || Date.now() >= deadline) return floor;
     await new Promise((r) => setTimeout(r, 20));
   }

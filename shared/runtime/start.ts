@@ -13,8 +13,10 @@ import { HttpServer } from '../http/server.ts';
 import type { Route } from '../http/types.ts';
 import { logger, setLogLevel } from '../log.ts';
 import { registry, roleReady } from '../metrics.ts';
-import { connectNats, resolveNatsUrl, sinkAckFloor } from '../nats/connection.ts';
+import { connectNats, resolveNatsUrl, sinkAckFloor, type FloorExtension } from '../nats/connection.ts';
+import { insertedFloor } from '../clickhouse/sink-progress.ts';
 import { CostRollup } from '../../billing/reports/cost-rollup.ts';
+import { repairEmptyAccounts } from '../../billing/usage/repair-accounts.ts';
 import { natsNames, type NatsNames } from '../nats/names.ts';
 import { parseIngestConfig } from '../../ingest/config.ts';
 import { startIngest, type IngestRole } from '../../ingest/index.ts';
@@ -145,7 +147,10 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: parseInvoicingConfig(opts.env) }) : undefined;
     if (invoicing) stops.push(() => invoicing.rater.close());
     // The daily cost rollup (api and billing roles): reports read it; billing folds in new actions.
-    const costRollup = roles.has('api') || roles.has('billing') ? new CostRollup(db!, ch!, config.clickhouse.database, (waitMs) => sinkAckFloor(nc, names, waitMs)) : undefined;
+    // How far the sink got: its ack floor, extended over what it recorded as inserted.
+    const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch!, config.clickhouse.database, created, floor, last);
+    const sinkFloor = (waitMs: number) => sinkAckFloor(nc, names, waitMs, extendFloor);
+    const costRollup = roles.has('api') || roles.has('billing') ? new CostRollup(db!, ch!, config.clickhouse.database, sinkFloor) : undefined;
     if (costRollup) stops.push(() => costRollup.stop());
 
     let ingest: IngestRole | undefined;
@@ -181,9 +186,10 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       dispatcher.start();
       stops.push(() => dispatcher.stop());
       // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
-      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env), () => sinkAckFloor(nc, names, 0));
+      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env), () => sinkFloor(0));
       notifier.start();
       stops.push(() => notifier.stop());
+      await repairEmptyAccounts(db!, ch!, config.clickhouse.database);
       costRollup!.start(COST_ROLLUP_INTERVAL_MS);
       readiness.set('billing', () => !nc.isClosed());
     }

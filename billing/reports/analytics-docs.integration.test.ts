@@ -1,0 +1,79 @@
+/**
+ * docs/analytics.md runs as written: every SQL example is executed against the real
+ * ClickHouse engine (or Postgres, for `$1`), with the test's database in place of `tally`,
+ * and its cost query gives exactly what GET /v1/costs gives.
+ */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+
+let stack: TestStack;
+const doc = readFileSync(new URL('../../docs/analytics.md', import.meta.url), 'utf8');
+const examples = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().replace(/;$/, ''));
+
+const day = new Date().toISOString().slice(0, 10);
+const next = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
+  const admin = stack.keys.development.admin;
+  const since = { effective_from: `${day}T00:00:00Z`, reallocate: true };
+  for (const body of [
+    { name: 'input', category: 'llm', currency: 'USD', basis: 'per_input_token', model_rates: { 'gpt-4o': '0.000005' }, rate: '0.000001', ...since },
+    { name: 'calls', category: 'api', currency: 'USD', basis: 'per_api_call', rate: '0.01', action_type: 'tool_call', ...since },
+    { name: 'units', category: 'infrastructure', currency: 'EUR', basis: 'per_unit', rate: '2', ...since },
+  ]) {
+    expect((await call(stack, 'POST', '/v1/cost_rules', { key: admin, body })).status).toBe(201);
+  }
+  const [a1, a2] = [await createAgent(stack), await createAgent(stack)];
+  const events = [
+    { agent_key: a1.id, action_type: 'llm_call', id: 'c1', metadata: { model: 'gpt-4o', input_tokens: 1000 } },
+    { agent_key: a1.id, action_type: 'llm_call', id: 'c2', metadata: { model: 'other', input_tokens: 300, units: '1.5' } },
+    { agent_key: a2.id, action_type: 'tool_call', id: 'c3', metadata: { api_calls: 3 } },
+    { agent_key: a2.id, action_type: 'llm_call', id: 'c4', metadata: { cost: { amount: '0.25', currency: 'GBP', category: 'llm' } } },
+  ];
+  expect((await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body: events })).status).toBe(200);
+  await waitFor(
+    () => call(stack, 'GET', `/v1/usage?start_date=${day}&end_date=${next}`, { key: stack.keys.development.sdk }),
+    (r) => (r.body.usage ?? []).reduce((n: number, u: { actions: string }) => n + Number(u.actions), 0) === 4,
+  );
+});
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+async function run(query: string): Promise<Record<string, unknown>[]> {
+  if (query.includes('$1')) {
+    const client = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(query, [stack.keys.development.id])).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const rs = await stack.tally.ch!.query({
+    query: query.replaceAll('tally.', `${stack.env.CLICKHOUSE_DATABASE}.`),
+    query_params: { env: stack.keys.development.id, from: `${day} 00:00:00`, to: `${next} 00:00:00` },
+    format: 'JSONEachRow',
+  });
+  return rs.json();
+}
+
+describe('docs/analytics.md', () => {
+  it('has examples, and every one runs as written', async () => {
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    for (const q of examples) await expect(run(q), q.slice(0, 80)).resolves.toBeDefined();
+  });
+
+  it('its cost query gives what GET /v1/costs gives', async () => {
+    const costQuery = examples.find((q) => q.includes('cost_rules FINAL'))!;
+    const rows = (await run(costQuery)) as { agent_instance_id: string; category: string; currency: string; amount: string }[];
+    const api = await call(stack, 'GET', `/v1/costs?start_date=${day}&end_date=${next}`, { key: stack.keys.development.admin });
+    const fromApi = api.body.costs.map((c: { agent_id: string; cost_type: string; currency: string; amount: string }) => `${c.agent_id} ${c.cost_type} ${c.currency} ${c.amount}`).sort();
+    expect(rows.map((r) => `${r.agent_instance_id} ${r.category} ${r.currency} ${r.amount}`).sort()).toEqual(fromApi);
+    expect(fromApi).toHaveLength(6); // a1: llm USD 0.0053, infrastructure EUR 3; a2: llm USD 0, api USD 0.03, infrastructure EUR 0, llm GBP 0.25
+    expect(fromApi.map((r: string) => r.split(' ').slice(1).join(' ')).sort()).toEqual(['api USD 0.03', 'infrastructure EUR 0', 'infrastructure EUR 3', 'llm GBP 0.25', 'llm USD 0', 'llm USD 0.0053']);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Outcome values keep the exact digits the client wrote. JSON.parse turns a number into
+ * a double (123456789.123456789 becomes 123456789.12345679, 999999999999999999 becomes
+ * 1e18), and Node 20's JSON.parse cannot show a number's source text. So, for outcome
+ * bodies only, {@link valueTexts} scans the JSON text once for the number text of each
+ * event's top-level `value` (not values nested in metadata), and {@link withExactValue}
+ * puts that text, as a plain decimal string, in place of the parsed double.
+ */
+
+/** The `value` number texts of a JSON body: of the top-level object, and of each event of a batch by index. */
+export interface ValueTexts {
+  top: string | undefined;
+  events: (string | undefined)[];
+}
+
+type Role = 'top' | 'events' | 'event' | 'other';
+interface Frame {
+  object: boolean;
+  role: Role;
+  /** Objects: the last key read, and whether the next string is a key. */
+  key: string | undefined;
+  expectKey: boolean;
+  /** Arrays: the index of the current element. Event objects: their index in the batch. */
+  index: number;
+}
+
+/**
+ * Number texts of `value` in an event object (a top-level object, an element of a
+ * top-level array, or of the top-level object's `events` array). Assumes valid JSON
+ * (it runs after JSON.parse succeeded).
+ */
+export function valueTexts(text: string): ValueTexts {
+  const out: ValueTexts = { top: undefined, events: [] };
+  const stack: Frame[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const frame = stack[stack.length - 1];
+    if (c === 0x22 /* " */) {
+      let j = i + 1;
+      for (;;) {
+        j = text.indexOf('"', j);
+        let backslashes = 0;
+        while (text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+        j++;
+      }
+      if (frame?.object && frame.expectKey) frame.key = text.slice(i + 1, j);
+      i = j + 1;
+    } else if (c === 0x3a /* : */) {
+      if (frame) frame.expectKey = false;
+      i++;
+    } else if (c === 0x2c /* , */) {
+      if (frame?.object) frame.expectKey = true;
+      else if (frame) frame.index++;
+      i++;
+    } else if (c === 0x7b /* { */) {
+      const role: Role = !frame ? 'top' : frame.role === 'events' ? 'event' : 'other';
+      stack.push({ object: true, role, key: undefined, expectKey: true, index: frame?.index ?? 0 });
+      i++;
+    } else if (c === 0x5b /* [ */) {
+      const role: Role = !frame || (frame.role === 'top' && frame.key === 'events') ? 'events' : 'other';
+      stack.push({ object: false, role, key: undefined, expectKey: false, index: 0 });
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+      i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < n && /[0-9eE+\-.]/.test(text[j]!)) j++;
+      if (frame?.object && frame.key === 'value') {
+        if (frame.role === 'top') out.top = text.slice(i, j);
+        else if (frame.role === 'event') out.events[frame.index] = text.slice(i, j);
+      }
+      i = j;
+    } else i++;
+  }
+  return out;
+}
+
+/** The event with its `value` replaced by the exact decimal text, when the parsed value is a number. */
+export function withExactValue(event: unknown, text: string | undefined): unknown {
+  if (text === undefined || event === null || typeof event !== 'object' || typeof (event as { value?: unknown }).value !== 'number') return event;
+  return { ...(event as object), value: plainDecimal(text) };
+}
+
+/** The event with its `value` as decimal text when msgpack gave an integer beyond 2^53 (a BigInt). */
+export function withBigIntValue(event: unknown): unknown {
+  if (event === null || typeof event !== 'object' || typeof (event as { value?: unknown }).value !== 'bigint') return event;
+  return { ...(event as object), value: String((event as { value: bigint }).value) };
+}
+
+/** A JSON number's text in plain decimal notation ("1.5e3" -> "1500", "1E-7" -> "0.0000001", "-0" -> "-0"). */
+export function plainDecimal(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  // A huge exponent is returned as is (and refused by validation), never expanded.
+  if (!m || Math.abs(Number(m[4] ?? 0)) > 40) return text;
+  const [, sign, int, frac = '', exp = '0'] = m;
+  let digits = int! + frac;
+  let point = int!.length + Number(exp);
+  if (point <= 0) {
+    digits = '0'.repeat(1 - point) + digits;
+    point = 1;
+  } else if (point > digits.length) digits += '0'.repeat(point - digits.length);
+  const whole = digits.slice(0, point).replace(/^0+(?=\d)/, '');
+  const fraction = digits.slice(point).replace(/0+$/, '');
+  return sign + whole + (fraction ? '.' + fraction : '');
+}
