@@ -133,9 +133,21 @@ export function isUnavailableError(err: unknown): boolean {
   return false;
 }
 
+/**
+ * The message of a Postgres data exception (SQLSTATE class 22: a value out of range, too
+ * long or not valid text): input the edge checks should have refused, answered as a 400
+ * rather than a bug's 500 should one slip through.
+ */
+function storeRefusedValue(err: unknown): string | undefined {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code) && typeof message === 'string' ? message : undefined;
+}
+
 /** Maps anything thrown to an AppError; a lost dependency is a retryable 503, unknown errors a generic 500. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isUnavailableError(err)) return new DependencyUnavailableError('a backing service', err, 2);
+  const invalid = storeRefusedValue(err);
+  if (invalid) return new AppError('validation_failed', `a value cannot be stored: ${invalid}`, { cause: err });
   return new AppError('internal_error', 'internal server error', { cause: err });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { initTally, insertKey, type InitResult } from '../shared/bootstrap/init.ts';
-import { newId } from '../shared/ids.ts';
+import { initNewOrganization, initTally, type InitResult } from '../shared/bootstrap/init.ts';
+import { hashSecret } from '../shared/ids.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
 import { deleteEventsStream } from '../shared/nats/connection.ts';
 import { startTally, ROLES, type Role, type TallyProcess } from '../shared/runtime/start.ts';
@@ -47,6 +47,8 @@ export async function startTestStack(
     // JetStream reserves a stream's max_bytes on the server: keep test streams small so
     // parallel test files never exhaust the shared server's storage.
     TALLY_STREAM_MAX_BYTES: String(256 * 1024 * 1024),
+    // Tests walk every route without a credential from one address.
+    TALLY_AUTH_FAILURES_PER_MINUTE: '100000',
     ...opts.env,
   };
   await ensureDatabase(env.DATABASE_URL!);
@@ -81,18 +83,15 @@ export async function startTestStack(
 }
 
 /**
- * A second organization on the stack (the bootstrap creates only one): its development
- * environment with an admin and an SDK key.
+ * A second organization on the stack, created as `tally init --new-organization` does:
+ * its development environment's admin (rate limit raised for route walks) and SDK key.
  */
 export async function addOrganization(stack: TestStack): Promise<{ organizationId: string; environmentId: string; admin: string; sdk: string }> {
   const db = stack.tally.db!;
-  const organizationId = newId('org');
-  const environmentId = newId('env');
-  await db.insertInto('organizations').values({ id: organizationId, name: 'Other organization' }).execute();
-  await db.insertInto('environments').values({ id: environmentId, organization_id: organizationId, name: 'development' }).execute();
-  const admin = await insertKey(db, organizationId, environmentId, 'development', 'api', 'admin', 'other admin', 1_000_000);
-  const sdk = await insertKey(db, organizationId, environmentId, 'development', 'sdk', 'sdk', 'other sdk');
-  return { organizationId, environmentId, admin, sdk };
+  const org = await initNewOrganization(db, { dataDir: path.join(stack.env.TALLY_DATA_DIR!, uniqueSuffix()), organizationName: 'Other organization' });
+  const dev = org.environments.development;
+  await db.updateTable('api_keys').set({ rate_limit_per_minute: 1_000_000 }).where('key_hash', '=', hashSecret(dev.admin_api_key!)).execute();
+  return { organizationId: org.organization_id, environmentId: dev.id, admin: dev.admin_api_key!, sdk: dev.sdk_key! };
 }
 
 /** Creates an agent instance in an environment of the stack. */

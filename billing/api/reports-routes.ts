@@ -15,9 +15,8 @@ import { loadRevenue, REVENUE_GROUP_KEY, revenueEntries, totalsByCurrency, type 
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
 import { body, optionalBody, query } from './validate.ts';
+import { range } from './date-range.ts';
 
-/** Longest range a report or cost query covers. */
-const MAX_RANGE_MS = 5 * 366 * 86_400_000;
 const MAX_EMBED_DAYS = 90;
 
 const lit = <T extends string>(values: readonly T[], what: string) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: `must be ${what}` });
@@ -51,17 +50,6 @@ export const PnlAnalysisCreate = Type.Object({
 });
 const EmbedQuery = Type.Object({ duration: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}days?$', errorMessage: 'must be a number of days, e.g. 7days' })) });
 const RuleListQuery = Type.Object({ include_inactive: Type.Optional(Type.Boolean()) });
-
-/** [start, end) of a report: the given dates, else the current calendar month. */
-export function range(q: { start_date?: string | undefined; end_date?: string | undefined }, now = new Date()): { from: Date; to: Date } {
-  const from = q.start_date ? new Date(parseTimestamp(q.start_date) ?? NaN) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const to = q.end_date ? new Date(parseTimestamp(q.end_date) ?? NaN) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  if (Number.isNaN(from.getTime())) throw new AppError('validation_failed', '`start_date` must be an ISO 8601 date or date-time');
-  if (Number.isNaN(to.getTime())) throw new AppError('validation_failed', '`end_date` must be an ISO 8601 date or date-time');
-  if (!(from < to)) throw new AppError('validation_failed', '`end_date` must be after `start_date`');
-  if (to.getTime() - from.getTime() > MAX_RANGE_MS) throw new AppError('validation_failed', 'the range covers at most 5 years');
-  return { from, to };
-}
 
 /** A cost record's id: stable for the same (agent, customer, type, currency, period) of an environment. */
 function costRecordId(env: string, parts: string[]): string {

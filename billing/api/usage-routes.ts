@@ -1,8 +1,8 @@
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { UsageStore } from '../../shared/clickhouse/usage.ts';
 import { AppError } from '../../shared/errors.ts';
-import { parseTimestamp } from '../../shared/time.ts';
 import type { Route } from '../../shared/http/types.ts';
+import { range } from './date-range.ts';
 
 const GROUPS = { agent: 'agent', account: 'account', customer: 'account', none: 'none' } as const;
 
@@ -18,12 +18,15 @@ export function usageRoutes(auth: Authenticator, usage: UsageStore): Route[] {
       summary: 'Usage quantities (actions, outcomes, distinct users, tokens) per agent or account',
       handler: async (req) => {
         const p = await auth.require(req.headers, 'read_usage');
-        const from = dateParam(req.query.get('start_date'), 'start_date');
-        const to = dateParam(req.query.get('end_date'), 'end_date');
-        if (!(from < to)) throw new AppError('validation_failed', '`end_date` must be after `start_date`');
+        const { from, to } = range({ start_date: req.query.get('start_date'), end_date: req.query.get('end_date') }, new Date(), { required: true });
         const g = req.query.get('group_by') ?? 'agent';
         if (!(g in GROUPS)) throw new AppError('validation_failed', '`group_by` must be agent, account, customer or none');
-        const agent = req.query.get('agent_id') ?? p.agentInstanceId;
+        const asked = req.query.get('agent_id');
+        // An agent secret reads its own agent's usage, never another's.
+        if (p.agentInstanceId !== undefined && asked !== null && asked !== p.agentInstanceId) {
+          throw new AppError('forbidden', "an agent secret reads its own agent's usage only");
+        }
+        const agent = p.agentInstanceId ?? asked;
         const account = req.query.get('account_id') ?? req.query.get('customer_id');
         const rows = await usage.query({
           environmentId: p.environmentId,
@@ -37,11 +40,4 @@ export function usageRoutes(auth: Authenticator, usage: UsageStore): Route[] {
       },
     },
   ];
-}
-
-function dateParam(v: string | null, name: string): Date {
-  if (!v) throw new AppError('validation_failed', `\`${name}\` is required (ISO 8601)`);
-  const t = parseTimestamp(v);
-  if (t === undefined) throw new AppError('validation_failed', `\`${name}\` must be an ISO 8601 date or date-time`);
-  return new Date(t);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.ts';
 import { resolveOutcomeRule } from '../outcomes/outcome-rules.ts';
-import { range } from '../api/reports-routes.ts';
+import { range } from '../api/date-range.ts';
 import { resolveEffectiveFrom, resolveRuleFields, type CostRuleCreate } from './cost-rules.ts';
 
 const base: CostRuleCreate = { name: 'r', category: 'llm', currency: 'usd', basis: 'per_input_token', rate: '0.000005' };

@@ -1,10 +1,11 @@
 import { Unpackr } from 'msgpackr';
 import { AppError } from '../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+import { findUnsafeText, jsonMayHoldUnsafeText } from '../../shared/http/safe-text.ts';
 import { valueTexts, withBigIntValue, withExactValue } from './exact-values.ts';
 
 /** One item of a request: a parsed value, or a line that could not be parsed. */
-export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json'; message: string };
+export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json' | 'validation_failed'; message: string };
 
 export interface Decoded {
   /** True when the body was one event object (answered with the spec's single response). */
@@ -28,9 +29,12 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
   switch (type) {
     case 'application/json':
     case 'text/json':
-    case '':
-      decoded = exactValues ? withExactValues(body.toString('utf8')) : shape(parseJson(body));
+    case '': {
+      const text = body.toString('utf8');
+      decoded = exactValues ? withExactValues(text) : shape(parseJson(text));
+      if (jsonMayHoldUnsafeText(text)) decoded.items = decoded.items.map(refuseUnsafeText);
       break;
+    }
     case 'application/x-ndjson':
     case 'application/ndjson':
     case 'application/jsonl':
@@ -40,7 +44,9 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
     case 'application/msgpack':
     case 'application/x-msgpack':
     case 'application/vnd.msgpack':
+      // msgpack strings are not escaped: every event is checked.
       decoded = shape(parseMsgpack(body));
+      decoded.items = decoded.items.map(refuseUnsafeText);
       if (exactValues) decoded.items = decoded.items.map((item) => (item.ok ? { ok: true, value: withBigIntValue(item.value) } : item));
       break;
     default:
@@ -89,12 +95,20 @@ function parseNdjson(body: Buffer, exactValues: boolean): RawItem[] {
     if (line === '') continue;
     try {
       const value: unknown = JSON.parse(line);
-      items.push({ ok: true, value: exactValues ? withExactValue(value, valueTexts(line).top) : value });
+      const item: RawItem = { ok: true, value: exactValues ? withExactValue(value, valueTexts(line).top) : value };
+      items.push(jsonMayHoldUnsafeText(line) ? refuseUnsafeText(item) : item);
     } catch (err) {
       items.push({ ok: false, code: 'invalid_json', message: `line ${i + 1} is not valid JSON: ${(err as Error).message}` });
     }
   }
   return items;
+}
+
+/** An event holding text no store accepts (a NUL, a lone surrogate) is refused alone, naming the field. */
+function refuseUnsafeText(item: RawItem): RawItem {
+  if (!item.ok) return item;
+  const unsafe = findUnsafeText(item.value);
+  return unsafe ? { ok: false, code: 'validation_failed', message: unsafe.message } : item;
 }
 
 function shape(v: unknown): Decoded {

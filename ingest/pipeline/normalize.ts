@@ -81,11 +81,13 @@ export function normalizeStep(
   const m = e.metadata as Record<string, unknown> | undefined;
   if (m !== undefined) {
     // Fewer brackets in the JSON text than the depth limit means it cannot be too deep:
-    // the walk is only needed for metadata with many objects or arrays.
-    meta = JSON.stringify(m);
-    if (meta.length > 2 * MAX_METADATA_DEPTH && bracketCount(meta) > MAX_METADATA_DEPTH && tooDeep(m, 1)) {
+    // the walk is only needed for metadata with many objects or arrays. Metadata too deep
+    // to serialize (thousands of levels) is refused by the same rule.
+    const text = metadataText(m);
+    if (text === undefined || (text.length > 2 * MAX_METADATA_DEPTH && bracketCount(text) > MAX_METADATA_DEPTH && tooDeep(m))) {
       return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
     }
+    meta = text;
     if (meta.length > MAX_METADATA_BYTES / 4 && Buffer.byteLength(meta) > MAX_METADATA_BYTES) {
       return reject('validation_failed', `\`metadata\` exceeds ${MAX_METADATA_BYTES} bytes as JSON`);
     }
@@ -147,11 +149,30 @@ function bracketCount(json: string): number {
   return n;
 }
 
-function tooDeep(v: unknown, depth: number): boolean {
-  if (v === null || typeof v !== 'object') return false;
-  if (depth > MAX_METADATA_DEPTH) return true;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) if (tooDeep(x, depth + 1)) return true;
+/** Deeper than {@link MAX_METADATA_DEPTH}: a walk without recursion, so no depth can overflow the stack. */
+function tooDeep(root: unknown): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_METADATA_DEPTH) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, depth + 1]);
+  }
   return false;
+}
+
+/**
+ * Metadata as JSON text; undefined when it is nested too deep to serialize (the
+ * serializer's stack ran out). A msgpack integer beyond 2^53 (a BigInt) is kept as its
+ * decimal text.
+ */
+function metadataText(m: Record<string, unknown>): string | undefined {
+  try {
+    return JSON.stringify(m);
+  } catch (err) {
+    if (err instanceof RangeError || tooDeep(m)) return undefined;
+    return JSON.stringify(m, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  }
 }
 
 function stringField(m: Record<string, unknown> | undefined, key: string): string | undefined {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/postgres.ts';
 import type { EnvironmentName } from '../db/schema.ts';
-import { DependencyUnavailableError } from '../errors.ts';
+import { DependencyUnavailableError, isUnavailableError } from '../errors.ts';
 import { hashSecret } from '../ids.ts';
 import type { InvalidationBus } from './invalidation.ts';
 import { LoadingCache } from './loading-cache.ts';
@@ -73,7 +73,8 @@ export class AgentDirectory {
         isActive: row.is_active,
       });
     } catch (err) {
-      throw new DependencyUnavailableError('Postgres', err);
+      // Only a lost Postgres is retryable; anything else is not the client's to retry.
+      throw isUnavailableError(err) ? new DependencyUnavailableError('Postgres', err) : err;
     }
   }
 }

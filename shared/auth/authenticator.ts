@@ -1,6 +1,6 @@
 import type { Db } from '../db/postgres.ts';
 import type { EnvironmentName } from '../db/schema.ts';
-import { AppError, DependencyUnavailableError } from '../errors.ts';
+import { AppError, DependencyUnavailableError, isUnavailableError } from '../errors.ts';
 import { digestsEqual, hashSecret } from '../ids.ts';
 import type { InvalidationBus } from './invalidation.ts';
 import { can, type Capability, type Principal } from './keys.ts';
@@ -126,7 +126,8 @@ export class Authenticator {
         .where('api_keys.revoked_at', 'is', null)
         .executeTakeFirst();
     } catch (err) {
-      throw new DependencyUnavailableError('Postgres', err);
+      // Only a lost Postgres is retryable; anything else is not the client's to retry.
+      throw isUnavailableError(err) ? new DependencyUnavailableError('Postgres', err) : err;
     }
     if (!row || !digestsEqual(row.key_hash, hash)) return undefined;
     return {

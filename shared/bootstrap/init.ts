@@ -34,20 +34,41 @@ export async function initTally(db: Db, opts: { dataDir: string; organizationNam
       for (const e of envs) environments[e.name] = { id: e.id, admin_api_key: saved?.[e.name]?.admin_api_key ?? null, sdk_key: saved?.[e.name]?.sdk_key ?? null };
       return { organization_id: org.id, environments, created: false };
     }
-    const organizationId = newId('org');
-    await trx.insertInto('organizations').values({ id: organizationId, name: opts.organizationName ?? 'Default organization' }).execute();
-    const environments = {} as InitResult['environments'];
-    for (const name of ENVIRONMENTS) {
-      const envId = newId('env');
-      await trx.insertInto('environments').values({ id: envId, organization_id: organizationId, name }).execute();
-      const admin = await insertKey(trx, organizationId, envId, name, 'api', 'admin', 'bootstrap admin key');
-      const sdk = await insertKey(trx, organizationId, envId, name, 'sdk', 'sdk', 'bootstrap SDK key');
-      environments[name] = { id: envId, admin_api_key: admin, sdk_key: sdk };
-    }
-    await mkdir(opts.dataDir, { recursive: true });
-    await writeFile(file, JSON.stringify({ organization_id: organizationId, environments }, null, 2), { mode: 0o600 });
-    return { organization_id: organizationId, environments, created: true };
+    const created = await createOrganization(trx, opts.organizationName ?? 'Default organization');
+    await saveCredentials(file, created);
+    return { ...created, created: true };
   });
+}
+
+/**
+ * Another organization on the same database (`tally init --new-organization`): its three
+ * environments and first keys, isolated from every other organization's data. Its clear
+ * keys are kept in `<data dir>/credentials-<organization id>.json` (mode 0600).
+ */
+export async function initNewOrganization(db: Db, opts: { dataDir: string; organizationName: string }): Promise<InitResult> {
+  const created = await db.transaction().execute((trx) => createOrganization(trx, opts.organizationName));
+  await saveCredentials(path.join(opts.dataDir, `credentials-${created.organization_id}.json`), created);
+  return { ...created, created: true };
+}
+
+/** An organization, its three environments and an admin API key and SDK key for each (returned in clear). */
+async function createOrganization(trx: Db, name: string): Promise<Omit<InitResult, 'created'>> {
+  const organizationId = newId('org');
+  await trx.insertInto('organizations').values({ id: organizationId, name }).execute();
+  const environments = {} as InitResult['environments'];
+  for (const envName of ENVIRONMENTS) {
+    const envId = newId('env');
+    await trx.insertInto('environments').values({ id: envId, organization_id: organizationId, name: envName }).execute();
+    const admin = await insertKey(trx, organizationId, envId, envName, 'api', 'admin', 'bootstrap admin key');
+    const sdk = await insertKey(trx, organizationId, envId, envName, 'sdk', 'sdk', 'bootstrap SDK key');
+    environments[envName] = { id: envId, admin_api_key: admin, sdk_key: sdk };
+  }
+  return { organization_id: organizationId, environments };
+}
+
+async function saveCredentials(file: string, r: Omit<InitResult, 'created'>): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ organization_id: r.organization_id, environments: r.environments }, null, 2), { mode: 0o600 });
 }
 
 /** Inserts a new key and returns it in clear (the only time it is visible). */

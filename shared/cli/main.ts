@@ -1,12 +1,15 @@
 import { parseCommonConfig } from '../config/common.ts';
 import { processEnv } from '../config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl } from '../db/postgres.ts';
-import { initTally, type InitResult } from '../bootstrap/init.ts';
+import { parseArgs } from 'node:util';
+import { initNewOrganization, initTally, type InitResult } from '../bootstrap/init.ts';
 import { ROLES, startTally, type Role } from '../runtime/start.ts';
 import { setLogLevel } from '../log.ts';
 
 const USAGE = `Usage:
   tally init [--json]                       create (or show) the organization, environments and first keys
+  tally init --new-organization [--name N] [--json]
+                                            create another organization (its own environments and keys)
   tally start [--roles ingest,sink,api,billing]
                                             run the named roles (all by default) in this process;
                                             initializes on first run and prints the keys
@@ -18,9 +21,14 @@ export async function main(argv: string[]): Promise<number> {
   const env = processEnv();
   switch (cmd) {
     case 'init': {
-      const json = rest.includes('--json');
-      const result = await runInit(env);
-      process.stdout.write(json ? JSON.stringify(publicInit(result), null, 2) + '\n' : describeInit(result));
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: { json: { type: 'boolean' }, 'new-organization': { type: 'boolean' }, name: { type: 'string' } },
+      });
+      if (values.name !== undefined && !values['new-organization']) throw new Error('--name is given with --new-organization only');
+      const result = await runInit(env, values['new-organization'] ? { newOrganization: values.name ?? 'New organization' } : {});
+      process.stdout.write(values.json ? JSON.stringify(publicInit(result), null, 2) + '\n' : describeInit(result));
       return 0;
     }
     case 'start': {
@@ -65,7 +73,7 @@ function parseRoles(args: string[]): Role[] | undefined {
   return roles as Role[];
 }
 
-async function runInit(env: ReturnType<typeof processEnv>): Promise<InitResult> {
+async function runInit(env: ReturnType<typeof processEnv>, opts: { newOrganization?: string } = {}): Promise<InitResult> {
   const config = parseCommonConfig(env);
   setLogLevel(config.logLevel);
   const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
@@ -73,6 +81,7 @@ async function runInit(env: ReturnType<typeof processEnv>): Promise<InitResult> 
   const db = createDb(pg.url, { max: 2 });
   try {
     await migrate(db as never);
+    if (opts.newOrganization !== undefined) return await initNewOrganization(db, { dataDir: config.dataDir, organizationName: opts.newOrganization });
     return await initTally(db, { dataDir: config.dataDir });
   } finally {
     await db.destroy();
@@ -91,6 +100,6 @@ function describeInit(r: InitResult): string {
     lines.push(`    admin API key: ${e.admin_api_key ?? '(shown when created; not on this machine)'}`);
     lines.push(`    SDK key:       ${e.sdk_key ?? '(shown when created; not on this machine)'}`);
   }
-  if (r.created) lines.push('Keep these keys: they are stored only hashed (a copy is in the data directory, credentials.json).');
+  if (r.created) lines.push('Keep these keys: they are stored only hashed (a copy is in the data directory, credentials*.json).');
   return lines.join('\n') + '\n';
 }

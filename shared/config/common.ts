@@ -23,6 +23,8 @@ const CommonEnv = Type.Object({
   TALLY_NATS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]*$', default: 'TALLY_' }),
   /** Per-key rate limits (README "Rate limits"); `off` where a gateway in front limits. */
   TALLY_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** Failed authentications (401) a client address may cause per minute before it is answered 429 (with rate limits on). */
+  TALLY_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100 }),
   TALLY_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
   }),
@@ -42,6 +44,7 @@ export interface CommonConfig {
   readonly clickhouse: { readonly url: string | undefined; readonly user: string; readonly password: string; readonly database: string; readonly chdbPath: string };
   readonly natsPrefix: string;
   readonly rateLimits: boolean;
+  readonly authFailuresPerMinute: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -63,6 +66,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
     }),
     natsPrefix: e.TALLY_NATS_PREFIX,
     rateLimits: e.TALLY_RATE_LIMITS === 'on',
+    authFailuresPerMinute: e.TALLY_AUTH_FAILURES_PER_MINUTE,
     logLevel: e.TALLY_LOG_LEVEL,
   });
 }

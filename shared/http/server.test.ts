@@ -46,3 +46,55 @@ describe('X-Request-Id', () => {
     }
   });
 });
+
+describe('an oversized body', () => {
+  it('is read and discarded before the 413, so a client still sending reads the answer (declared or chunked)', async () => {
+    const s = new HttpServer();
+    try {
+      const port = await s.listen('127.0.0.1', 0);
+      s.add({ method: 'POST', path: '/in', maxBodyBytes: 1024 * 1024, handler: (req) => ({ status: 200, body: { bytes: req.body.length } }) });
+      s.started();
+      const url = `http://127.0.0.1:${port}/in`;
+      const big = Buffer.alloc(11 * 1024 * 1024, 0x61);
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(url, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } });
+        expect(res.status).toBe(413);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+      }
+      // Without a Content-Length: the limit is found while reading.
+      const chunked = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < 12; i++) c.enqueue(new Uint8Array(big.subarray(0, 1024 * 1024)));
+          c.close();
+        },
+      });
+      const res = await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+      // The connection is still good for the next request.
+      const small = await fetch(url, { method: 'POST', body: '{}' });
+      expect(await small.json()).toEqual({ bytes: 2 });
+    } finally {
+      s.close();
+    }
+  });
+
+  it('refuses a path or query parameter holding a NUL with a 400 naming it', async () => {
+    const s = new HttpServer();
+    try {
+      const port = await s.listen('127.0.0.1', 0);
+      s.add({ method: 'GET', path: '/things/:id', handler: (req) => ({ status: 200, body: { id: req.params.id } }) });
+      s.started();
+      const url = `http://127.0.0.1:${port}`;
+      const inPath = await fetch(`${url}/things/abc%00def`);
+      expect(inPath.status).toBe(400);
+      expect(((await inPath.json()) as { error: { message: string } }).error.message).toMatch(/path parameter id contains a NUL/);
+      const inQuery = await fetch(`${url}/things/abc?customer_id=%00`);
+      expect(inQuery.status).toBe(400);
+      expect(((await inQuery.json()) as { error: { message: string } }).error.message).toMatch(/query parameter customer_id/);
+      expect((await fetch(`${url}/things/abc?customer_id=%2500`)).status).toBe(200);
+    } finally {
+      s.close();
+    }
+  });
+});

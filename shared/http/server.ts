@@ -4,11 +4,15 @@ import { STATUS_CODES } from 'node:http';
 import { AppError, errorBody, toAppError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { httpMetrics } from '../metrics.ts';
+import type { AuthFailureLimiter } from '../auth/auth-failures.ts';
 import { Router } from './router.ts';
+import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.ts';
 import type { HttpRequest, HttpResponse, Route } from './types.ts';
 
 const log = logger('http');
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
 /** A hook run on every answered response (e.g. rate-limit headers). */
 export type ResponseHook = (req: HttpRequest | undefined, res: HttpResponse) => void;
@@ -35,6 +39,7 @@ function newRequestId(): string {
 export class HttpServer {
   readonly router = new Router();
   readonly #app = uWS.App();
+  #authFailures: AuthFailureLimiter | undefined;
   #listenSocket: uWS.us_listen_socket | undefined;
   #hooks: ResponseHook[] = [];
   /** Until every role has added its routes, an unknown path is "not yet", not "never". */
@@ -51,6 +56,11 @@ export class HttpServer {
   /** Every role's routes are in: from now on an unknown path is a 404. */
   started(): void {
     this.#starting = false;
+  }
+
+  /** Counts 401 answers per client address and answers 429 to an address over the limit. */
+  limitFailedAuthentication(limiter: AuthFailureLimiter): void {
+    this.#authFailures = limiter;
   }
 
   onResponse(hook: ResponseHook): void {
@@ -89,6 +99,13 @@ export class HttpServer {
       state.aborted = true;
     });
 
+    const blockedFor = this.#authFailures?.active ? this.#authFailures.retryAfter(remoteAddress(res)) : undefined;
+    if (blockedFor !== undefined) {
+      const err = new AppError('rate_limited', `too many failed authentications from this address; retry in ${blockedFor} s`, { retryAfterSeconds: blockedFor });
+      this.#write(res, state, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
+      return;
+    }
+
     const match = this.router.match(method, path);
     if (match.kind !== 'found' && this.#starting) {
       // The listener opens before the roles' routes are added (so /readyz answers while
@@ -108,15 +125,26 @@ export class HttpServer {
       return;
     }
     const { route, params } = match;
-    const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const declared = Number(headers['content-length'] ?? '0');
-    if (declared > limit) {
-      const err = new AppError('payload_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
-      this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt, true);
+    const unsafe = unsafeParameter(params, rawQuery);
+    if (unsafe) {
+      const err = new AppError('validation_failed', unsafe.message, { details: [unsafe] });
+      this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt);
       return;
     }
+    const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const declared = Number(headers['content-length'] ?? '0');
+    // An oversized body is read and discarded before the 413 is written (RFC 9112 §9.6):
+    // a client still sending would otherwise see its connection reset, not the answer.
+    let tooLarge: AppError | undefined =
+      declared > limit ? new AppError('payload_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`) : undefined;
+    let drained = 0;
+    const refuse = (isLast: boolean) => {
+      const out = errorResponse(tooLarge!, requestId);
+      if (isLast) this.#write(res, state, undefined, out, route.path, receivedAt);
+      else if (drained > MAX_DRAIN_BYTES) this.#write(res, state, undefined, out, route.path, receivedAt, true);
+    };
 
-    if (method === 'GET' || method === 'DELETE' || method === 'HEAD') {
+    if (!tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
       // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
       res.onData(() => {});
       this.#run(res, state, new IncomingRequest(method, path, params, rawQuery, headers, Buffer.alloc(0), requestId, receivedAt), route);
@@ -126,10 +154,16 @@ export class HttpServer {
     let size = 0;
     res.onData((chunk, isLast) => {
       if (state.done) return;
+      if (tooLarge) {
+        drained += chunk.byteLength;
+        refuse(isLast);
+        return;
+      }
       size += chunk.byteLength;
       if (size > limit) {
-        const err = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
-        this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt, true);
+        tooLarge = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
+        chunks = undefined;
+        refuse(isLast);
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
@@ -183,6 +217,7 @@ export class HttpServer {
     state.done = true;
     httpMetrics.observe(routeLabel, out.status, (performance.now() - receivedAt) / 1000);
     if (state.aborted) return;
+    if (out.status === 401 && this.#authFailures) this.#authFailures.failed(remoteAddress(res));
     for (const h of this.#hooks) h(req, out);
     const body = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
     const contentType = out.contentType ?? (out.raw !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
@@ -200,6 +235,10 @@ export class HttpServer {
       res.end(body, closeAfter);
     });
   }
+}
+
+function remoteAddress(res: uWS.HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
 }
 
 /** A request as handlers see it; its query is parsed when first read. */
@@ -240,11 +279,29 @@ export function jsonBody(req: HttpRequest): unknown {
   if (req.body.length === 0) throw new AppError('invalid_body', 'request body is empty; send a JSON object');
   const text = req.body.toString('utf8');
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new AppError('invalid_body', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  let value: unknown;
   try {
-    return POLLUTING.test(text) ? JSON.parse(text, dropPollutingKeys) : JSON.parse(text);
+    value = POLLUTING.test(text) ? JSON.parse(text, dropPollutingKeys) : JSON.parse(text);
   } catch (err) {
     throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
+  const unsafe = jsonMayHoldUnsafeText(text) ? findUnsafeText(value) : undefined;
+  if (unsafe) throw new AppError('validation_failed', `request body is invalid: ${unsafe.message}`, { details: [unsafe] });
+  return value;
+}
+
+/** A path or query parameter holding text no store accepts (a NUL; lone surrogates cannot survive URL decoding). */
+function unsafeParameter(params: Record<string, string>, rawQuery: string): { path: string; message: string } | undefined {
+  for (const k in params) {
+    const why = unsafeText(params[k]!);
+    if (why) return { path: k, message: `path parameter ${k} ${why}` };
+  }
+  if (!rawQuery.includes('%00')) return undefined;
+  for (const [k, v] of new URLSearchParams(rawQuery)) {
+    const why = unsafeText(k) ?? unsafeText(v);
+    if (why) return { path: k, message: `query parameter ${k} ${why}` };
+  }
+  return undefined;
 }
 
 const POLLUTING = /"(?:__proto__|constructor|prototype)"/;

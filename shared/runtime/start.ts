@@ -9,6 +9,7 @@ import { UsageStore } from '../clickhouse/usage.ts';
 import { parseCommonConfig, type CommonConfig } from '../config/common.ts';
 import type { Env } from '../config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
+import { AuthFailureLimiter } from '../auth/auth-failures.ts';
 import { HttpServer } from '../http/server.ts';
 import type { Route } from '../http/types.ts';
 import { logger, setLogLevel } from '../log.ts';
@@ -106,6 +107,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     return out;
   };
+  if (config.rateLimits) http.limitFailedAuthentication(new AuthFailureLimiter(config.authFailuresPerMinute));
   const port = await http.listen(config.httpHost, config.httpPort);
   stops.push(async () => http.close());
 
