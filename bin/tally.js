@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Tally's command line: `tally init [--json]`, `tally start [--roles ...]`.
+// Tally's command line: `tally init`, `tally start` (`tally --help`).
 // TypeScript sources run through tsx's loader (transpiled once at load).
 import { register } from 'tsx/esm/api';
 
@@ -9,6 +9,9 @@ try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exit(code);
 } catch (err) {
-  process.stderr.write(`tally: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  // A wrong command line or configuration exits with 2 and says what is accepted.
+  const badArgs = typeof err?.code === 'string' && err.code.startsWith('ERR_PARSE_ARGS');
+  const usage = err?.usage ?? (badArgs ? 'Run `tally --help` for the commands and their options.' : undefined);
+  process.stderr.write(`tally: ${err instanceof Error ? err.message : String(err)}\n${usage ? usage + '\n' : ''}`);
+  process.exit(usage || err?.name === 'ConfigError' ? 2 : 1);
 }

@@ -3,9 +3,11 @@
  * bounded queue. A full queue is a retryable 503 (`service_unavailable`), never a crash
  * or an unbounded backlog.
  */
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError } from '../../shared/errors.ts';
+import { logger } from '../../shared/log.ts';
 import type { RateSegmentsInput } from '../rating/index.ts';
 import { runRating, type RatingOutcome } from './rating-task.ts';
 
@@ -31,7 +33,10 @@ export interface PoolRaterOptions {
   maxQueue: number;
 }
 
+const log = logger('rater');
 const WORKER = fileURLToPath(new URL('./rating-worker.ts', import.meta.url));
+/** tsx's loader, resolved from this file (not from the working directory, which may be anywhere). */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** Rates on piscina worker threads; the workers load TypeScript through tsx. */
 export function poolRater(opts: PoolRaterOptions): Rater {
@@ -45,8 +50,10 @@ export function poolRater(opts: PoolRaterOptions): Rater {
     maxThreads: opts.threads,
     idleTimeout: 60_000,
     maxQueue: opts.maxQueue,
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', TSX_LOADER],
   });
+  // A worker that fails to start or dies is an error of the pool, not of the process.
+  pool.on('error', (err: unknown) => log.error('rating worker failed', { err }));
   return {
     async rate(input) {
       try {

@@ -3,16 +3,20 @@ import { processEnv } from '../config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl } from '../db/postgres.ts';
 import { parseArgs } from 'node:util';
 import { initNewOrganization, initTally, type InitResult } from '../bootstrap/init.ts';
-import { ROLES, startTally, type Role } from '../runtime/start.ts';
-import { setLogLevel } from '../log.ts';
+import { parseRoleConfigs, ROLES, startTally, type Role } from '../runtime/start.ts';
+import { logger, setLogLevel } from '../log.ts';
 
-const USAGE = `Usage:
-  tally init [--json]                       create (or show) the organization, environments and first keys
+const log = logger('cli');
+
+const INIT_USAGE = `  tally init [--json]                       create (or show) the organization, environments and first keys
   tally init --new-organization [--name N] [--json]
-                                            create another organization (its own environments and keys)
-  tally start [--roles ingest,sink,api,billing]
+                                            create another organization (its own environments and keys)`;
+const START_USAGE = `  tally start [--roles ingest,sink,api,billing]
                                             run the named roles (all by default) in this process;
-                                            initializes on first run and prints the keys
+                                            initializes on first run and prints the keys last`;
+const USAGE = `Usage:
+${INIT_USAGE}
+${START_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
 CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
 
@@ -24,32 +28,33 @@ export async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({
         args: rest,
         strict: true,
-        options: { json: { type: 'boolean' }, 'new-organization': { type: 'boolean' }, name: { type: 'string' } },
+        allowPositionals: false,
+        options: { json: { type: 'boolean' }, 'new-organization': { type: 'boolean' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       });
-      if (values.name !== undefined && !values['new-organization']) throw new Error('--name is given with --new-organization only');
+      if (values.help) return help(INIT_USAGE);
+      if (values.name !== undefined && !values['new-organization']) throw new UsageError('--name is given with --new-organization only', INIT_USAGE);
       const result = await runInit(env, values['new-organization'] ? { newOrganization: values.name ?? 'New organization' } : {});
       process.stdout.write(values.json ? JSON.stringify(publicInit(result), null, 2) + '\n' : describeInit(result));
       return 0;
     }
     case 'start': {
-      const roles = parseRoles(rest);
-      if (!roles) {
-        process.stderr.write(`unknown role; roles are ${ROLES.join(', ')}\n${USAGE}\n`);
-        return 2;
-      }
-      if (roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing')) {
-        const result = await runInit(env);
-        if (result.created) process.stdout.write(describeInit(result));
-      }
+      const { values } = parseArgs({ args: rest, strict: true, allowPositionals: false, options: { roles: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+      if (values.help) return help(START_USAGE);
+      const roles = parseRoles(values.roles);
+      // Every role's configuration is checked before anything starts.
+      parseRoleConfigs(new Set(roles), env);
+      const result = roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing') ? await runInit(env) : undefined;
       const tally = await startTally({ roles, env });
-      process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
       const shutdown = async (signal: string) => {
-        process.stdout.write(`${signal}: stopping\n`);
+        log.info('stopping', { signal });
         await tally.stop();
         process.exit(0);
       };
       process.once('SIGINT', () => void shutdown('SIGINT'));
       process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
+      // The keys stand last, once, when this start created them.
+      if (result?.created) process.stdout.write(describeInit(result));
       return -1; // keep running
     }
     case undefined:
@@ -64,13 +69,30 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function parseRoles(args: string[]): Role[] | undefined {
-  const i = args.findIndex((a) => a === '--roles' || a.startsWith('--roles='));
-  if (i === -1) return [...ROLES];
-  const value = args[i]!.includes('=') ? args[i]!.split('=')[1]! : (args[i + 1] ?? '');
-  const roles = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (roles.length === 0 || roles.some((r) => !(ROLES as readonly string[]).includes(r))) return undefined;
+function parseRoles(value: string | undefined): Role[] {
+  if (value === undefined) return [...ROLES];
+  const roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+  const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (roles.length === 0 || unknown.length > 0) {
+    throw new UsageError(`unknown role${unknown.length === 1 ? '' : 's'} ${unknown.join(', ') || '(none given)'}; roles are ${ROLES.join(', ')}`, START_USAGE);
+  }
   return roles as Role[];
+}
+
+/** A command line that cannot be run: its message and the command's usage, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function help(usage: string): number {
+  process.stdout.write(usage + '\n');
+  return 0;
 }
 
 async function runInit(env: ReturnType<typeof processEnv>, opts: { newOrganization?: string } = {}): Promise<InitResult> {

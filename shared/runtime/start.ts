@@ -7,7 +7,7 @@ import { openClickHouse, closeClickHouse, type ClickHouseClient } from '../click
 import { migrateClickHouse } from '../clickhouse/schema.ts';
 import { UsageStore } from '../clickhouse/usage.ts';
 import { parseCommonConfig, type CommonConfig } from '../config/common.ts';
-import type { Env } from '../config/parse.ts';
+import { parseAll, type Env } from '../config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
 import { AuthFailureLimiter } from '../auth/auth-failures.ts';
 import { HttpServer } from '../http/server.ts';
@@ -62,14 +62,30 @@ export interface TallyProcess {
 }
 
 /**
+ * Every selected role's configuration, parsed before anything is connected: one error
+ * lists every bad variable of every role.
+ */
+export function parseRoleConfigs(roles: ReadonlySet<Role>, env: Env) {
+  const any = (...r: Role[]) => r.some((x) => roles.has(x));
+  return parseAll({
+    common: () => parseCommonConfig(env),
+    ingest: () => (any('ingest', 'sink') ? parseIngestConfig(env) : undefined),
+    sink: () => (any('sink') ? parseSinkConfig(env) : undefined),
+    invoicing: () => (any('api', 'billing') ? parseInvoicingConfig(env) : undefined),
+    notifier: () => (any('billing') ? parseOutcomeNotifierConfig(env) : undefined),
+  });
+}
+
+/**
  * Starts the named roles in this process, sharing one HTTP listener and one connection
  * to each dependency. Roles talk only through NATS, Postgres and ClickHouse, so any
  * split of roles across processes is configuration.
  */
 export async function startTally(opts: StartOptions): Promise<TallyProcess> {
-  const config = parseCommonConfig(opts.env);
-  setLogLevel(config.logLevel);
   const roles = new Set(opts.roles);
+  const configs = parseRoleConfigs(roles, opts.env);
+  const config = configs.common;
+  setLogLevel(config.logLevel);
   const needs = {
     pg: roles.has('ingest') || roles.has('api') || roles.has('billing'),
     ch: roles.has('sink') || roles.has('api') || roles.has('billing'),
@@ -146,7 +162,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     const auth = db && agents ? new Authenticator(db, bus, agents, limiter ? { limiter } : {}) : undefined;
     // Invoicing (api and billing roles): rating on piscina workers, usage from ClickHouse.
-    const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: parseInvoicingConfig(opts.env) }) : undefined;
+    const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: configs.invoicing! }) : undefined;
     if (invoicing) stops.push(() => invoicing.rater.close());
     // The daily cost rollup (api and billing roles): reports read it; billing folds in new actions.
     // How far the sink got: its ack floor, extended over what it recorded as inserted.
@@ -157,7 +173,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, parseIngestConfig(opts.env), { db: db!, auth: auth!, agents: agents! });
+      ingest = await startIngest(nc, names, configs.ingest!, { db: db!, auth: auth!, agents: agents! });
       http.add(...ingest.routes);
       readiness.set('ingest', () => ingest!.ready());
     }
@@ -165,10 +181,10 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     if (roles.has('sink')) {
       if (!ingest) {
         const { ensureEventsStream } = await import('../nats/connection.ts');
-        const ic = parseIngestConfig(opts.env);
+        const ic = configs.ingest!;
         await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs });
       }
-      sink = new Sink(nc, names, ch!, config.clickhouse.database, parseSinkConfig(opts.env), opts.sinkHooks);
+      sink = new Sink(nc, names, ch!, config.clickhouse.database, configs.sink!, opts.sinkHooks);
       await sink.start();
       // Stop the sink first on shutdown: it finishes (or abandons) the batch in hand.
       stops.push(() => sink!.stop());
@@ -188,7 +204,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       dispatcher.start();
       stops.push(() => dispatcher.stop());
       // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
-      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, parseOutcomeNotifierConfig(opts.env), () => sinkFloor(0));
+      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, configs.notifier!, () => sinkFloor(0));
       notifier.start();
       stops.push(() => notifier.stop());
       await repairEmptyAccounts(db!, ch!, config.clickhouse.database);

