@@ -49,6 +49,8 @@ export async function startTestStack(
     TALLY_STREAM_MAX_BYTES: String(256 * 1024 * 1024),
     // Tests walk every route without a credential from one address.
     TALLY_AUTH_FAILURES_PER_MINUTE: '100000',
+    // Test receivers listen on 127.0.0.1 (the SSRF tests turn this off).
+    TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
     ...opts.env,
   };
   await ensureDatabase(env.DATABASE_URL!);

@@ -1,6 +1,8 @@
 import type { Capability } from '../../shared/auth/keys.ts';
 import type { Route } from '../../shared/http/types.ts';
 import type { Endpoint } from './route.ts';
+import { WEBHOOK_EVENTS } from '../catalog/webhook-endpoints.ts';
+import { deliveryBodySchema } from '../webhooks/payloads.ts';
 
 /** Routes of other modules that the document lists too (ingest and usage), with the capability they require. */
 export const OTHER_ENDPOINTS: readonly Pick<Endpoint, 'method' | 'path' | 'summary' | 'capability'>[] = [
@@ -54,6 +56,7 @@ export function openApiDocument(endpoints: readonly Endpoint[]): Record<string, 
     openapi: '3.1.0',
     info: { title: 'Tally API', version: 'v1', description: 'Family A under /v1 and Family B under /api/v1, one data model. See docs/api-reference.md.' },
     paths,
+    webhooks: webhookOperations(),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <key>' },
@@ -80,6 +83,28 @@ export function openApiDocument(endpoints: readonly Endpoint[]): Record<string, 
       },
     },
   };
+}
+
+/**
+ * The deliveries Tally sends (OpenAPI 3.1 `webhooks`): one schema per event, the same one
+ * every real and test delivery is checked against before it is stored (payloads.ts).
+ */
+function webhookOperations(): Record<string, unknown> {
+  const signed =
+    'Signed twice: `X-Tally-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret) and Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`). Reject timestamps older than 5 minutes.';
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          summary: `${event} delivery`,
+          description: signed,
+          requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(deliveryBodySchema(event))) } } },
+          responses: { '2XX': { description: 'Delivered; any other answer is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h)' } },
+        },
+      },
+    ]),
+  );
 }
 
 /** GET /v1/openapi.json and /api/v1/openapi.json (no credential needed). */

@@ -6,6 +6,7 @@ import type { Capability, Principal } from '../../shared/auth/keys.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Invoicing } from '../invoicing/context.ts';
+import type { WebhookConfig } from '../webhooks/config.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 
 /** What the control-plane routes need: Postgres, authentication, the cache invalidation bus and ClickHouse (events). */
@@ -21,6 +22,8 @@ export interface ApiDeps {
   readonly costRollup?: CostRollupReader;
   /** Invoicing (rating, usage, clock); its endpoints are registered when present. */
   readonly invoicing?: Invoicing;
+  /** Where webhooks may go (test deliveries and resends are sent from the api role). */
+  readonly webhooks?: WebhookConfig;
 }
 
 /** One endpoint: the capability it requires and its handler, given the authenticated principal. */

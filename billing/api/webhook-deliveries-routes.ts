@@ -19,8 +19,8 @@ const TestBody = Type.Object(
  * Webhook deliveries: each delivery's attempts (status code or error, duration), a
  * resend by hand, and POST /v1/webhooks/test (a signed test delivery sent at once).
  */
-export function webhookDeliveryEndpoints({ db }: ApiDeps): Endpoint[] {
-  const dispatcher = new WebhookDispatcher(db);
+export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
+  const dispatcher = new WebhookDispatcher(db, { allowPrivateTargets: webhooks?.allowPrivateTargets ?? false });
   return [
     {
       method: 'POST',

@@ -8,6 +8,8 @@ import {
   updateWebhookEndpoint,
   WEBHOOK_EVENTS,
 } from '../catalog/webhook-endpoints.ts';
+import { AppError } from '../../shared/errors.ts';
+import { targetProblem } from '../webhooks/targets.ts';
 import { listA, listB, pageA, pageB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { NullableText } from './schemas.ts';
@@ -21,7 +23,7 @@ const Events = Type.Array(EventName, {
   uniqueItems: true,
   errorMessage: 'must be a non-empty array of distinct event names, or ["*"]',
 });
-const Secret = Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$', errorMessage: 'must be 16 to 256 characters without spaces' });
+const Secret = Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7E]+$', errorMessage: 'must be 16 to 256 printable ASCII characters without spaces' });
 const IsActive = Type.Boolean({ errorMessage: 'must be true or false' });
 
 export const WebhookCreate = Type.Object({
@@ -46,14 +48,21 @@ export const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
  * Family A has create and list (`/v1/webhooks`, limit/offset), Family B the whole
  * resource (`/api/v1/webhooks`, skip/limit).
  */
-export function webhookEndpoints({ db }: ApiDeps): Endpoint[] {
+export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
+  const allowPrivate = webhooks?.allowPrivateTargets ?? false;
+  /** The body, its url checked against the target policy (names are checked again at every delivery). */
+  const checked = <T extends { url?: string | undefined }>(b: T): T => {
+    const problem = b.url === undefined ? undefined : targetProblem(b.url, allowPrivate);
+    if (problem) throw new AppError('validation_failed', `url ${problem}`, { details: [{ path: 'url', message: `url ${problem}` }] });
+    return b;
+  };
   const create = (path: string): Endpoint => ({
     method: 'POST',
     path,
     capability: 'write',
     summary: 'Create a webhook endpoint (url, events, description, secret); the secret is returned once',
     requestBody: WebhookCreate,
-    handle: async (req, p) => created(await createWebhookEndpoint(db, p.environmentId, body(req, WebhookCreate))),
+    handle: async (req, p) => created(await createWebhookEndpoint(db, p.environmentId, checked(body(req, WebhookCreate)))),
   });
   return [
     create('/v1/webhooks'),
@@ -94,7 +103,7 @@ export function webhookEndpoints({ db }: ApiDeps): Endpoint[] {
       summary: 'Update a webhook endpoint (url, events, description, is_active)',
       requestBody: WebhookUpdate,
       handle: async (req, p) => {
-        const { secret: _never, ...b } = body(req, WebhookUpdate);
+        const { secret: _never, ...b } = checked(body(req, WebhookUpdate));
         return ok(await updateWebhookEndpoint(db, p.environmentId, req.params.webhook_id!, b));
       },
     },

@@ -3,6 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { Database, SubscriptionStatus, SubscriptionsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { subscriptionEventData } from '../webhooks/payloads.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from './db-errors.ts';
 import { getRatePlanRow } from './products.ts';
@@ -97,16 +98,7 @@ async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | n
     .execute();
   // The webhook event commits (or rolls back) with the change itself.
   const event = type === 'created' ? 'subscription.created' : type === 'cancelled' ? 'subscription.cancelled' : 'subscription.updated';
-  await emitWebhookEvent(tx, r.environment_id, event, {
-    subscription_id: r.id,
-    account_id: r.account_id,
-    rate_plan_id: r.rate_plan_id,
-    status: r.status,
-    previous_status: from,
-    change: type,
-    effective_at: effectiveAt.toISOString(),
-    ...data,
-  });
+  await emitWebhookEvent(tx, r.environment_id, event, subscriptionEventData(r, from, type, effectiveAt, data));
 }
 
 /** Input of a new subscription. */

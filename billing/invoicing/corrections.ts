@@ -31,9 +31,10 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { Dec, formatDecimal, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { invoiceEventData } from '../webhooks/payloads.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription } from './rate-subscription.ts';
-import { assignNumber, getInvoiceRow, invoiceEventData, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
+import { assignNumber, getInvoiceRow, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -224,7 +225,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       tx,
       head.environment_id,
       'invoice.created',
-      { ...invoiceEventData(replacement), kind: 'invoice', replaces_invoice_id: head.id, credit_note_id: creditNote?.id ?? null, credit_note_number: creditNote?.number ?? null },
+      invoiceEventData(replacement, { replaces_invoice_id: head.id, credit_note_id: creditNote?.id ?? null, credit_note_number: creditNote?.number ?? null }),
       now,
     );
     return {

@@ -29,6 +29,7 @@ import type { Page } from '../api/paging.ts';
 import { Dec, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { invoiceEventData } from '../webhooks/payloads.ts';
 
 export type Tx = Transaction<Database>;
 export type InvoiceRow = Selectable<InvoicesTable>;
@@ -167,10 +168,6 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
 }
 
 /** `data` of the invoice webhook events: the spec's fields (`amount` a JSON number), plus the exact `total` string. */
-export function invoiceEventData(r: InvoiceRow) {
-  return { invoice_id: r.id, account_id: r.account_id, amount: Number(r.total), currency: r.currency, total: r.total, number: r.number, status: r.status, subscription_id: r.subscription_id };
-}
-
 /** The current stored invoice of a (subscription, period start), if any (the latest replacement after corrections). */
 export async function findInvoice(db: Db, subscriptionId: string, periodStart: string): Promise<InvoiceRow | undefined> {
   return slotHead(db, subscriptionId, new Date(periodStart)).executeTakeFirst();

@@ -46,7 +46,7 @@ async function outcomes(seq: number, ids: string[]): Promise<void> {
   });
 }
 const announced = async () =>
-  (await db.selectFrom('webhook_events').select('body').where('event', '=', 'outcome.completed').execute()).map((r) => (JSON.parse(r.body) as { data: { outcome_id: string } }).data.outcome_id).sort();
+  (await db.selectFrom('webhook_events').select('body').where('event', '=', 'outcome.completed').execute()).map((r) => (JSON.parse(r.body) as { data: { event_id: string } }).data.event_id).sort();
 
 describe('outcome.completed', () => {
   it('announces the outcomes of every message up to the sink ack floor, once, none skipped', async () => {

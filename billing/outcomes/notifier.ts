@@ -7,6 +7,7 @@ import { logger } from '../../shared/log.ts';
 import { chTime } from '../../shared/clickhouse/usage.ts';
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { outcomeEventData } from '../webhooks/payloads.ts';
 
 const log = logger('outcome-notifier');
 
@@ -132,15 +133,16 @@ export class OutcomeNotifier {
           } catch {
             derived = undefined;
           }
-          const id = await emitWebhookEvent(tx, r.environment_id, 'outcome.completed', {
-            outcome_id: r.event_id,
-            agent_instance_id: r.agent_instance_id,
-            account_id: r.account_id || null,
-            outcome_type: r.type_s,
+          const data = outcomeEventData({
+            eventId: r.event_id,
+            agentInstanceId: r.agent_instance_id,
+            accountId: r.account_id || null,
+            outcomeType: r.type_s,
             value: decimalFromClickHouse(r.value_s),
-            timestamp: new Date(r.ts_s.replace(' ', 'T') + 'Z').toISOString(),
-            ...(derived ? { derived_from: derived } : {}),
+            timestamp: new Date(r.ts_s.replace(' ', 'T') + 'Z'),
+            ...(derived ? { derivedFrom: derived } : {}),
           });
+          const id = await emitWebhookEvent(tx, r.environment_id, 'outcome.completed', data);
           await tx
             .updateTable('outcome_notifications')
             .set({ webhook_event_id: id })

@@ -78,14 +78,14 @@ describe('outcome rules', () => {
     await new Promise((r) => setTimeout(r, 500)); // later polls add nothing
     const again = await db.selectFrom('webhook_events').select('body').where('event', '=', 'outcome.completed').execute();
     expect(again).toHaveLength(4);
-    const data = events.map((e) => JSON.parse(e.body).data).sort((a, b) => a.outcome_id.localeCompare(b.outcome_id));
-    expect(data.map((d) => [d.outcome_id, d.outcome_type, d.value, d.agent_instance_id])).toEqual([
+    const data = events.map((e) => JSON.parse(e.body).data).sort((a, b) => a.event_id.localeCompare(b.event_id));
+    expect(data.map((d) => [d.event_id, d.outcome_type, d.value_exact, d.agent_instance_id])).toEqual([
       ['d1', 'successful_hire', '2', agent],
       [expect.stringMatching(/^drv_or_.*_c1$/), 'converted_lead', '1200.5', agent],
       [`drv_${ruleId}_h1`, 'successful_hire', '1', agent],
       [`drv_${ruleId}_h3`, 'successful_hire', '1', agent],
     ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as unknown[]);
-    expect(data.find((d) => d.outcome_id === `drv_${ruleId}_h1`).derived_from).toEqual({ rule_id: ruleId, action_event_id: 'h1' });
+    expect(data.find((d) => d.event_id === `drv_${ruleId}_h1`).derived_from).toEqual({ rule_id: ruleId, action_event_id: 'h1' });
     expect(events.every((e) => e.environment_id === stack.keys.development.id)).toBe(true);
   });
 

@@ -2,17 +2,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
 import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
-
-/** Sample `data` of each event for test deliveries (marked `test: true`). */
-export const SAMPLE_DATA: Record<WebhookEvent, Record<string, unknown>> = {
-  'invoice.created': { invoice_id: 'inv_test', account_id: 'acc_test', amount: 100, currency: 'USD' },
-  'invoice.paid': { invoice_id: 'inv_test', account_id: 'acc_test', amount: 100, currency: 'USD' },
-  'payment.successful': { invoice_id: 'inv_test', account_id: 'acc_test', amount: 100, currency: 'USD' },
-  'outcome.completed': { agent_instance_id: 'ai_test', outcome_type: 'converted_lead', value: 1, event_id: 'evt_test' },
-  'subscription.created': { subscription_id: 'sub_test', account_id: 'acc_test', rate_plan_id: 'rp_test', status: 'draft' },
-  'subscription.updated': { subscription_id: 'sub_test', account_id: 'acc_test', rate_plan_id: 'rp_test', status: 'active' },
-  'subscription.cancelled': { subscription_id: 'sub_test', account_id: 'acc_test', rate_plan_id: 'rp_test', status: 'cancelled' },
-};
+import { sampleEventData, webhookBodyProblems } from './payloads.ts';
 
 /** Queues a signed test delivery of `event` to one endpoint, whatever it subscribes to. */
 export async function queueTestDelivery(db: Db, environmentId: string, endpointId: string, event: WebhookEvent, now = new Date()) {
@@ -20,7 +10,10 @@ export async function queueTestDelivery(db: Db, environmentId: string, endpointI
     const endpoint = await tx.selectFrom('webhook_endpoints').select('id').where('environment_id', '=', environmentId).where('id', '=', endpointId).executeTakeFirst();
     if (!endpoint) throw notFound('webhook', endpointId);
     const eventId = newId('whe');
-    const body = JSON.stringify({ event, timestamp: now.toISOString(), data: { ...SAMPLE_DATA[event], test: true } });
+    const payload = { event, timestamp: now.toISOString(), data: sampleEventData(event) };
+    const problems = webhookBodyProblems(event, payload);
+    if (problems.length > 0) throw new Error(`test webhook ${event} does not match its schema: ${problems.join('; ')}`);
+    const body = JSON.stringify(payload);
     await tx.insertInto('webhook_events').values({ id: eventId, environment_id: environmentId, event, body, created_at: now }).execute();
     const deliveryId = newId('whd');
     await tx.insertInto('webhook_deliveries').values({ id: deliveryId, environment_id: environmentId, event_id: eventId, endpoint_id: endpointId, next_attempt_at: now }).execute();

@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../shared/db/postgres.ts';
 import { newId, randomToken } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
-import { signBody } from './signature.ts';
+import { signBody, standardSignature } from './signature.ts';
+import { postWebhook, type DeliveryFailure } from './targets.ts';
 
 const log = logger('webhooks');
 
@@ -17,6 +18,8 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   batchSize?: number;
   timeoutMs?: number;
+  /** Allow loopback and private receivers (`TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on`); refused by default. */
+  allowPrivateTargets?: boolean;
 }
 
 export interface AttemptResult {
@@ -24,7 +27,8 @@ export interface AttemptResult {
   status: 'delivered' | 'pending' | 'failed';
   attempt: number;
   status_code: number | null;
-  error: string | null;
+  /** Why the attempt failed: refused, timeout, tls, dns, blocked_address, connection_failed or status (see status_code). */
+  error: DeliveryFailure | null;
   next_attempt_at: string | null;
 }
 
@@ -105,6 +109,8 @@ export class WebhookDispatcher {
           .select('id')
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
+          // A disabled endpoint gets no attempts; re-enabled, its due deliveries go out.
+          .where('endpoint_id', 'in', (e) => e.selectFrom('webhook_endpoints').select('id').where('is_active', '=', true))
           .orderBy('next_attempt_at')
           .limit(this.opts.batchSize ?? 20)
           .forUpdate()
@@ -125,32 +131,26 @@ export class WebhookDispatcher {
     const attempt = d.attempts + 1;
     const startedAt = this.#now();
     const t0 = performance.now();
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await fetch(d.url, {
-        method: 'POST',
-        body: d.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Tally-Webhooks/1',
-          'x-tally-signature': signBody(d.body, d.secret),
-          'x-tally-event-id': d.event_id,
-          'x-tally-event': d.event,
-          'x-tally-timestamp': String(Math.floor(startedAt.getTime() / 1000)),
-          'x-tally-delivery-id': d.id,
-          'x-tally-attempt': String(attempt),
-        },
-      });
-      statusCode = res.status;
-      await res.body?.cancel().catch(() => {});
-      if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`;
-    } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      error = e.name === 'TimeoutError' ? `timed out after ${this.#timeoutMs} ms` : `request failed: ${e.cause?.code ?? e.message}`;
-    }
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const { statusCode, error } = await postWebhook(
+      d.url,
+      d.body,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'Tally-Webhooks/1',
+        'x-tally-signature': signBody(d.body, d.secret),
+        'x-tally-event-id': d.event_id,
+        'x-tally-event': d.event,
+        'x-tally-timestamp': String(timestamp),
+        'x-tally-delivery-id': d.id,
+        'x-tally-attempt': String(attempt),
+        // Standard Webhooks: the id is the event's (the same on every retry), the timestamp signed.
+        'webhook-id': d.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardSignature(d.event_id, timestamp, d.body, d.secret),
+      },
+      { timeoutMs: this.#timeoutMs, allowPrivate: this.opts.allowPrivateTargets ?? false },
+    );
     const durationMs = Math.round(performance.now() - t0);
     const delivered = error === null;
     const failed = !delivered && attempt > RETRY_SCHEDULE_MS.length;

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import { webhookBodyProblems } from './payloads.ts';
 
 type Tx = Transaction<Database> | Kysely<Database>;
 
@@ -16,11 +17,15 @@ export async function emitWebhookEvent(
   tx: Tx,
   environmentId: string,
   event: WebhookEvent,
-  data: Record<string, unknown>,
+  data: object,
   now = new Date(),
 ): Promise<string> {
   const id = newId('whe');
-  const body = JSON.stringify({ event, timestamp: now.toISOString(), data });
+  const payload = { event, timestamp: now.toISOString(), data };
+  // One schema per event, for every delivery: a body that departs from it is a bug, never sent.
+  const problems = webhookBodyProblems(event, payload);
+  if (problems.length > 0) throw new Error(`webhook ${event} does not match its schema: ${problems.join('; ')}`);
+  const body = JSON.stringify(payload);
   await tx.insertInto('webhook_events').values({ id, environment_id: environmentId, event, body, created_at: now }).execute();
   const endpoints = await tx
     .selectFrom('webhook_endpoints')

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import dns from 'node:dns';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
 import { RETRY_SCHEDULE_MS, WebhookDispatcher } from './dispatcher.ts';
 import { emitWebhookEvent } from './outbox.ts';
+import { sampleEventData, webhookBodyProblems } from './payloads.ts';
+import { isForbiddenAddress } from './targets.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.ts';
 
 /** A receiver that checks every delivery's signature the way the spec tells receivers to. */
 interface Received {
@@ -12,6 +18,8 @@ interface Received {
   body: string;
   headers: http.IncomingHttpHeaders;
   signatureValid: boolean;
+  /** Verified by the `standardwebhooks` package, the documented receiver side (null: not verifiable). */
+  standard: unknown;
 }
 let stack: TestStack;
 let receiver: http.Server;
@@ -35,7 +43,13 @@ beforeAll(async () => {
     req.on('end', () => {
       const path = req.url ?? '';
       if (path.startsWith('/hang')) return; // never answers
-      received.push({ path, body, headers: req.headers, signatureValid: verify(body, secrets.get(path) ?? '', req.headers['x-tally-signature'] as string) });
+      let standard: unknown = null;
+      try {
+        standard = new Webhook(secrets.get(path) ?? 'x', { format: 'raw' }).verify(body, req.headers as Record<string, string>);
+      } catch {
+        standard = null;
+      }
+      received.push({ path, body, headers: req.headers, signatureValid: verify(body, secrets.get(path) ?? '', req.headers['x-tally-signature'] as string), standard });
       const left = failFirst.get(path) ?? 0;
       if (path.startsWith('/fail') || left > 0) {
         failFirst.set(path, left - 1);
@@ -81,6 +95,8 @@ async function newSubscription() {
   return b('POST', '/subscription/create', { account_id: account.id, rate_plan_id: plan.id });
 }
 const at = (path: string) => received.filter((r) => r.path === path);
+/** The receivers of these tests listen on 127.0.0.1. */
+const local = { allowPrivateTargets: true };
 
 describe('webhook deliveries', () => {
   it('delivers subscription.created, .updated and .cancelled, signed, with {event, timestamp, data}', async () => {
@@ -88,18 +104,28 @@ describe('webhook deliveries', () => {
     const sub = await newSubscription();
     await b('POST', `/subscription/${sub.id}/activate`);
     await b('POST', `/subscription/${sub.id}/cancel`, { cancel_date: '2030-01-01', reason: 'moving on' });
-    await new WebhookDispatcher(stack.tally.db!).runOnce();
+    await new WebhookDispatcher(stack.tally.db!, local).runOnce();
     // Deliveries are not ordered (receivers order by `timestamp`): sort by it.
     const got = at('/subs').sort((x, y) => JSON.parse(x.body).timestamp.localeCompare(JSON.parse(y.body).timestamp));
     expect(got.map((r) => JSON.parse(r.body).event).sort()).toEqual(['subscription.cancelled', 'subscription.created', 'subscription.updated']);
     for (const r of got) {
       expect(r.signatureValid).toBe(true);
+      expect(r.standard).toEqual(JSON.parse(r.body));
+      expect(r.headers['webhook-id']).toBe(r.headers['x-tally-event-id']);
+      expect(webhookBodyProblems(JSON.parse(r.body).event, JSON.parse(r.body))).toEqual([]);
       const body = JSON.parse(r.body);
       expect(Object.keys(body).sort()).toEqual(['data', 'event', 'timestamp']);
       expect(body.data.subscription_id).toBe(sub.id);
       expect(r.headers['x-tally-event-id']).toMatch(/^whe_/);
     }
-    expect(JSON.parse(got.find((r) => JSON.parse(r.body).event === 'subscription.cancelled')!.body).data).toMatchObject({ status: 'cancelled', reason: 'moving on' });
+    expect(JSON.parse(got.find((r) => JSON.parse(r.body).event === 'subscription.cancelled')!.body).data).toMatchObject({
+      status: 'cancelled',
+      previous_status: 'active',
+      change: 'cancelled',
+      reason: 'moving on',
+      cancel_date: '2030-01-01T00:00:00.000Z',
+      effective_at: '2030-01-01T00:00:00.000Z',
+    });
   });
 
   it('sends only the events an endpoint subscribed to, and nothing for a change that rolled back', async () => {
@@ -108,22 +134,22 @@ describe('webhook deliveries', () => {
     await db
       .transaction()
       .execute(async (tx) => {
-        await emitWebhookEvent(tx, stack.keys.development.id, 'subscription.created', { rolled: 'back' });
+        await emitWebhookEvent(tx, stack.keys.development.id, 'subscription.created', { ...sampleEventData('subscription.created'), subscription_id: 'rolled-back' });
         throw new Error('rollback');
       })
       .catch(() => {});
     const sub = await newSubscription();
     await b('POST', `/subscription/${sub.id}/activate`);
-    await new WebhookDispatcher(db).runOnce();
+    await new WebhookDispatcher(db, local).runOnce();
     const bodies = at('/only-created').map((r) => JSON.parse(r.body));
     expect(bodies.map((x) => x.event)).toEqual(['subscription.created']);
-    expect(bodies.some((x) => x.data.rolled)).toBe(false);
+    expect(bodies.some((x) => x.data.subscription_id === 'rolled-back')).toBe(false);
   });
 
   it('retries a failing receiver at 1 min, 5 min, 15 min, 1 h, 6 h, 24 h, then marks the delivery failed', async () => {
     const ep = await endpoint('/fail', ['subscription.created']);
     let now = new Date(Date.now() + 1000);
-    const d = new WebhookDispatcher(stack.tally.db!, { now: () => now });
+    const d = new WebhookDispatcher(stack.tally.db!, { ...local, now: () => now });
     await newSubscription();
     expect(await d.runOnce()).toBe(1);
     for (const wait of RETRY_SCHEDULE_MS) {
@@ -162,13 +188,13 @@ describe('webhook deliveries', () => {
     const refused = await b('POST', '/webhooks', { url: `http://127.0.0.1:${closedPort}/x`, events: ['subscription.created'] });
     const now = new Date(Date.now() + 1000);
     await newSubscription();
-    await new WebhookDispatcher(stack.tally.db!, { now: () => now, timeoutMs: 300 }).runOnce();
+    await new WebhookDispatcher(stack.tally.db!, { ...local, now: () => now, timeoutMs: 300 }).runOnce();
     const h = (await b('GET', `/webhooks/${hang.id}/deliveries`)).deliveries[0];
     expect(h).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null });
-    expect(h.last_error).toMatch(/timed out/);
+    expect(h.last_error).toBe('timeout');
     expect(Date.parse(h.next_attempt_at) - now.getTime()).toBe(RETRY_SCHEDULE_MS[0]);
     const r = (await b('GET', `/webhooks/${refused.id}/deliveries`)).deliveries[0];
-    expect(r.last_error).toMatch(/ECONNREFUSED/);
+    expect(r.last_error).toBe('refused');
     expect(r.status).toBe('pending');
   });
 
@@ -176,7 +202,7 @@ describe('webhook deliveries', () => {
     await endpoint('/many', ['subscription.created']);
     for (let i = 0; i < 8; i++) await newSubscription();
     const db = stack.tally.db!;
-    await Promise.all([0, 1, 2].map(() => new WebhookDispatcher(db, { batchSize: 2 }).runOnce()));
+    await Promise.all([0, 1, 2].map(() => new WebhookDispatcher(db, { ...local, batchSize: 2 }).runOnce()));
     const ids = at('/many').map((r) => r.headers['x-tally-event-id']);
     expect(ids).toHaveLength(8);
     expect(new Set(ids).size).toBe(8);
@@ -200,5 +226,96 @@ describe('webhook deliveries', () => {
     expect(other.status).toBe(404);
     const sdk = await call(stack, 'POST', '/v1/webhooks/test', { key: stack.keys.development.sdk, body: { webhook_id: ep.id, event: 'invoice.paid' } });
     expect(sdk.status).toBe(403);
+  });
+
+  it('test deliveries of every event have the shape of real ones (the published schema), and both signatures verify', async () => {
+    const ep = await endpoint('/shapes', ['subscription.created']);
+    const { body: doc } = await call(stack, 'GET', '/v1/openapi.json');
+    for (const event of WEBHOOK_EVENTS) {
+      const res = await call(stack, 'POST', '/v1/webhooks/test', { key: admin(), body: { webhook_id: ep.id, event } });
+      expect(res.body).toMatchObject({ status: 'delivered', error: null });
+      const r = at('/shapes').at(-1)!;
+      const body = JSON.parse(r.body);
+      expect(body.event).toBe(event);
+      expect(webhookBodyProblems(event as WebhookEvent, body), event).toEqual([]);
+      expect(r.standard).toEqual(body);
+      // Published: the OpenAPI document's webhooks section holds the very schema.
+      const published = doc.webhooks[event].post.requestBody.content['application/json'].schema;
+      expect(Object.keys(published.properties.data.properties).sort(), event).toEqual(Object.keys(body.data).concat(published.properties.data.properties.derived_from ? ['derived_from'] : []).sort());
+    }
+    // Real deliveries of this file's subscriptions matched the same schemas.
+    const rows = await stack.tally.db!.selectFrom('webhook_events').select(['event', 'body']).execute();
+    expect(rows.flatMap((r) => webhookBodyProblems(r.event as WebhookEvent, JSON.parse(r.body)))).toEqual([]);
+  });
+
+  it('a replayed delivery with an old timestamp is refused by the Standard Webhooks verifier', async () => {
+    const ep = await endpoint('/replay', ['subscription.created']);
+    await call(stack, 'POST', '/v1/webhooks/test', { key: admin(), body: { webhook_id: ep.id, event: 'subscription.created' } });
+    const r = at('/replay').at(-1)!;
+    const old = { ...(r.headers as Record<string, string>), 'webhook-timestamp': String(Number(r.headers['webhook-timestamp']) - 600) };
+    expect(() => new Webhook(ep.secret, { format: 'raw' }).verify(r.body, old)).toThrow(/timestamp|signature/i);
+  });
+
+  it('a disabled endpoint gets no more attempts; re-enabled, its pending deliveries go out', async () => {
+    const ep = await endpoint('/flaky', ['subscription.created']);
+    failFirst.set('/flaky', 1);
+    let now = new Date(Date.now() + 1000);
+    const d = new WebhookDispatcher(stack.tally.db!, { ...local, now: () => now });
+    await newSubscription();
+    expect(await d.runOnce()).toBe(1); // fails once
+    await b('PUT', `/webhooks/${ep.id}`, { is_active: false });
+    now = new Date(now.getTime() + RETRY_SCHEDULE_MS[0] + 1000);
+    expect(await d.runOnce()).toBe(0);
+    now = new Date(now.getTime() + 24 * 3600_000);
+    expect(await d.runOnce()).toBe(0);
+    expect(at('/flaky')).toHaveLength(1);
+    await b('PUT', `/webhooks/${ep.id}`, { is_active: true });
+    expect(await d.runOnce()).toBe(1);
+    expect(at('/flaky')).toHaveLength(2);
+    expect((await b('GET', `/webhooks/${ep.id}/deliveries`)).deliveries[0]).toMatchObject({ status: 'delivered', attempt_count: 2 });
+  });
+});
+
+describe('webhook targets (private addresses refused)', () => {
+  it('refuses loopback, private and metadata URLs on create and update, and never connects to a name resolving to one', async () => {
+    const api = await stack.startAnother(['api'], { env: { TALLY_HTTP_PORT: '0', TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'off' } });
+    const strict = (method: string, path: string, body?: unknown) =>
+      fetch(`http://127.0.0.1:${api.port}${path}`, { method, headers: { authorization: `Bearer ${admin()}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://2852039166/', 'http://127.0.0.1:9/', 'http://localhost:8080/', 'http://10.1.2.3/']) {
+      const res = await strict('POST', '/api/v1/webhooks', { url, events: ['*'] });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: 'url', message: expect.stringMatching(/loopback, private/) }]);
+    }
+    const ok = await strict('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/tally', events: ['*'] });
+    expect(ok.status).toBe(201);
+    expect((await strict('PUT', `/api/v1/webhooks/${ok.body.id}`, { url: 'http://192.168.0.10/' })).status).toBe(400);
+
+    // A name that resolves to loopback (this machine's name, from /etc/hosts) passes the
+    // check on create, and is refused when resolved at delivery.
+    failFirst = new Map();
+    const port = new URL(base).port;
+    const name = os.hostname();
+    const resolved = await dns.promises.lookup(name, { all: true });
+    expect(resolved.every((a) => isForbiddenAddress(a.address)), `${name} must resolve to a loopback address here: ${JSON.stringify(resolved)}`).toBe(true);
+    const sneaky = await strict('POST', '/api/v1/webhooks', { url: `http://${name}:${port}/sneaky`, events: ['subscription.created'] });
+    expect(sneaky.status).toBe(201);
+    const tried = await strict('POST', '/v1/webhooks/test', { webhook_id: sneaky.body.id, event: 'subscription.created' });
+    expect(tried.status).toBe(200);
+    expect(tried.body).toMatchObject({ status: 'pending', status_code: null, error: 'blocked_address' });
+    expect(at('/sneaky')).toHaveLength(0);
+    // The dispatcher of a billing role with the default policy refuses it too.
+    await newSubscription();
+    const strictDispatcher = new WebhookDispatcher(stack.tally.db!, { now: () => new Date(Date.now() + 10 * 24 * 3600_000) });
+    await strictDispatcher.runOnce();
+    expect(at('/sneaky')).toHaveLength(0);
+    const list = await strict('GET', `/api/v1/webhooks/${sneaky.body.id}/deliveries`);
+    expect(list.body.deliveries.flatMap((d: any) => d.attempts.map((a: any) => a.error))).toEqual(expect.arrayContaining(['blocked_address']));
+    expect(JSON.stringify(list.body)).not.toMatch(/ECONN|127\.0\.0\.1/);
+  });
+
+  it('reports a closed port as a short code, never the raw error', async () => {
+    const ep = await b('POST', '/webhooks', { url: 'http://127.0.0.1:9/closed', events: ['subscription.created'] });
+    const res = await call(stack, 'POST', '/v1/webhooks/test', { key: admin(), body: { webhook_id: ep.id, event: 'invoice.created' } });
+    expect(res.body).toMatchObject({ status: 'pending', status_code: null, error: 'refused' });
   });
 });

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statfsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { DEFAULT_NATS_URL } from '../config/common.ts';
@@ -32,24 +32,45 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
  * Resolves the NATS URL: NATS_URL when set; else the default local server when it
  * answers; else a `nats-server -js` spawned from PATH with its store under the data dir.
  */
-export async function resolveNatsUrl(configured: string | undefined, dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function resolveNatsUrl(configured: string | undefined, dataDir: string): Promise<{ url: string; stop: () => Promise<void>; storeDir?: string }> {
   const noop = async () => {};
   if (configured) return { url: configured, stop: noop };
   if (await reachable('127.0.0.1', 4222)) return { url: DEFAULT_NATS_URL, stop: noop };
   const bin = findNatsServer();
-  if (!bin) throw new Error('no NATS at 127.0.0.1:4222 and no nats-server on PATH; set NATS_URL or install nats-server');
+  if (!bin) {
+    throw new Error(
+      'no NATS at 127.0.0.1:4222 and no nats-server on PATH: install it (Debian/Ubuntu: apt-get install nats-server; macOS: brew install nats-server) or set NATS_URL to a NATS server with JetStream',
+    );
+  }
   const port = 4223;
   const storeDir = path.join(dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
   log.info('no NATS at the default address; starting nats-server', { bin, port, storeDir });
   const child = spawnNats(bin, port, storeDir);
-  for (let i = 0; i < 100 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; i < 100 && !(await reachable('127.0.0.1', port)); i++) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode} while starting (its output is in the log)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
+    storeDir,
     stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
     },
   };
+}
+
+/**
+ * The stream size a self-started nats-server can hold: JetStream reserves a stream's
+ * `max_bytes` on disk, so the default (4 GiB) is lowered to half the free disk of its store.
+ */
+export function streamBytesForDisk(storeDir: string, configured: number): number {
+  const { bavail, bsize } = statfsSync(storeDir);
+  const half = Math.floor((Number(bavail) * Number(bsize)) / 2);
+  return Math.max(16 * 1024 * 1024, Math.min(configured, half));
 }
 
 export function findNatsServer(): string | undefined {
@@ -61,8 +82,17 @@ export function findNatsServer(): string | undefined {
   return undefined;
 }
 
+/** A nats-server with JetStream on loopback; its output goes to the log (stderr), never to stdout. */
 export function spawnNats(bin: string, port: number, storeDir: string): ChildProcess {
-  return spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const serverLog = logger('nats-server');
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) if (line.trim()) serverLog.debug(line.trim());
+    });
+  }
+  return child;
 }
 
 export function reachable(host: string, port: number): Promise<boolean> {
@@ -109,9 +139,20 @@ export async function ensureEventsStream(nc: NatsConnection, names: NatsNames, o
     const { retention: _r, ...update } = config;
     await jsm.streams.update(names.stream, update);
   } catch (err) {
-    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String(err))) throw err;
-    await jsm.streams.add(config);
+    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String(err))) throw storageHint(err, opts.maxBytes);
+    await jsm.streams.add(config).catch((e: unknown) => {
+      throw storageHint(e, opts.maxBytes);
+    });
   }
+}
+
+/** JetStream's "insufficient storage" as an error naming the variable to change. */
+function storageHint(err: unknown, maxBytes: number): unknown {
+  if (!/insufficient storage|no suitable peers|storage resources/i.test(String((err as Error)?.message ?? err))) return err;
+  return new Error(
+    `JetStream cannot reserve the events stream's ${maxBytes} bytes (TALLY_STREAM_MAX_BYTES): its store has less free disk or a lower max_file_store. Set TALLY_STREAM_MAX_BYTES lower (at least 16777216), free disk, or raise the server's JetStream limits`,
+    { cause: err },
+  );
 }
 
 /** Deletes the stream (tests clean up their prefix). */

@@ -14,7 +14,7 @@ import { HttpServer } from '../http/server.ts';
 import type { Route } from '../http/types.ts';
 import { logger, setLogLevel } from '../log.ts';
 import { registry, roleReady } from '../metrics.ts';
-import { connectNats, resolveNatsUrl, sinkAckFloor, type FloorExtension } from '../nats/connection.ts';
+import { connectNats, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../nats/connection.ts';
 import { insertedFloor } from '../clickhouse/sink-progress.ts';
 import { CostRollup } from '../../billing/reports/cost-rollup.ts';
 import { repairEmptyAccounts } from '../../billing/usage/repair-accounts.ts';
@@ -28,6 +28,7 @@ import { WebhookDispatcher } from '../../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../../billing/api/index.ts';
 import { createInvoicing, parseInvoicingConfig, startScheduler } from '../../billing/invoicing/index.ts';
 import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../../billing/outcomes/notifier.ts';
+import { parseWebhookConfig } from '../../billing/webhooks/config.ts';
 
 const log = logger('runtime');
 
@@ -73,6 +74,7 @@ export function parseRoleConfigs(roles: ReadonlySet<Role>, env: Env) {
     sink: () => (any('sink') ? parseSinkConfig(env) : undefined),
     invoicing: () => (any('api', 'billing') ? parseInvoicingConfig(env) : undefined),
     notifier: () => (any('billing') ? parseOutcomeNotifierConfig(env) : undefined),
+    webhooks: () => (any('api', 'billing') ? parseWebhookConfig(env) : undefined),
   });
 }
 
@@ -140,6 +142,11 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     const natsUrl = await resolveNatsUrl(config.natsUrl, config.dataDir);
     stops.push(natsUrl.stop);
     const nc = await connectNats(natsUrl.url, `tally-${[...roles].join('+')}`);
+    // A nats-server Tally started itself: the stream's default size fits its disk.
+    const ingestConfig =
+      configs.ingest && natsUrl.storeDir && !opts.env.TALLY_STREAM_MAX_BYTES
+        ? { ...configs.ingest, streamMaxBytes: streamBytesForDisk(natsUrl.storeDir, configs.ingest.streamMaxBytes) }
+        : configs.ingest;
     stops.push(() => nc.drain().catch(() => nc.close()));
     const bus = new InvalidationBus(nc, names.invalidationSubject);
 
@@ -173,7 +180,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, configs.ingest!, { db: db!, auth: auth!, agents: agents! });
+      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents! });
       http.add(...ingest.routes);
       readiness.set('ingest', () => ingest!.ready());
     }
@@ -181,7 +188,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     if (roles.has('sink')) {
       if (!ingest) {
         const { ensureEventsStream } = await import('../nats/connection.ts');
-        const ic = configs.ingest!;
+        const ic = ingestConfig!;
         await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs });
       }
       sink = new Sink(nc, names, ch!, config.clickhouse.database, configs.sink!, opts.sinkHooks);
@@ -192,7 +199,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     if (roles.has('api')) {
       http.add(...usageRoutes(auth!, usage!));
-      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, costRollup, invoicing }));
+      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, costRollup, invoicing, webhooks: configs.webhooks! }));
       readiness.set('api', () => !nc.isClosed());
     }
     if (roles.has('billing')) {
@@ -200,7 +207,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       const scheduler = startScheduler(invoicing!, invoicing!.config.schedulerIntervalMs);
       stops.push(() => scheduler.stop());
       // The webhook dispatcher: sends due deliveries from the Postgres outbox.
-      const dispatcher = new WebhookDispatcher(db!);
+      const dispatcher = new WebhookDispatcher(db!, { allowPrivateTargets: configs.webhooks!.allowPrivateTargets });
       dispatcher.start();
       stops.push(() => dispatcher.stop());
       // outcome.completed: announces outcomes stored in ClickHouse through the outbox.

@@ -1,0 +1,199 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
+
+/**
+ * One schema per webhook event: the `data` of every delivery, real or test, is built by
+ * the builders below and matches its schema (published in the OpenAPI document's
+ * `webhooks` section and in the README). Fields are never dropped; new optional fields
+ * may be added.
+ */
+const Str = (description: string) => Type.String({ description });
+const NullableStr = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+/** An ISO 8601 UTC time as `Date.toISOString` writes it. */
+const ISO_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+const Time = (description: string) => Type.String({ pattern: ISO_TIME, description });
+const NullableTime = (description: string) => Type.Union([Type.String({ pattern: ISO_TIME }), Type.Null()], { description });
+const Test = Type.Optional(Type.Boolean({ description: 'true on test deliveries (`POST /v1/webhooks/test`)' }));
+
+export const SubscriptionEventData = Type.Object(
+  {
+    subscription_id: Str('the subscription'),
+    account_id: Str('its account (customer)'),
+    rate_plan_id: Str('its rate plan after the change'),
+    status: Str('its status after the change: draft, active, paused or cancelled'),
+    previous_status: NullableStr('its status before the change (null when created)'),
+    change: Str('created, activated, paused, resumed, renewed, plan_changed or cancelled'),
+    effective_at: Time('when the change takes effect'),
+    cancel_date: NullableTime('the cancellation date (cancelled only, else null)'),
+    reason: NullableStr('the cancellation reason (cancelled only, else null)'),
+    from_rate_plan_id: NullableStr('the plan before a plan change (else null)'),
+    to_rate_plan_id: NullableStr('the plan after a plan change (else null)'),
+    test: Test,
+  },
+  { additionalProperties: false },
+);
+export type SubscriptionEventData = Static<typeof SubscriptionEventData>;
+
+export const InvoiceEventData = Type.Object(
+  {
+    invoice_id: Str('the invoice (or credit note)'),
+    account_id: Str('its account (customer)'),
+    amount: Type.Number({ description: 'the total as a JSON number (the spec’s field; use `total` for exact arithmetic)' }),
+    currency: Str('ISO 4217 code'),
+    total: Str('the exact total as a decimal string in the currency’s minor units, e.g. "16.00"'),
+    number: NullableStr('the invoice number once finalized (INV-…), else null'),
+    status: Str('draft, finalized, paid or void'),
+    subscription_id: NullableStr('the subscription it bills'),
+    kind: Str('invoice or credit_note'),
+    replaces_invoice_id: NullableStr('a correction’s replaced invoice, else null'),
+    credit_note_id: NullableStr('a correction’s credit note, else null'),
+    credit_note_number: NullableStr('that credit note’s number, else null'),
+    test: Test,
+  },
+  { additionalProperties: false },
+);
+export type InvoiceEventData = Static<typeof InvoiceEventData>;
+
+export const OutcomeEventData = Type.Object(
+  {
+    event_id: Str('the outcome event’s id (as sent, or generated)'),
+    agent_instance_id: Str('the agent instance'),
+    account_id: NullableStr('its account, when it has one'),
+    outcome_type: Str('the outcome type'),
+    value: Type.Number({ description: 'the value as a JSON number (use `value_exact` for exact arithmetic)' }),
+    value_exact: Str('the exact value as a decimal string, up to 10^18 with 9 decimals'),
+    timestamp: Time('when the outcome happened'),
+    derived_from: Type.Optional(Type.Unknown({ description: 'for outcomes derived by an outcome rule: the rule and the action' })),
+    test: Test,
+  },
+  { additionalProperties: false },
+);
+export type OutcomeEventData = Static<typeof OutcomeEventData>;
+
+/** The schema of each event's `data`. */
+export const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
+  'subscription.created': SubscriptionEventData,
+  'subscription.updated': SubscriptionEventData,
+  'subscription.cancelled': SubscriptionEventData,
+  'invoice.created': InvoiceEventData,
+  'invoice.paid': InvoiceEventData,
+  'payment.successful': InvoiceEventData,
+  'outcome.completed': OutcomeEventData,
+};
+
+const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
+function checkOf(event: WebhookEvent): TypeCheck<TSchema> {
+  let c = checks.get(event);
+  if (!c) checks.set(event, (c = TypeCompiler.Compile(deliveryBodySchema(event))));
+  return c;
+}
+
+/** Where a delivery body departs from its event's schema (empty when it matches). */
+export function webhookBodyProblems(event: WebhookEvent, body: unknown): string[] {
+  const c = checkOf(event);
+  return c.Check(body) ? [] : [...c.Errors(body)].map((e) => `${event} ${e.path || '/'}: ${e.message}`);
+}
+
+/** The body of every delivery: `{event, timestamp, data}` (the spec's shape). */
+export function deliveryBodySchema(event: WebhookEvent): TSchema {
+  return Type.Object(
+    { event: Type.Literal(event), timestamp: Time('when the event happened'), data: EVENT_DATA[event] },
+    { additionalProperties: false, description: `Sent for ${event}` },
+  );
+}
+
+const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
+
+/** A subscription's change as its event's data. */
+export function subscriptionEventData(
+  s: { id: string; account_id: string; rate_plan_id: string; status: string; cancel_date: Date | string | null; cancel_reason: string | null },
+  previousStatus: string | null,
+  change: string,
+  effectiveAt: Date,
+  planChange: { from_rate_plan_id?: unknown; to_rate_plan_id?: unknown } = {},
+): SubscriptionEventData {
+  const cancelled = change === 'cancelled';
+  return {
+    subscription_id: s.id,
+    account_id: s.account_id,
+    rate_plan_id: s.rate_plan_id,
+    status: s.status,
+    previous_status: previousStatus,
+    change,
+    effective_at: effectiveAt.toISOString(),
+    cancel_date: cancelled ? iso(s.cancel_date) : null,
+    reason: cancelled ? s.cancel_reason : null,
+    from_rate_plan_id: typeof planChange.from_rate_plan_id === 'string' ? planChange.from_rate_plan_id : null,
+    to_rate_plan_id: typeof planChange.to_rate_plan_id === 'string' ? planChange.to_rate_plan_id : null,
+  };
+}
+
+/** An invoice (or credit note) as its events' data. */
+export function invoiceEventData(
+  r: { id: string; account_id: string; total: string; currency: string; number: string | null; status: string; subscription_id: string | null; kind?: string | null },
+  correction: { replaces_invoice_id?: string | null; credit_note_id?: string | null; credit_note_number?: string | null } = {},
+): InvoiceEventData {
+  return {
+    invoice_id: r.id,
+    account_id: r.account_id,
+    amount: Number(r.total),
+    currency: r.currency,
+    total: r.total,
+    number: r.number,
+    status: r.status,
+    subscription_id: r.subscription_id,
+    kind: r.kind ?? 'invoice',
+    replaces_invoice_id: correction.replaces_invoice_id ?? null,
+    credit_note_id: correction.credit_note_id ?? null,
+    credit_note_number: correction.credit_note_number ?? null,
+  };
+}
+
+/** A stored outcome as its event's data. */
+export function outcomeEventData(o: {
+  eventId: string;
+  agentInstanceId: string;
+  accountId: string | null;
+  outcomeType: string;
+  value: string;
+  timestamp: Date;
+  derivedFrom?: unknown;
+}): OutcomeEventData {
+  return {
+    event_id: o.eventId,
+    agent_instance_id: o.agentInstanceId,
+    account_id: o.accountId,
+    outcome_type: o.outcomeType,
+    value: Number(o.value),
+    value_exact: o.value,
+    timestamp: o.timestamp.toISOString(),
+    ...(o.derivedFrom !== undefined ? { derived_from: o.derivedFrom } : {}),
+  };
+}
+
+const SAMPLE_TIME = new Date('2026-01-01T00:00:00Z');
+const sampleSubscription = { id: 'sub_test', account_id: 'acct_test', rate_plan_id: 'rp_test', cancel_date: null, cancel_reason: null };
+const sampleInvoice = { id: 'inv_test', account_id: 'acct_test', total: '100.00', currency: 'USD', number: 'INV-000001', subscription_id: 'sub_test', kind: 'invoice' };
+
+/** The `data` of a test delivery: sample values through the same builders as real events, marked `test: true`. */
+export function sampleEventData(event: WebhookEvent): Record<string, unknown> {
+  const data = ((): Record<string, unknown> => {
+    switch (event) {
+      case 'subscription.created':
+        return subscriptionEventData({ ...sampleSubscription, status: 'draft' }, null, 'created', SAMPLE_TIME);
+      case 'subscription.updated':
+        return subscriptionEventData({ ...sampleSubscription, status: 'active' }, 'draft', 'activated', SAMPLE_TIME);
+      case 'subscription.cancelled':
+        return subscriptionEventData({ ...sampleSubscription, status: 'cancelled', cancel_date: SAMPLE_TIME, cancel_reason: 'test' }, 'active', 'cancelled', SAMPLE_TIME);
+      case 'invoice.created':
+        return invoiceEventData({ ...sampleInvoice, status: 'finalized' });
+      case 'invoice.paid':
+      case 'payment.successful':
+        return invoiceEventData({ ...sampleInvoice, status: 'paid' });
+      case 'outcome.completed':
+        return outcomeEventData({ eventId: 'evt_test', agentInstanceId: 'ai_test', accountId: 'acct_test', outcomeType: 'converted_lead', value: '1', timestamp: SAMPLE_TIME });
+    }
+  })();
+  return { ...data, test: true };
+}
