@@ -73,6 +73,30 @@ describe('a second organization', () => {
   }, 120_000);
 });
 
+describe('a lost admin key', () => {
+  it('is recoverable: `tally keys create` mints a working key for an environment (naming the organization when there are several)', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(repo, 'bin/tally.js'), 'keys', 'create', ...args], {
+        cwd: os.tmpdir(),
+        env: { ...process.env, DATABASE_URL: stack.env.DATABASE_URL, TALLY_LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    // The previous test made a second organization: the first must be named.
+    const ambiguous = run('--environment', 'production', '--json');
+    expect(ambiguous.status).toBe(1);
+    expect(ambiguous.stderr).toMatch(/--organization/);
+    const bad = run('--environment', 'prod');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--environment must be one of development, staging, production/);
+    const res = run('--environment', 'production', '--organization', stack.init.organization_id, '--json');
+    expect(res.status, res.stderr).toBe(0);
+    const minted = JSON.parse(res.stdout) as { key: string; environment_id: string; permission: string };
+    expect(minted).toMatchObject({ environment_id: stack.keys.production.id, permission: 'admin' });
+    return call(stack, 'GET', '/api/v1/account/all', { key: minted.key }).then((r) => expect(r.status).toBe(200));
+  }, 120_000);
+});
+
 describe('failed authentications', () => {
   it('are limited per address: over the limit, every request of that address gets 429 until the window ends', async () => {
     const api = await stack.startAnother(['api'], { env: { TALLY_HTTP_PORT: '0', TALLY_AUTH_FAILURES_PER_MINUTE: '5' } });

@@ -71,6 +71,35 @@ async function saveCredentials(file: string, r: Omit<InitResult, 'created'>): Pr
   await writeFile(file, JSON.stringify({ organization_id: r.organization_id, environments: r.environments }, null, 2), { mode: 0o600 });
 }
 
+export interface MintedKey {
+  id: string;
+  key: string;
+  organization_id: string;
+  environment: EnvironmentName;
+  environment_id: string;
+  permission: Permission;
+}
+
+/**
+ * A new API key for an environment (`tally keys create`): the operator's way back in when
+ * every admin key is lost. The organization is the given one, else the only one there is.
+ */
+export async function mintApiKey(
+  db: Db,
+  opts: { environment: EnvironmentName; organizationId?: string; permission?: Permission; name?: string },
+): Promise<MintedKey> {
+  const orgs = await db.selectFrom('organizations').select('id').$if(opts.organizationId !== undefined, (q) => q.where('id', '=', opts.organizationId!)).execute();
+  if (orgs.length === 0) throw new Error(opts.organizationId ? `no organization ${opts.organizationId}` : 'no organization yet: run `tally init` first');
+  if (orgs.length > 1) throw new Error(`${orgs.length} organizations: name one with --organization (${orgs.map((o) => o.id).join(', ')})`);
+  const organizationId = orgs[0]!.id;
+  const env = await db.selectFrom('environments').select('id').where('organization_id', '=', organizationId).where('name', '=', opts.environment).executeTakeFirst();
+  if (!env) throw new Error(`organization ${organizationId} has no ${opts.environment} environment`);
+  const permission = opts.permission ?? 'admin';
+  const key = await insertKey(db, organizationId, env.id, opts.environment, 'api', permission, opts.name ?? `${permission} key (tally keys create)`);
+  const row = await db.selectFrom('api_keys').select('id').where('key_hash', '=', hashSecret(key)).executeTakeFirstOrThrow();
+  return { id: row.id, key, organization_id: organizationId, environment: opts.environment, environment_id: env.id, permission };
+}
+
 /** Inserts a new key and returns it in clear (the only time it is visible). */
 export async function insertKey(
   db: Pick<Db, 'insertInto'>,

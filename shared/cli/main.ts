@@ -1,8 +1,8 @@
 import { parseCommonConfig } from '../config/common.ts';
 import { processEnv } from '../config/parse.ts';
-import { createDb, ensureDatabase, migrate, resolveDatabaseUrl } from '../db/postgres.ts';
+import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
 import { parseArgs } from 'node:util';
-import { initNewOrganization, initTally, type InitResult } from '../bootstrap/init.ts';
+import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../bootstrap/init.ts';
 import { parseRoleConfigs, ROLES, startTally, type Role } from '../runtime/start.ts';
 import { logger, setLogLevel } from '../log.ts';
 
@@ -11,11 +11,15 @@ const log = logger('cli');
 const INIT_USAGE = `  tally init [--json]                       create (or show) the organization, environments and first keys
   tally init --new-organization [--name N] [--json]
                                             create another organization (its own environments and keys)`;
+const KEYS_USAGE = `  tally keys create --environment development|staging|production [--organization ID]
+                  [--permission admin|read-write|read-only] [--name N] [--json]
+                                            mint a new API key (a lost admin key is recoverable)`;
 const START_USAGE = `  tally start [--roles ingest,sink,api,billing]
                                             run the named roles (all by default) in this process;
                                             initializes on first run and prints the keys last`;
 const USAGE = `Usage:
 ${INIT_USAGE}
+${KEYS_USAGE}
 ${START_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
 CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
@@ -35,6 +39,30 @@ export async function main(argv: string[]): Promise<number> {
       if (values.name !== undefined && !values['new-organization']) throw new UsageError('--name is given with --new-organization only', INIT_USAGE);
       const result = await runInit(env, values['new-organization'] ? { newOrganization: values.name ?? 'New organization' } : {});
       process.stdout.write(values.json ? JSON.stringify(publicInit(result), null, 2) + '\n' : describeInit(result));
+      return 0;
+    }
+    case 'keys': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          environment: { type: 'string' },
+          organization: { type: 'string' },
+          permission: { type: 'string' },
+          name: { type: 'string' },
+          json: { type: 'boolean' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+      if (values.help) return help(KEYS_USAGE);
+      if (positionals.join(' ') !== 'create') throw new UsageError(`unknown keys command ${positionals.join(' ') || '(none)'}`, KEYS_USAGE);
+      const environment = oneOf(values.environment, ENVIRONMENTS, '--environment');
+      const permission = oneOf(values.permission ?? 'admin', ['admin', 'read-write', 'read-only'] as const, '--permission');
+      const minted = await withDb(env, (db) =>
+        mintApiKey(db, { environment, permission, ...(values.organization ? { organizationId: values.organization } : {}), ...(values.name ? { name: values.name } : {}) }),
+      );
+      process.stdout.write(values.json ? JSON.stringify(minted, null, 2) + '\n' : `New ${minted.permission} API key for ${minted.environment} (${minted.environment_id}), id ${minted.id}:\n  ${minted.key}\nKeep it: it is stored only hashed.\n`);
       return 0;
     }
     case 'start': {
@@ -96,6 +124,14 @@ function help(usage: string): number {
 }
 
 async function runInit(env: ReturnType<typeof processEnv>, opts: { newOrganization?: string } = {}): Promise<InitResult> {
+  const dataDir = parseCommonConfig(env).dataDir;
+  return withDb(env, (db) =>
+    opts.newOrganization !== undefined ? initNewOrganization(db, { dataDir, organizationName: opts.newOrganization }) : initTally(db, { dataDir }),
+  );
+}
+
+/** Runs `fn` on the configured Postgres (migrated; the embedded one when that is what runs). */
+async function withDb<T>(env: ReturnType<typeof processEnv>, fn: (db: Db) => Promise<T>): Promise<T> {
   const config = parseCommonConfig(env);
   setLogLevel(config.logLevel);
   const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
@@ -103,12 +139,16 @@ async function runInit(env: ReturnType<typeof processEnv>, opts: { newOrganizati
   const db = createDb(pg.url, { max: 2 });
   try {
     await migrate(db as never);
-    if (opts.newOrganization !== undefined) return await initNewOrganization(db, { dataDir: config.dataDir, organizationName: opts.newOrganization });
-    return await initTally(db, { dataDir: config.dataDir });
+    return await fn(db);
   } finally {
     await db.destroy();
     await pg.stop();
   }
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T {
+  if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} must be one of ${allowed.join(', ')}${value === undefined ? '' : ` (got ${value})`}`, KEYS_USAGE);
 }
 
 function publicInit(r: InitResult): Omit<InitResult, 'created'> {
