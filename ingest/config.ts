@@ -17,6 +17,8 @@ const IngestEnv = Type.Object({
    * the server). Beyond it ingest answers 503; size it for the sink outage to ride out.
    */
   TALLY_STREAM_MAX_BYTES: Type.Integer({ minimum: 1024 * 1024, default: 4 * 1024 * 1024 * 1024 }),
+  /** Replicas of the events stream on a NATS cluster (1 on a single server; 3 or 5 on a cluster of at least as many). */
+  TALLY_STREAM_REPLICAS: Type.Union([Type.Literal(1), Type.Literal(3), Type.Literal(5)], { default: 1 }),
   /** JetStream duplicate window for publish retries (Nats-Msg-Id). */
   TALLY_STREAM_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
 });
@@ -29,6 +31,7 @@ export interface IngestConfig {
   readonly ackTimeoutMs: number;
   readonly streamMaxBytes: number;
   readonly streamDuplicateWindowMs: number;
+  readonly streamReplicas: number;
 }
 
 export function parseIngestConfig(env: Env): IngestConfig {
@@ -41,5 +44,6 @@ export function parseIngestConfig(env: Env): IngestConfig {
     ackTimeoutMs: e.TALLY_INGEST_ACK_TIMEOUT_MS,
     streamMaxBytes: e.TALLY_STREAM_MAX_BYTES,
     streamDuplicateWindowMs: e.TALLY_STREAM_DUPLICATE_WINDOW_MS,
+    streamReplicas: e.TALLY_STREAM_REPLICAS,
   });
 }

@@ -25,7 +25,7 @@ export async function startIngest(
   deps: { db: Db; auth: Authenticator; agents: AgentDirectory },
 ): Promise<IngestRole> {
   const { db, auth, agents } = deps;
-  await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs });
+  await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs, replicas: cfg.streamReplicas });
   const publisher = new EventPublisher(nc, names.eventsSubject, {
     maxBatchEvents: cfg.batchMaxEvents,
     maxBatchBytes: cfg.batchMaxBytes,

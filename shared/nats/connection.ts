@@ -10,10 +10,13 @@ import type { NatsNames } from './names.ts';
 
 const log = logger('nats');
 
-/** Connects, retrying for ever (the client reconnects by itself after outages). */
+/**
+ * Connects, retrying for ever (the client reconnects by itself after outages). `url` may
+ * list several servers of a cluster, comma-separated; the client moves between them.
+ */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   const nc = await connect({
-    servers: url,
+    servers: url.split(',').map((s) => s.trim()).filter(Boolean),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -116,6 +119,8 @@ export interface StreamOptions {
   maxBytes: number;
   /** JetStream's Nats-Msg-Id duplicate window for publish retries. */
   duplicateWindowMs: number;
+  /** Copies of the stream on a NATS cluster (1, 3 or 5); a stream survives the loss of a minority. */
+  replicas?: number;
 }
 
 /**
@@ -133,6 +138,7 @@ export async function ensureEventsStream(nc: NatsConnection, names: NatsNames, o
     discard: DiscardPolicy.New,
     max_bytes: opts.maxBytes,
     duplicate_window: opts.duplicateWindowMs * 1_000_000,
+    num_replicas: opts.replicas ?? 1,
   };
   try {
     await jsm.streams.info(names.stream);

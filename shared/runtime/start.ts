@@ -189,7 +189,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       if (!ingest) {
         const { ensureEventsStream } = await import('../nats/connection.ts');
         const ic = ingestConfig!;
-        await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs });
+        await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs, replicas: ic.streamReplicas });
       }
       sink = new Sink(nc, names, ch!, config.clickhouse.database, configs.sink!, opts.sinkHooks);
       await sink.start();
