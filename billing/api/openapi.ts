@@ -91,7 +91,19 @@ export function openApiDocument(endpoints: readonly Endpoint[]): Record<string, 
  */
 function webhookOperations(): Record<string, unknown> {
   const signed =
-    'Signed twice: `X-Tally-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret) and Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`). Reject timestamps older than 5 minutes.';
+    'Signed twice. Standard Webhooks: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part after `whsec_` of a `whsec_` secret (a secret without the prefix: its characters); verify with a Standard Webhooks library given the secret as issued (`format: raw` for a secret without the prefix) and reject timestamps more than 5 minutes old. `X-Tally-Signature` (the spec’s scheme): hex HMAC-SHA256 of the raw body keyed with the secret’s characters; it does not cover the timestamp.';
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, schema: { type: 'string' }, description });
+  const parameters = [
+    header('webhook-id', 'the event id, the same on every retry: deduplicate on it'),
+    header('webhook-timestamp', 'Unix seconds of the attempt, signed'),
+    header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`'),
+    header('X-Tally-Signature', 'hex HMAC-SHA256 of the raw body with the secret'),
+    header('X-Tally-Event-Id', 'the event id (as webhook-id)'),
+    header('X-Tally-Event', 'the event name'),
+    header('X-Tally-Timestamp', 'Unix seconds of the attempt (not signed by X-Tally-Signature)'),
+    header('X-Tally-Delivery-Id', 'the delivery (one per event and endpoint)'),
+    header('X-Tally-Attempt', 'the attempt number, from 1'),
+  ];
   return Object.fromEntries(
     WEBHOOK_EVENTS.map((event) => [
       event,
@@ -99,8 +111,9 @@ function webhookOperations(): Record<string, unknown> {
         post: {
           summary: `${event} delivery`,
           description: signed,
+          parameters,
           requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(deliveryBodySchema(event))) } } },
-          responses: { '2XX': { description: 'Delivered; any other answer is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h)' } },
+          responses: { '2XX': { description: 'Delivered; any other answer, no answer within 30 s or a failed connection is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h)' } },
         },
       },
     ]),

@@ -9,6 +9,7 @@ import {
   WEBHOOK_EVENTS,
 } from '../catalog/webhook-endpoints.ts';
 import { AppError } from '../../shared/errors.ts';
+import { standardSecretProblem } from '../webhooks/signature.ts';
 import { targetProblem } from '../webhooks/targets.ts';
 import { listA, listB, pageA, pageB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
@@ -23,7 +24,13 @@ const Events = Type.Array(EventName, {
   uniqueItems: true,
   errorMessage: 'must be a non-empty array of distinct event names, or ["*"]',
 });
-const Secret = Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7E]+$', errorMessage: 'must be 16 to 256 printable ASCII characters without spaces' });
+const Secret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  pattern: '^[\\x21-\\x7E]+$',
+  errorMessage: 'must be 16 to 256 printable ASCII characters without spaces',
+  description: 'the signing secret; one starting with whsec_ must go on with the base64 of a 24 to 64 byte key (Standard Webhooks)',
+});
 const IsActive = Type.Boolean({ errorMessage: 'must be true or false' });
 
 export const WebhookCreate = Type.Object({
@@ -42,6 +49,11 @@ export const WebhookUpdate = Type.Object({
 });
 export const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
 
+/** A 400 naming the field, when it has a problem. */
+function refuse(field: string, problem: string | undefined): void {
+  if (problem) throw new AppError('validation_failed', `${field} ${problem}`, { details: [{ path: field, message: `${field} ${problem}` }] });
+}
+
 /**
  * Webhook endpoint configuration (URL, events, secret); delivery is the billing role's.
  * The secret is answered once, on create and on rotate-secret, never by a read.
@@ -50,10 +62,13 @@ export const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
  */
 export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
   const allowPrivate = webhooks?.allowPrivateTargets ?? false;
-  /** The body, its url checked against the target policy (names are checked again at every delivery). */
-  const checked = <T extends { url?: string | undefined }>(b: T): T => {
-    const problem = b.url === undefined ? undefined : targetProblem(b.url, allowPrivate);
-    if (problem) throw new AppError('validation_failed', `url ${problem}`, { details: [{ path: 'url', message: `url ${problem}` }] });
+  /**
+   * The body, its url checked against the target policy (names are checked again at every
+   * delivery) and a given `whsec_` secret against Standard Webhooks.
+   */
+  const checked = <T extends { url?: string | undefined; secret?: string | undefined }>(b: T): T => {
+    refuse('url', b.url === undefined ? undefined : targetProblem(b.url, allowPrivate));
+    refuse('secret', b.secret === undefined ? undefined : standardSecretProblem(b.secret));
     return b;
   };
   const create = (path: string): Endpoint => ({
@@ -124,7 +139,7 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       summary: 'Replace the signing secret (optional secret, else generated); returned once, the old one stops signing at once',
       requestBody: WebhookRotate,
       handle: async (req, p) => {
-        const b = optionalBody(req, WebhookRotate);
+        const b = checked(optionalBody(req, WebhookRotate));
         return ok(await rotateWebhookSecret(db, p.environmentId, req.params.webhook_id!, b.secret));
       },
     },

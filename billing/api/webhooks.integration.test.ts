@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
 import { failedPaths, keySet, statuses, type KeySet } from './test-support.ts';
 
@@ -28,6 +29,9 @@ describe('webhook endpoints', () => {
     expect(res.body).toMatchObject({ url: 'https://hooks.example.com/tally', events: ['invoice.created', 'invoice.paid'], description: 'finance', is_active: true, secret_rotated_at: null });
     expect(res.body.id).toMatch(/^wh_/);
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9]{40}$/);
+    // Usable as issued by Standard Webhooks verifiers: whsec_ and the base64 of a 30-byte key.
+    expect(Buffer.from(res.body.secret.slice(6), 'base64').toString('base64')).toBe(res.body.secret.slice(6));
+    expect(() => new Webhook(res.body.secret)).not.toThrow();
     expect(res.body.secret_hint).toBe(`whsec_…${res.body.secret.slice(-4)}`);
     expect(Date.parse(res.body.created_at)).toBeGreaterThan(0);
     // Stored in clear: HMAC signing of deliveries needs the secret itself.
@@ -109,6 +113,15 @@ describe('webhook endpoints', () => {
     const short = await post(`/api/v1/webhooks/${w.id}/rotate-secret`, { secret: 'short' });
     expect(short.status).toBe(400);
     expect(failedPaths(short)).toEqual(['secret']);
+    const std = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    expect((await post(`/api/v1/webhooks/${w.id}/rotate-secret`, { secret: std })).body.secret).toBe(std);
+    const notBase64 = await post(`/api/v1/webhooks/${w.id}/rotate-secret`, { secret: 'whsec_this is not base64' });
+    expect(notBase64.status).toBe(400);
+    expect(failedPaths(notBase64)).toEqual(['secret']);
+    const notBase64NoSpaces = await post(`/api/v1/webhooks/${w.id}/rotate-secret`, { secret: 'whsec_not-base64-not-base64-not-base64!' });
+    expect(notBase64NoSpaces.status).toBe(400);
+    expect(failedPaths(notBase64NoSpaces)).toEqual(['secret']);
+    expect(await storedSecret(w.id)).toBe(std);
   });
 
   it('deletes; the endpoint is gone afterwards (404 on every path)', async () => {
@@ -138,6 +151,10 @@ describe('webhook endpoints', () => {
     ['* with other events', { url: 'https://x.example.com', events: ['*', 'invoice.paid'] }, 'events'],
     ['short secret', { url: 'https://x.example.com', events: ['*'], secret: 'abc' }, 'secret'],
     ['secret with spaces', { url: 'https://x.example.com', events: ['*'], secret: 'has spaces in the secret value' }, 'secret'],
+    ['whsec_ secret not base64', { url: 'https://x.example.com', events: ['*'], secret: 'whsec_not-base64-not-base64-not-base64!' }, 'secret'],
+    ['whsec_ secret with bad padding', { url: 'https://x.example.com', events: ['*'], secret: `whsec_${'A'.repeat(33)}` }, 'secret'],
+    ['whsec_ secret under 24 bytes', { url: 'https://x.example.com', events: ['*'], secret: `whsec_${Buffer.alloc(16, 7).toString('base64')}` }, 'secret'],
+    ['whsec_ secret over 64 bytes', { url: 'https://x.example.com', events: ['*'], secret: `whsec_${Buffer.alloc(65, 7).toString('base64')}` }, 'secret'],
     ['description not a string', { url: 'https://x.example.com', events: ['*'], description: 7 }, 'description'],
     ['is_active not a boolean', { url: 'https://x.example.com', events: ['*'], is_active: 'yes' }, 'is_active'],
   ])('rejects %s with 400 validation_failed naming the field (both families, create and update)', async (_label, b, path) => {

@@ -13,74 +13,126 @@ const NullableStr = (description: string) => Type.Union([Type.String(), Type.Nul
 /** An ISO 8601 UTC time as `Date.toISOString` writes it. */
 const ISO_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 const Time = (description: string) => Type.String({ pattern: ISO_TIME, description });
-const NullableTime = (description: string) => Type.Union([Type.String({ pattern: ISO_TIME }), Type.Null()], { description });
 const Test = Type.Optional(Type.Boolean({ description: 'true on test deliveries (`POST /v1/webhooks/test`)' }));
 
-export const SubscriptionEventData = Type.Object(
-  {
-    subscription_id: Str('the subscription'),
-    account_id: Str('its account (customer)'),
-    rate_plan_id: Str('its rate plan after the change'),
-    status: Str('its status after the change: draft, active, paused or cancelled'),
-    previous_status: NullableStr('its status before the change (null when created)'),
-    change: Str('created, activated, paused, resumed, renewed, plan_changed or cancelled'),
-    effective_at: Time('when the change takes effect'),
-    cancel_date: NullableTime('the cancellation date (cancelled only, else null)'),
-    reason: NullableStr('the cancellation reason (cancelled only, else null)'),
-    from_rate_plan_id: NullableStr('the plan before a plan change (else null)'),
-    to_rate_plan_id: NullableStr('the plan after a plan change (else null)'),
-    test: Test,
-  },
-  { additionalProperties: false },
-);
-export type SubscriptionEventData = Static<typeof SubscriptionEventData>;
+const OneOf = (values: readonly string[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
+const Null = (description: string) => Type.Null({ description });
 
-export const InvoiceEventData = Type.Object(
-  {
-    invoice_id: Str('the invoice (or credit note)'),
-    account_id: Str('its account (customer)'),
-    amount: Type.Number({ description: 'the total as a JSON number (the spec’s field; use `total` for exact arithmetic)' }),
-    currency: Str('ISO 4217 code'),
-    total: Str('the exact total as a decimal string in the currency’s minor units, e.g. "16.00"'),
-    number: NullableStr('the invoice number once finalized (INV-…), else null'),
-    status: Str('draft, finalized, paid or void'),
-    subscription_id: NullableStr('the subscription it bills'),
-    kind: Str('invoice or credit_note'),
-    replaces_invoice_id: NullableStr('a correction’s replaced invoice, else null'),
-    credit_note_id: NullableStr('a correction’s credit note, else null'),
-    credit_note_number: NullableStr('that credit note’s number, else null'),
-    test: Test,
-  },
-  { additionalProperties: false },
-);
-export type InvoiceEventData = Static<typeof InvoiceEventData>;
+/** What narrows one subscription event's `data` from another's (every event has the same fields). */
+interface SubscriptionNarrowing {
+  status: TSchema;
+  previous_status: TSchema;
+  change: TSchema;
+  cancel_date: TSchema;
+  reason: TSchema;
+}
 
-export const OutcomeEventData = Type.Object(
+function subscriptionData(n: SubscriptionNarrowing) {
+  return Type.Object(
+    {
+      subscription_id: Str('the subscription'),
+      account_id: Str('its account (customer)'),
+      rate_plan_id: Str('its rate plan after the change'),
+      status: n.status,
+      previous_status: n.previous_status,
+      change: n.change,
+      effective_at: Time('when the change takes effect'),
+      cancel_date: n.cancel_date,
+      reason: n.reason,
+      from_rate_plan_id: NullableStr('the plan before a plan change (else null)'),
+      to_rate_plan_id: NullableStr('the plan after a plan change (else null)'),
+      test: Test,
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** The statuses a subscription moves between before it is cancelled. */
+const LIVE_STATUSES = ['draft', 'active', 'paused'];
+/** The changes `subscription.updated` reports. */
+const SUBSCRIPTION_UPDATES = ['activated', 'paused', 'resumed', 'renewed', 'plan_changed'];
+
+export const SubscriptionCreatedData = subscriptionData({
+  status: Type.Literal('draft', { description: 'its status: draft (created active, a subscription.updated `activated` follows)' }),
+  previous_status: Null('null: it did not exist'),
+  change: Type.Literal('created'),
+  cancel_date: Null('null (cancelled only)'),
+  reason: Null('null (cancelled only)'),
+});
+export const SubscriptionUpdatedData = subscriptionData({
+  status: OneOf(LIVE_STATUSES, 'its status after the change'),
+  previous_status: OneOf(LIVE_STATUSES, 'its status before the change'),
+  change: OneOf(SUBSCRIPTION_UPDATES, 'what changed (plan_changed carries from_rate_plan_id and to_rate_plan_id)'),
+  cancel_date: Null('null (cancelled only)'),
+  reason: Null('null (cancelled only)'),
+});
+export const SubscriptionCancelledData = subscriptionData({
+  status: Type.Literal('cancelled'),
+  previous_status: OneOf(LIVE_STATUSES, 'its status before the cancellation'),
+  change: Type.Literal('cancelled'),
+  cancel_date: Time('the cancellation date: billing stops there (equals effective_at)'),
+  reason: NullableStr('the reason given, else null'),
+});
+
+function invoiceData(status: TSchema) {
+  return Type.Object(
+    {
+      invoice_id: Str('the invoice (or credit note)'),
+      account_id: Str('its account (customer)'),
+      amount: Type.Number({ description: 'the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic' }),
+      currency: Str('ISO 4217 code'),
+      total: Str('the exact total as a decimal string in the currency’s minor units, e.g. "16.00"'),
+      number: NullableStr('the invoice number once finalized (INV-…), else null'),
+      status,
+      subscription_id: NullableStr('the subscription it bills'),
+      kind: OneOf(['invoice', 'credit_note'], 'invoice or credit_note'),
+      replaces_invoice_id: NullableStr('a correction’s replaced invoice, else null'),
+      credit_note_id: NullableStr('a correction’s credit note, else null'),
+      credit_note_number: NullableStr('that credit note’s number, else null'),
+      test: Test,
+    },
+    { additionalProperties: false },
+  );
+}
+export const InvoiceCreatedData = invoiceData(OneOf(['draft', 'finalized'], 'draft (final after the grace period) or finalized'));
+export const InvoicePaidData = invoiceData(Type.Literal('paid'));
+
+export const OutcomeCompletedData = Type.Object(
   {
     event_id: Str('the outcome event’s id (as sent, or generated)'),
     agent_instance_id: Str('the agent instance'),
     account_id: NullableStr('its account, when it has one'),
     outcome_type: Str('the outcome type'),
-    value: Type.Number({ description: 'the value as a JSON number (use `value_exact` for exact arithmetic)' }),
-    value_exact: Str('the exact value as a decimal string, up to 10^18 with 9 decimals'),
+    value: Type.Number({ description: 'the value as a JSON number: the nearest double, so use `value_exact` for exact arithmetic' }),
+    value_exact: Str('the exact value as a decimal string, as stored (up to 10^18, 9 decimals)'),
     timestamp: Time('when the outcome happened'),
     derived_from: Type.Optional(Type.Unknown({ description: 'for outcomes derived by an outcome rule: the rule and the action' })),
     test: Test,
   },
   { additionalProperties: false },
 );
-export type OutcomeEventData = Static<typeof OutcomeEventData>;
 
-/** The schema of each event's `data`. */
+/** The schema of each event's `data`: one per event, for real and test deliveries alike. */
 export const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
-  'subscription.created': SubscriptionEventData,
-  'subscription.updated': SubscriptionEventData,
-  'subscription.cancelled': SubscriptionEventData,
-  'invoice.created': InvoiceEventData,
-  'invoice.paid': InvoiceEventData,
-  'payment.successful': InvoiceEventData,
-  'outcome.completed': OutcomeEventData,
+  'subscription.created': SubscriptionCreatedData,
+  'subscription.updated': SubscriptionUpdatedData,
+  'subscription.cancelled': SubscriptionCancelledData,
+  'invoice.created': InvoiceCreatedData,
+  'invoice.paid': InvoicePaidData,
+  'payment.successful': InvoicePaidData,
+  'outcome.completed': OutcomeCompletedData,
 };
+
+/** The fields of every subscription event (the schemas above narrow them per event). */
+export type SubscriptionEventData = Omit<Static<typeof SubscriptionCancelledData>, 'status' | 'previous_status' | 'change' | 'cancel_date' | 'reason'> & {
+  status: string;
+  previous_status: string | null;
+  change: string;
+  cancel_date: string | null;
+  reason: string | null;
+};
+export type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind'> & { status: string; kind: string };
+export type OutcomeEventData = Static<typeof OutcomeCompletedData>;
 
 const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
 function checkOf(event: WebhookEvent): TypeCheck<TSchema> {

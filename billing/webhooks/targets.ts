@@ -102,7 +102,7 @@ export function targetProblem(raw: string, allowPrivate: boolean): string | unde
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
   if (url.username || url.password) return 'must not carry credentials (user:password@)';
   if (allowPrivate) return undefined;
-  const host = hostOf(url).toLowerCase();
+  const host = hostOf(url).toLowerCase().replace(/\.$/, ''); // `localhost.` is `localhost`
   if ((net.isIP(host) && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
     return 'must not point at a loopback, private, link-local or reserved address (set TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on to allow them)';
   }

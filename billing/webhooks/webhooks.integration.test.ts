@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
 import { RETRY_SCHEDULE_MS, WebhookDispatcher } from './dispatcher.ts';
 import { emitWebhookEvent } from './outbox.ts';
-import { sampleEventData, webhookBodyProblems } from './payloads.ts';
+import { deliveryBodySchema, sampleEventData, webhookBodyProblems } from './payloads.ts';
 import { isForbiddenAddress } from './targets.ts';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.ts';
 
@@ -36,6 +36,15 @@ function verify(body: string, secret: string, signature: string | undefined): bo
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
+/**
+ * The receiver side as the README documents it: a `whsec_` secret (the generated ones) is
+ * passed to the `standardwebhooks` package as is; a secret of your own without the prefix
+ * is passed with `{ format: 'raw' }`.
+ */
+function receiverWebhook(secret: string): Webhook {
+  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
+}
+
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     let body = '';
@@ -45,7 +54,7 @@ beforeAll(async () => {
       if (path.startsWith('/hang')) return; // never answers
       let standard: unknown = null;
       try {
-        standard = new Webhook(secrets.get(path) ?? 'x', { format: 'raw' }).verify(body, req.headers as Record<string, string>);
+        standard = receiverWebhook(secrets.get(path) ?? 'x').verify(body, req.headers as Record<string, string>);
       } catch {
         standard = null;
       }
@@ -242,6 +251,10 @@ describe('webhook deliveries', () => {
       // Published: the OpenAPI document's webhooks section holds the very schema.
       const published = doc.webhooks[event].post.requestBody.content['application/json'].schema;
       expect(Object.keys(published.properties.data.properties).sort(), event).toEqual(Object.keys(body.data).concat(published.properties.data.properties.derived_from ? ['derived_from'] : []).sort());
+      expect(published, event).toEqual(JSON.parse(JSON.stringify(deliveryBodySchema(event as WebhookEvent))));
+      // ... with the headers receivers verify.
+      const headers = doc.webhooks[event].post.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name);
+      expect(headers, event).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-Tally-Signature', 'X-Tally-Event-Id', 'X-Tally-Timestamp']));
     }
     // Real deliveries of this file's subscriptions matched the same schemas.
     const rows = await stack.tally.db!.selectFrom('webhook_events').select(['event', 'body']).execute();
@@ -253,7 +266,31 @@ describe('webhook deliveries', () => {
     await call(stack, 'POST', '/v1/webhooks/test', { key: admin(), body: { webhook_id: ep.id, event: 'subscription.created' } });
     const r = at('/replay').at(-1)!;
     const old = { ...(r.headers as Record<string, string>), 'webhook-timestamp': String(Number(r.headers['webhook-timestamp']) - 600) };
-    expect(() => new Webhook(ep.secret, { format: 'raw' }).verify(r.body, old)).toThrow(/timestamp|signature/i);
+    expect(r.standard).toEqual(JSON.parse(r.body));
+    expect(() => new Webhook(ep.secret).verify(r.body, old)).toThrow(/timestamp|signature/i);
+  });
+
+  it('Standard Webhooks signatures verify with the secret as issued: whsec_ secrets base64-decoded (generated or given), others as their bytes', async () => {
+    const generated = await endpoint('/std-generated', ['subscription.created']);
+    expect(generated.secret).toMatch(/^whsec_/);
+    // A given whsec_ secret with every base64 character (+, / and padding).
+    const givenKey = Buffer.from('fb'.repeat(31) + 'ff', 'hex').toString('base64');
+    expect(givenKey).toMatch(/[+/=]/);
+    const given = await b('POST', '/webhooks', { url: base + '/std-given', events: ['subscription.created'], secret: `whsec_${givenKey}` });
+    secrets.set('/std-given', given.secret);
+    const plain = await b('POST', '/webhooks', { url: base + '/std-plain', events: ['subscription.created'], secret: 'my-own-secret-without-prefix' });
+    secrets.set('/std-plain', plain.secret);
+    await newSubscription();
+    await new WebhookDispatcher(stack.tally.db!, local).runOnce();
+    for (const path of ['/std-generated', '/std-given', '/std-plain']) {
+      const r = at(path).at(-1)!;
+      expect(r, path).toBeDefined();
+      expect(r.standard, path).toEqual(JSON.parse(r.body));
+      expect(r.signatureValid, path).toBe(true); // X-Tally-Signature: keyed with the secret's characters, as before
+    }
+    // The key is the decoded bytes, not the characters: a verifier given the raw characters of a whsec_ secret fails.
+    const r = at('/std-generated').at(-1)!;
+    expect(() => new Webhook(generated.secret, { format: 'raw' }).verify(r.body, r.headers as Record<string, string>)).toThrow();
   });
 
   it('a disabled endpoint gets no more attempts; re-enabled, its pending deliveries go out', async () => {
@@ -273,6 +310,51 @@ describe('webhook deliveries', () => {
     expect(await d.runOnce()).toBe(1);
     expect(at('/flaky')).toHaveLength(2);
     expect((await b('GET', `/webhooks/${ep.id}/deliveries`)).deliveries[0]).toMatchObject({ status: 'delivered', attempt_count: 2 });
+  });
+});
+
+describe('webhook payloads of real operations', () => {
+  it('every operation that emits an event sends the data of its event’s schema (subscription moves, invoices, payments)', async () => {
+    await endpoint('/all', ['*']);
+    const sub = await newSubscription();
+    const type = await b('POST', '/agent_type/create', { name: `type-${Math.random()}` });
+    const product = await b('POST', '/products', { name: `p-${Math.random()}`, agent_type_id: type.id });
+    const plan2 = await b('POST', `/products/${product.id}/rateplans`, { name: 'Pro', billing_cycle_code: 'monthly', currency: 'USD' });
+    await b('POST', `/subscription/${sub.id}/change-plan`, { rate_plan_id: plan2.id });
+    for (const move of ['activate', 'pause', 'resume', 'renew']) await b('POST', `/subscription/${sub.id}/${move}`);
+    await b('POST', `/subscription/${sub.id}/cancel`);
+    const draft = await newSubscription();
+    await b('POST', `/subscription/${draft.id}/cancel`, { reason: 'never started' });
+
+    // Family A: created active at once; billed for last month, then paid.
+    const account = await b('POST', '/account/create', { name: `acct-${Math.random()}` });
+    const a = await call(stack, 'POST', '/v1/subscriptions', { key: admin(), body: { account_id: account.id, rate_plan_id: plan2.id } });
+    expect(a.status, JSON.stringify(a.body)).toBe(201);
+    const now = new Date();
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const db = stack.tally.db!;
+    await db.updateTable('subscription_events').set({ effective_at: lastMonth }).where('subscription_id', '=', a.body.id).execute();
+    await db.updateTable('subscriptions').set({ contract_effective_date: lastMonth }).where('id', '=', a.body.id).execute();
+    const generated = await call(stack, 'POST', '/v1/invoices/generate', { key: admin(), body: { billing_period: lastMonth.toISOString().slice(0, 7), account_id: account.id } });
+    expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+    const invoice = generated.body.invoices.find((i: { subscription_id: string }) => i.subscription_id === a.body.id);
+    expect((await call(stack, 'POST', `/v1/invoices/${invoice.id}/pay`, { key: admin(), body: {} })).status).toBe(200);
+
+    await new WebhookDispatcher(db, local).runOnce();
+    const bodies = at('/all').map((r) => {
+      expect(r.standard).toEqual(JSON.parse(r.body));
+      return JSON.parse(r.body);
+    });
+    for (const body of bodies) expect(webhookBodyProblems(body.event, body), body.event).toEqual([]);
+    const changes = bodies.filter((x) => x.data.subscription_id === sub.id && x.event.startsWith('subscription.')).map((x) => `${x.event}:${x.data.change}`);
+    expect(changes.sort()).toEqual(
+      ['created', 'plan_changed', 'activated', 'paused', 'resumed', 'renewed'].map((c) => (c === 'created' ? 'subscription.created:created' : `subscription.updated:${c}`)).concat('subscription.cancelled:cancelled').sort(),
+    );
+    const cancelledDraft = bodies.find((x) => x.event === 'subscription.cancelled' && x.data.subscription_id === draft.id);
+    expect(cancelledDraft.data).toMatchObject({ previous_status: 'draft', status: 'cancelled', reason: 'never started', cancel_date: expect.any(String) });
+    const invoiceEvents = bodies.filter((x) => x.data.invoice_id === invoice.id);
+    expect(invoiceEvents.map((x) => `${x.event}:${x.data.status}`).sort()).toEqual([`invoice.created:${invoice.status}`, 'invoice.paid:paid', 'payment.successful:paid']);
+    for (const x of invoiceEvents) expect(x.data).toMatchObject({ total: invoice.total, amount: Number(invoice.total), subscription_id: a.body.id, currency: 'USD' });
   });
 });
 
