@@ -6,6 +6,7 @@ import { invoiceEndpoints } from './invoices-routes.ts';
 import { openApiRoutes } from './openapi.ts';
 import { pricingEndpoints } from './pricing-routes.ts';
 import { reportEndpoints } from './reports-routes.ts';
+import { sqlEndpoints } from './sql-routes.ts';
 import { toRoutes, type ApiDeps, type Endpoint } from './route.ts';
 import { subscriptionEndpoints } from './subscriptions-routes.ts';
 import { tagEndpoints } from './tags-routes.ts';
@@ -26,6 +27,7 @@ export function apiEndpoints(deps: ApiDeps): Endpoint[] {
     ...webhookEndpoints(deps),
     ...webhookDeliveryEndpoints(deps),
     ...reportEndpoints(deps),
+    ...sqlEndpoints(deps),
     ...(deps.invoicing ? invoiceEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
   ];
 }

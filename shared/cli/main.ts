@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../bootstrap/init.ts';
 import { parseRoleConfigs, ROLES, startTally, type Role } from '../runtime/start.ts';
 import { logger, setLogLevel } from '../log.ts';
+import { runSql, SQL_USAGE } from './sql.ts';
 
 const log = logger('cli');
 
@@ -21,6 +22,7 @@ const USAGE = `Usage:
 ${INIT_USAGE}
 ${KEYS_USAGE}
 ${START_USAGE}
+${SQL_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
 CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
 
@@ -85,6 +87,8 @@ export async function main(argv: string[]): Promise<number> {
       if (result?.created) process.stdout.write(describeInit(result));
       return -1; // keep running
     }
+    case 'sql':
+      return runSql(rest, env);
     case undefined:
     case 'help':
     case '--help':

@@ -141,24 +141,35 @@ export async function ensureEventsStream(nc: NatsConnection, names: NatsNames, o
     num_replicas: opts.replicas ?? 1,
   };
   try {
-    await jsm.streams.info(names.stream);
+    const existing = await jsm.streams.info(names.stream);
     const { retention: _r, ...update } = config;
+    if (existing.config.num_replicas !== config.num_replicas) {
+      // JetStream moves the stream (and consumers that inherit its replicas) to the new count.
+      log.warn('changing the events stream replica count (TALLY_STREAM_REPLICAS)', { stream: names.stream, from: existing.config.num_replicas, to: config.num_replicas });
+    }
     await jsm.streams.update(names.stream, update);
   } catch (err) {
-    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String(err))) throw storageHint(err, opts.maxBytes);
+    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String(err))) throw storageHint(err, opts);
     await jsm.streams.add(config).catch((e: unknown) => {
-      throw storageHint(e, opts.maxBytes);
+      throw storageHint(e, opts);
     });
   }
 }
 
-/** JetStream's "insufficient storage" as an error naming the variable to change. */
-function storageHint(err: unknown, maxBytes: number): unknown {
-  if (!/insufficient storage|no suitable peers|storage resources/i.test(String((err as Error)?.message ?? err))) return err;
-  return new Error(
-    `JetStream cannot reserve the events stream's ${maxBytes} bytes (TALLY_STREAM_MAX_BYTES): its store has less free disk or a lower max_file_store. Set TALLY_STREAM_MAX_BYTES lower (at least 16777216), free disk, or raise the server's JetStream limits`,
-    { cause: err },
-  );
+/** JetStream's "insufficient storage" or "no peers for the replicas" as an error naming the variables to change. */
+function storageHint(err: unknown, opts: StreamOptions): unknown {
+  const msg = String((err as Error)?.message ?? err);
+  const replicas = opts.replicas ?? 1;
+  if (replicas > 1 && /not supported in non-clustered mode/i.test(msg)) {
+    return new Error(`TALLY_STREAM_REPLICAS=${replicas} needs a NATS cluster of at least ${replicas} servers with JetStream; this server is not clustered (set TALLY_STREAM_REPLICAS=1)`, { cause: err });
+  }
+  if (!/insufficient storage|no suitable peers|storage resources/i.test(msg)) return err;
+  const bytes = `JetStream cannot reserve the events stream's ${opts.maxBytes} bytes (TALLY_STREAM_MAX_BYTES)`;
+  const message =
+    replicas > 1
+      ? `${bytes} on ${replicas} servers (TALLY_STREAM_REPLICAS=${replicas}): the cluster has fewer servers with JetStream, or one has too little disk. Start more servers, set TALLY_STREAM_REPLICAS lower, or set TALLY_STREAM_MAX_BYTES lower (at least 16777216)`
+      : `${bytes}: its store has less free disk or a lower max_file_store. Set TALLY_STREAM_MAX_BYTES lower (at least 16777216), free disk, or raise the server's JetStream limits`;
+  return new Error(message, { cause: err });
 }
 
 /** Deletes the stream (tests clean up their prefix). */
