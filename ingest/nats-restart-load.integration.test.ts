@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+import { actionCounts, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
 import { findNatsServer, reachable, spawnNats } from '../shared/nats/connection.ts';
 
 const SENDERS = 8;
@@ -106,12 +106,7 @@ describe('NATS restarted under load', () => {
     const jsm = await jetstreamManager(s.tally.nc!);
     await waitFor(() => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (i) => i.num_pending === 0 && i.num_ack_pending === 0, 30_000);
 
-    const rs = await s.tally.ch!.query({
-      query: `SELECT event_id, count() AS n FROM ${s.env.CLICKHOUSE_DATABASE}.actions FINAL WHERE agent_instance_id = {a:String} GROUP BY event_id`,
-      query_params: { a: agent.id },
-      format: 'JSONEachRow',
-    });
-    const stored = new Map((await rs.json<{ event_id: string; n: string }>()).map((r) => [r.event_id, Number(r.n)]));
+    const stored = await actionCounts(s, agent.id);
     const missing = [...acknowledged].filter((id) => !stored.has(id));
     expect(missing.length, `acknowledged but missing: ${missing.slice(0, 10).join(', ')}`).toBe(0);
     expect([...stored].filter(([, n]) => n !== 1)).toEqual([]);

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from '@nats-io/transport-node';
 import { AckPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createAgent, startTestStack, uniqueSuffix, waitFor, type TestStack } from '../test/harness.ts';
+import { actionCounts, createAgent, startTestStack, uniqueSuffix, waitFor, type TestStack } from '../test/harness.ts';
 import { deleteEventsStream, ensureEventsStream, findNatsServer, reachable } from '../shared/nats/connection.ts';
 import { natsNames } from '../shared/nats/names.ts';
 
@@ -165,12 +165,7 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     const jsm = await jetstreamManager(s.tally.nc!);
     await waitFor(() => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (i) => i.num_pending === 0 && i.num_ack_pending === 0, 90_000);
     console.info(`stream-replicas: the sink had every message ${Date.now() - loadStoppedAt} ms after the load stopped`);
-    const rs = await s.tally.ch!.query({
-      query: `SELECT event_id, count() AS n FROM ${s.env.CLICKHOUSE_DATABASE}.actions FINAL WHERE agent_instance_id = {a:String} GROUP BY event_id`,
-      query_params: { a: agent.id },
-      format: 'JSONEachRow',
-    });
-    const stored = new Map((await rs.json<{ event_id: string; n: string }>()).map((r) => [r.event_id, Number(r.n)]));
+    const stored = await actionCounts(s, agent.id);
     const missing = [...acknowledged].filter((id) => !stored.has(id));
     expect(missing.length, `acknowledged but missing: ${missing.slice(0, 10).join(', ')}`).toBe(0);
     expect([...stored].filter(([, n]) => n !== 1)).toEqual([]);

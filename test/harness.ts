@@ -146,3 +146,13 @@ export async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, 
   }
   return last;
 }
+
+/** How many times each event id of an agent is counted (actions, read with FINAL as usage reads them). */
+export async function actionCounts(stack: TestStack, agentId: string): Promise<Map<string, number>> {
+  const rs = await stack.tally.ch!.query({
+    query: `SELECT event_id, count() AS n FROM ${stack.env.CLICKHOUSE_DATABASE}.actions FINAL WHERE agent_instance_id = {a:String} GROUP BY event_id`,
+    query_params: { a: agentId },
+    format: 'JSONEachRow',
+  });
+  return new Map((await rs.json<{ event_id: string; n: string }>()).map((r) => [r.event_id, Number(r.n)]));
+}

@@ -75,7 +75,14 @@ async function runningServer(dir: string): Promise<number | undefined> {
 }
 
 async function answers(port: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString: urlFor(port).replace(/\/tally$/, '/postgres'), connectionTimeoutMillis: 1000 });
+  return canConnect(urlFor(port));
+}
+
+/** Whether a Postgres server answers at `url` (connecting to its `postgres` database). */
+export async function canConnect(url: string, timeoutMs = 1000): Promise<boolean> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: timeoutMs });
   try {
     await client.connect();
     await client.end();

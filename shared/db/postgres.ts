@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { canConnect, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { Kysely, Migrator, PostgresDialect, type MigrationProvider, type Migration } from 'kysely';
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -85,20 +85,8 @@ export async function resolveDatabaseUrl(
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   const noop = async () => {};
   if (configured) return { url: configured, stop: noop };
-  if (await canConnect(DEFAULT_DATABASE_URL)) return { url: DEFAULT_DATABASE_URL, stop: noop };
+  if (await canConnect(DEFAULT_DATABASE_URL, 2000)) return { url: DEFAULT_DATABASE_URL, stop: noop };
   log.info('no Postgres at the default address; starting embedded Postgres', { dataDir });
   return startEmbeddedPostgres(dataDir);
 }
 
-async function canConnect(url: string): Promise<boolean> {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
