@@ -143,7 +143,7 @@ async function main() {
   // drifts within minutes): each round's ratio is taken, and the median reported.
   const baselineProc = await startChild(['--import', 'tsx', 'bench/baseline-server.ts', '18999'], {}, 'ready');
   const ingests: ChildProcess[] = [];
-  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080' }, 'Tally is running'));
+  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off' }, 'Tally is running'));
   const event = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
   const rounds: { baseline: Run; single: Run }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -178,7 +178,7 @@ async function main() {
   const backlog = rounds.reduce((n, r) => n + r.single.ok, 0) + (jsonBatch.ok + mpBatch.ok) * 100 + viaSdk.delivered;
   const drainT0 = Date.now();
   // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
-  const sinkEnv = { TALLY_HTTP_PORT: '18081', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
+  const sinkEnv = { TALLY_HTTP_PORT: '18081', TALLY_OTLP_GRPC_PORT: 'off', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
   const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
   for (;;) {
     const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);

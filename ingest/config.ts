@@ -21,6 +21,14 @@ const IngestEnv = Type.Object({
   TALLY_STREAM_REPLICAS: Type.Union([Type.Literal(1), Type.Literal(3), Type.Literal(5)], { default: 1 }),
   /** JetStream duplicate window for publish retries (Nats-Msg-Id). */
   TALLY_STREAM_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 120_000 }),
+  /** Port of the OTLP/gRPC trace receiver (4317 is OTLP's); 0: any free port; `off`: none. */
+  TALLY_OTLP_GRPC_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal('off')], { default: 4317 }),
+  /**
+   * `on`: trace exports that carry no credential are authenticated by their resource's
+   * agent id (`value.agent.id`, `tally.agent_id`), as value-python sends them. Only where
+   * nothing but your own agents can reach the OTLP ports (README, "value-python").
+   */
+  TALLY_OTLP_TRUST_RESOURCE_AGENT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
 });
 
 export interface IngestConfig {
@@ -32,6 +40,9 @@ export interface IngestConfig {
   readonly streamMaxBytes: number;
   readonly streamDuplicateWindowMs: number;
   readonly streamReplicas: number;
+  /** undefined: no OTLP/gRPC receiver. */
+  readonly otlpGrpcPort: number | undefined;
+  readonly otlpTrustResourceAgent: boolean;
 }
 
 export function parseIngestConfig(env: Env): IngestConfig {
@@ -45,5 +56,7 @@ export function parseIngestConfig(env: Env): IngestConfig {
     streamMaxBytes: e.TALLY_STREAM_MAX_BYTES,
     streamDuplicateWindowMs: e.TALLY_STREAM_DUPLICATE_WINDOW_MS,
     streamReplicas: e.TALLY_STREAM_REPLICAS,
+    otlpGrpcPort: e.TALLY_OTLP_GRPC_PORT === 'off' ? undefined : e.TALLY_OTLP_GRPC_PORT,
+    otlpTrustResourceAgent: e.TALLY_OTLP_TRUST_RESOURCE_AGENT === 'on',
   });
 }

@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse, Route } from '../shared/http/types.ts';
 import { newSequentialId } from '../shared/ids.ts';
 import type { EventPublisher } from './adapters/publisher.ts';
 import { ingestMetrics } from './metrics.ts';
-import { decodeEvents } from './pipeline/decode.ts';
+import { decodeEvents, type RawItem } from './pipeline/decode.ts';
 import { normalizeStep, validateStep, type EventKind, type NormalizedEvent, type StepResult } from './pipeline/normalize.ts';
 
 export interface IngestDeps {
@@ -54,8 +54,26 @@ export interface IngestOutcome {
 export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<IngestOutcome> {
   const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
   const { single, items } = decodeEvents(req.body, req.headers['content-type'], kind === 'outcome');
+  return ingestItems(deps, kind, principal, items, { single, headerId: single ? req.headers['idempotency-key'] : undefined });
+}
+
+/**
+ * The pipeline from decoded items on, for every adapter (HTTP bodies, OTLP spans,
+ * CloudEvents): per item validate, normalize and resolve its agent; publish the good
+ * events and wait for JetStream's acknowledgement. Items from adapters that build them
+ * (not from a body decoded by `decodeEvents`) must have been checked for unsafe text
+ * (`findUnsafeText`).
+ */
+export async function ingestItems(
+  deps: Pick<IngestDeps, 'agents' | 'publisher'>,
+  kind: EventKind,
+  principal: Principal,
+  items: readonly RawItem[],
+  opts: { single?: boolean; headerId?: string | undefined } = {},
+): Promise<IngestOutcome> {
+  const single = opts.single ?? false;
+  const headerId = opts.headerId;
   const now = Date.now();
-  const headerId = single ? req.headers['idempotency-key'] : undefined;
 
   const results: (Accepted | Rejected)[] = new Array(items.length);
   const normalized: (NormalizedEvent | undefined)[] = new Array(items.length);

@@ -10,19 +10,23 @@ import type { IngestConfig } from './config.ts';
 import { ingestRoutes } from './events-handler.ts';
 import { TaggedSpanRules } from './otlp/span-rules.ts';
 import { otlpRoutes } from './otlp/traces-handler.ts';
+import { startGrpcReceiver } from './otlp/grpc-receiver.ts';
 
 export interface IngestRole {
   routes: Route[];
   publisher: EventPublisher;
+  /** The OTLP/gRPC receiver's port; undefined when it is off. */
+  grpcPort: number | undefined;
   ready(): boolean;
+  close(): Promise<void>;
 }
 
-/** The ingest role: the event endpoints and OTLP traces, publishing to JetStream. */
+/** The ingest role: the event endpoints and OTLP traces (HTTP and gRPC), publishing to JetStream. */
 export async function startIngest(
   nc: NatsConnection,
   names: NatsNames,
   cfg: IngestConfig,
-  deps: { db: Db; auth: Authenticator; agents: AgentDirectory },
+  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string },
 ): Promise<IngestRole> {
   const { db, auth, agents } = deps;
   await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs, replicas: cfg.streamReplicas });
@@ -33,7 +37,8 @@ export async function startIngest(
     maxInflightEvents: cfg.maxInflightEvents,
     ackTimeoutMs: cfg.ackTimeoutMs,
   });
-  const spanRules = new TaggedSpanRules(db);
-  const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes({ auth, agents, publisher, spanRules })];
-  return { routes, publisher, ready: () => publisher.connected };
+  const otlp = { auth, agents, publisher, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
+  const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes(otlp)];
+  const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort });
+  return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
 }

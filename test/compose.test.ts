@@ -47,8 +47,8 @@ describe('docker-compose.yml', () => {
     expect(major).toBeGreaterThanOrEqual(26);
   });
 
-  it('publishes ingest on 8080 and the API on 8081, as the README says', () => {
-    expect(compose.services.ingest!.ports).toEqual(['8080:8080']);
+  it('publishes ingest on 8080 (OTLP/gRPC on 4317) and the API on 8081, as the README says', () => {
+    expect(compose.services.ingest!.ports).toEqual(['8080:8080', '4317:4317']);
     expect(compose.services.api!.ports).toEqual(['8081:8080']);
     expect(read('README.md')).toMatch(/8081/);
   });

@@ -41,6 +41,7 @@ export async function startTestStack(
     CLICKHOUSE_DATABASE: `t_${suffix}`,
     TALLY_DATA_DIR: path.join(os.tmpdir(), `tally-test-${process.pid}`),
     TALLY_HTTP_PORT: '0',
+    TALLY_OTLP_GRPC_PORT: '0',
     TALLY_HTTP_HOST: '127.0.0.1',
     TALLY_LOG_LEVEL: 'warn',
     TALLY_SINK_BATCH_LINGER_MS: '20',

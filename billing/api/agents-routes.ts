@@ -168,6 +168,18 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
     },
     {
       method: 'GET',
+      path: '/api/v1/agent_instance/info',
+      capability: 'agent_self',
+      summary: "The calling agent instance (X-Agent-Secret): its metadata, organization and environment (value-python's initialize)",
+      handle: async (_req, p) => {
+        const row = await findAgentInstance(db, p.environmentId, p.agentInstanceId!);
+        if (!row) throw notFound('agent instance', p.agentInstanceId!);
+        // value-python reads id, name, organization_id and workspace_id (an environment here).
+        return ok({ ...agentInstanceView(row), organization_id: p.organizationId, environment_id: p.environmentId, workspace_id: p.environmentId });
+      },
+    },
+    {
+      method: 'GET',
       path: '/api/v1/agent_instance/:agent_instance_id',
       capability: 'read',
       summary: 'One agent instance',

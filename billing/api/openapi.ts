@@ -18,7 +18,8 @@ export const CAPABILITY_HOLDERS: Readonly<Record<Capability, string>> = {
   admin: 'admin API keys',
   send_events: 'SDK keys, agent secrets, read-write and admin API keys',
   read_usage: 'every key type and agent secrets',
-  validate_secret: 'SDK keys and every API key',
+  validate_secret: 'SDK keys, every API key and agent secrets',
+  agent_self: 'agent secrets (X-Agent-Secret) only',
 };
 
 const ERROR = { $ref: '#/components/schemas/Error' };

@@ -6,8 +6,15 @@ export interface SpanRules {
   readonly taggedActions: ReadonlySet<string>;
 }
 
-/** Resource or span attributes naming the agent instance (its secret or id), first found wins. */
-export const AGENT_KEY_ATTRIBUTES = ['tally.agent_key', 'tally.agent_secret', 'tally.agent_id'] as const;
+/**
+ * Resource or span attributes naming the agent instance (its secret or id), first found
+ * wins. `value.agent.id` is what Valmi's value-python SDK puts on its resource: the `id`
+ * its info call (GET /api/v1/agent_instance/info) answered.
+ */
+export const AGENT_KEY_ATTRIBUTES = ['tally.agent_key', 'tally.agent_secret', 'tally.agent_id', 'value.agent.id'] as const;
+
+/** The span value-python's `send`/`action_context` emits for an action; `value.action.name` names it. */
+export const VALUE_ACTION_SPAN = 'value.action';
 
 /**
  * GenAI operation (`gen_ai.operation.name`, OpenTelemetry semantic conventions) to action
@@ -36,6 +43,8 @@ export function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; 
   const a = span.attributes;
   const explicit = str(a['tally.action_type']);
   if (explicit) return { type: explicit, rule: 'tally.action_type' };
+  const valueAction = span.name === VALUE_ACTION_SPAN ? str(a['value.action.name']) : undefined;
+  if (valueAction) return { type: valueAction, rule: 'value.action' };
   const op = str(a['gen_ai.operation.name']);
   if (op && GEN_AI_OPERATIONS[op]) return { type: GEN_AI_OPERATIONS[op], rule: 'gen_ai' };
   const legacy = str(a['llm.request.type']);
@@ -46,34 +55,57 @@ export function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; 
   return undefined;
 }
 
+/** A span metered as an action: the action event, and what was wrong but not fatal. */
+export interface MappedSpan {
+  action: Record<string, unknown>;
+  /** Attributes left out, each named with why (reported in the export's partial_success). */
+  warnings: string[];
+}
+
+const INPUT_TOKENS = ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'value.action.llm.input_tokens'];
+const OUTPUT_TOKENS = ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'value.action.llm.output_tokens'];
+const TOTAL_TOKENS = ['llm.usage.total_tokens', 'llm.token_count.total', 'value.action.llm.total_tokens'];
+
 /**
- * Turns a span into an action event of the public API (`POST /v1/actions` body), so that
- * the ingest pipeline validates and normalizes it like any other event: the span id is the
- * event id (a re-exported span counts once), the span's end time its timestamp, and the
- * model and token counts go to metadata under the names the normalize step extracts.
- * Prompt and completion contents are never copied. Returns undefined for ignored spans.
+ * Turns a span into an action event of the public API (the `POST /v1/actions` shape), so
+ * that the ingest pipeline validates and normalizes it like any other event: the span id
+ * is the event id (a re-exported span counts once), the span's end time its timestamp,
+ * and the model and token counts go to metadata under the names the normalize step
+ * extracts. Prompt and completion contents are never copied. A token count that is not a
+ * non-negative integer (a string of digits is read as one) is left out with a warning:
+ * the call is still metered. Returns undefined for ignored spans.
  */
-export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: SpanRules, agentKey: string | undefined): Record<string, unknown> | undefined {
+export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: SpanRules, agentKey: string | undefined): MappedSpan | undefined {
   const t = actionTypeOf(span, rules);
   if (!t) return undefined;
   const a = span.attributes;
   const meta: Record<string, unknown> = {};
+  const warnings: string[] = [];
   const put = (k: string, v: unknown) => {
     if (v !== undefined && v !== null && v !== '') meta[k] = v;
+  };
+  const putTokens = (k: string, keys: readonly string[]) => {
+    const name = keys.find((key) => a[key] !== undefined && a[key] !== null);
+    if (name === undefined) return;
+    const n = tokenCount(a[name]!);
+    if (n === undefined) warnings.push(`\`${name}\` ${JSON.stringify(a[name])} is not a non-negative integer; the call is metered without it`);
+    else meta[k] = n;
   };
   const requestModel = str(first(a, ['gen_ai.request.model', 'llm.request.model']));
   const responseModel = str(first(a, ['gen_ai.response.model', 'llm.response.model']));
   // The model that answered decides the cost; the requested one is kept beside it.
-  put('model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']));
+  put('model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']) ?? str(a['value.action.llm.model']));
   if (requestModel && responseModel && requestModel !== responseModel) put('request_model', requestModel);
-  put('input_tokens', first(a, ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt']));
-  put('output_tokens', first(a, ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion']));
-  put('cache_read_input_tokens', a['gen_ai.usage.cache_read.input_tokens']);
+  putTokens('input_tokens', INPUT_TOKENS);
+  putTokens('output_tokens', OUTPUT_TOKENS);
+  putTokens('total_tokens', TOTAL_TOKENS);
+  putTokens('cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
   put('provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
   put('operation', str(a['gen_ai.operation.name']));
   put('tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
   put('tool_call_id', str(a['gen_ai.tool.call.id']));
-  put('agent_name', str(a['gen_ai.agent.name']));
+  put('agent_name', str(a['gen_ai.agent.name']) ?? str(resource['value.agent.name']));
+  if (t.rule === 'value.action') putValueAction(a, put, warnings);
   put('span_name', span.name);
   put('trace_id', span.traceId);
   put('span_id', span.spanId);
@@ -88,9 +120,46 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   if (ts > 0) action['timestamp'] = new Date(ts).toISOString();
   const key = str(first(a, AGENT_KEY_ATTRIBUTES)) ?? agentKey;
   if (key !== undefined) action['agent_key'] = key;
-  const user = str(first(a, ['user.id', 'enduser.id', 'tally.user_id'])) ?? str(first(resource, ['user.id', 'enduser.id', 'tally.user_id']));
+  const user = str(first(a, USER_ATTRIBUTES)) ?? str(first(resource, USER_ATTRIBUTES));
   if (user) action['user_id'] = user;
-  return action;
+  // value-python's action contexts put the anonymous id on every span they enclose.
+  const anonymous = str(a['value.action.anonymous_id']);
+  if (anonymous) action['anonymous_id'] = anonymous;
+  return { action, warnings };
+}
+
+const USER_ATTRIBUTES = ['user.id', 'enduser.id', 'tally.user_id', 'value.action.user_id'];
+
+/**
+ * The attributes of a value-python action span: its description, type, status and error,
+ * and `value.action.user_attributes` (the caller's keyword arguments, a JSON object text)
+ * as the metadata object `attributes`.
+ */
+function putValueAction(a: OtlpAttributes, put: (k: string, v: unknown) => void, warnings: string[]): void {
+  put('description', str(a['value.action.description']));
+  put('action_kind', str(a['value.action.type']));
+  put('action_status', str(a['value.action.status']));
+  put('error', str(a['value.action.error']));
+  const text = str(a['value.action.user_attributes']);
+  if (text === undefined) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    if (Object.keys(parsed).length > 0) put('attributes', parsed);
+  } else {
+    warnings.push('`value.action.user_attributes` is not a JSON object text; left out');
+  }
+}
+
+/** A token count: a non-negative safe integer, or a string of at most 15 digits; else undefined. */
+export function tokenCount(v: OtlpAnyValue): number | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v.trim())) return Number(v.trim());
+  return undefined;
 }
 
 /** The agent key a resource names, if any. */

@@ -163,7 +163,7 @@ describe('POST /v1/traces answers per OTLP', () => {
     resourceSpans: [{ resource: { attributes: [{ key: 'tally.agent_key', value: { stringValue: agentKey } }] }, scopeSpans: [{ scope: { name: 's' }, spans }] }],
   });
 
-  it('rejects bad spans with partial_success and stores the good ones', async () => {
+  it('rejects bad spans with partial_success and stores the good ones; a bad token count is left out, the call metered', async () => {
     const old = String(BigInt(Date.now() - 40 * 86400_000) * 1_000_000n);
     const res = await call(stack, 'POST', '/v1/traces', {
       key: sdk,
@@ -171,15 +171,27 @@ describe('POST /v1/traces answers per OTLP', () => {
         spanJson('b7ad6b7169203331', [{ key: 'gen_ai.usage.input_tokens', value: { intValue: '7' } }]),
         spanJson('b7ad6b7169203332', [{ key: 'gen_ai.usage.input_tokens', value: { intValue: '-3' } }]),
         spanJson('b7ad6b7169203333', [], old),
+        spanJson('b7ad6b7169203334', [{ key: 'gen_ai.usage.input_tokens', value: { doubleValue: 12.5 } }, { key: 'gen_ai.usage.output_tokens', value: { stringValue: '120' } }]),
+        spanJson('b7ad6b7169203335', [{ key: 'gen_ai.usage.output_tokens', value: { stringValue: 'many' } }]),
       ]),
     });
     expect(res.status).toBe(200);
-    expect(res.body.partialSuccess.rejectedSpans).toBe(2);
-    expect(res.body.partialSuccess.errorMessage).toMatch(/input_tokens/);
+    expect(res.body.partialSuccess.rejectedSpans).toBe(1);
     expect(res.body.partialSuccess.errorMessage).toMatch(/timestamp_out_of_range/);
+    // Warnings name each bad attribute; the spans are metered without it.
+    const message: string = res.body.partialSuccess.errorMessage;
+    expect(message).toMatch(/3 attribute\(s\) left out/);
+    expect(message).toContain('span b7ad6b7169203332: `gen_ai.usage.input_tokens` -3');
+    expect(message).toContain('span b7ad6b7169203334: `gen_ai.usage.input_tokens` 12.5');
+    expect(message).toContain('span b7ad6b7169203335: `gen_ai.usage.output_tokens` "many"');
     const [row] = await arrived('b7ad6b7169203331');
     expect(String(row!.input_tokens)).toBe('7');
-    expect(await rows('b7ad6b7169203332')).toHaveLength(0);
+    const [negative] = await arrived('b7ad6b7169203332');
+    expect(String(negative!.input_tokens)).toBe('0');
+    const [fraction] = await arrived('b7ad6b7169203334');
+    expect([fraction!.input_tokens, fraction!.output_tokens].map(String)).toEqual(['0', '120']);
+    await arrived('b7ad6b7169203335');
+    expect(await rows('b7ad6b7169203333')).toHaveLength(0);
   });
 
   it('answers an unknown agent per span, a bad key 401, a bad body 400, other media 415', async () => {

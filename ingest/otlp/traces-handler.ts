@@ -1,12 +1,17 @@
 import { gunzipSync } from 'node:zlib';
 import { AppError, errorBody } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
-import { MAX_EVENT_BODY_BYTES, MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+import { agentPrincipal } from '../../shared/auth/authenticator.ts';
+import type { Principal } from '../../shared/auth/keys.ts';
+import { findUnsafeText } from '../../shared/http/safe-text.ts';
+import type { RawItem } from '../pipeline/decode.ts';
+import type { StepResult } from '../pipeline/normalize.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
-import { ingestEvents, type IngestDeps } from '../events-handler.ts';
+import { ingestItems, type IngestDeps } from '../events-handler.ts';
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
-import { resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
-import type { OtlpTraceRequest } from './model.ts';
+import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
+import type { OtlpAttributes, OtlpTraceRequest } from './model.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
 
 /** Where the span rules of an environment come from (tagged actions), owned by this route. */
@@ -16,12 +21,19 @@ export interface SpanRuleSource {
 
 export interface OtlpDeps extends IngestDeps {
   spanRules: SpanRuleSource;
+  /** TALLY_OTLP_TRUST_RESOURCE_AGENT: exports without credentials are authenticated by their resource's agent id. */
+  trustResourceAgent: boolean;
 }
 
 const log = logger('otlp');
 
-/** Largest decompressed body of a gzip request. */
-const MAX_INFLATED_BYTES = 4 * MAX_EVENT_BODY_BYTES;
+/**
+ * Largest OTLP/HTTP trace body, and largest after gzip. Instrumentations that capture
+ * message contents send ~25 KB a span, so a default 512-span batch is ~13 MB: the bound
+ * is set for such batches (contents are read and dropped, never stored).
+ */
+export const MAX_TRACE_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_INFLATED_BYTES = 2 * MAX_TRACE_BODY_BYTES;
 
 type Encoding = 'json' | 'protobuf';
 
@@ -31,7 +43,7 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
     {
       method: 'POST',
       path: '/v1/traces',
-      maxBodyBytes: MAX_EVENT_BODY_BYTES,
+      maxBodyBytes: MAX_TRACE_BODY_BYTES,
       summary: 'OTLP/HTTP trace export (JSON or protobuf): GenAI spans and tagged spans become actions',
       handler: (req) => handleTraces(deps, req),
     },
@@ -39,11 +51,10 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
 }
 
 /**
- * Authenticate (like the event endpoints), decode, map each span to an action event (or
- * ignore it), then hand the actions to the event pipeline (`ingestEvents`: validate,
- * normalize, resolve the agent, publish, wait for JetStream) and answer per OTLP:
- * 200 with `partial_success` counting rejected spans; failures as google.rpc.Status in
- * the request's encoding, 503 with Retry-After when the events could not be stored.
+ * OTLP/HTTP: decode by Content-Type (and gzip), export ({@link exportTraces}), and answer
+ * per OTLP: 200 with `partial_success` counting rejected spans; failures as
+ * google.rpc.Status in the request's encoding, 503 with Retry-After when the events could
+ * not be stored.
  */
 export async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpResponse> {
   const encoding = encodingOf(req.headers['content-type']);
@@ -51,46 +62,121 @@ export async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<Ht
     if (!encoding) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json or application/x-protobuf (OTLP/HTTP)');
     }
-    const principal = await deps.auth.require(req.headers, 'send_events');
-    const request = decode(encoding, inflate(req));
-    // With an API key the agent comes from a resource attribute or the X-Agent-Secret header;
-    // authenticated by X-Agent-Secret alone, events belong to that instance.
-    const headerAgent = req.headers['authorization'] || req.headers['api-key'] ? req.headers['x-agent-secret'] : undefined;
-    const rules = await deps.spanRules.rules(principal.environmentId);
-
-    const actions: Record<string, unknown>[] = [];
-    let spans = 0;
-    for (const rs of request.resourceSpans) {
-      const agentKey = resourceAgentKey(rs.resource) ?? headerAgent;
-      for (const span of rs.spans) {
-        spans++;
-        const action = spanToAction(span, rs.resource, rules, agentKey);
-        if (action) actions.push(action);
-      }
-    }
-
-    let rejected = 0;
-    const reasons = new Map<string, { count: number; example: string }>();
-    for (let i = 0; i < actions.length; i += MAX_EVENTS_PER_REQUEST) {
-      const chunk = actions.slice(i, i + MAX_EVENTS_PER_REQUEST);
-      const { results } = await ingestEvents(deps, 'action', asEventsRequest(req, chunk));
-      results.forEach((r, j) => {
-        if (r.status !== 'rejected') return;
-        rejected++;
-        const code = r.error.code;
-        const seen = reasons.get(code);
-        if (seen) seen.count++;
-        else reasons.set(code, { count: 1, example: `span ${String(chunk[j]!['id'])}: ${r.error.message}` });
-      });
-    }
-    const message = rejected === 0 ? '' : `${rejected} of ${spans} spans rejected: ` + [...reasons].map(([code, r]) => `${r.count} ${code} (e.g. ${r.example})`).join('; ');
-    return success(encoding, rejected, message);
+    const result = await exportTraces(deps, req.headers, decode(encoding, inflate(req)));
+    return success(encoding, result);
   } catch (err) {
     // Bugs go to the server's handler (logged, answered 500 without internals).
     if (!(err instanceof AppError)) throw err;
     if (err.status >= 500) log.warn('trace export failed', { requestId: req.requestId, err: err.cause ?? err });
     return failure(encoding ?? 'json', err, req.requestId);
   }
+}
+
+/** What became of an export's spans: OTLP's partial_success. */
+export interface ExportResult {
+  rejectedSpans: number;
+  /** '' when every span was metered as sent; else what was rejected or left out. */
+  message: string;
+}
+
+/**
+ * One trace export, whatever its transport (OTLP/HTTP or OTLP/gRPC): authenticate, map
+ * each span to an action (or ignore it), and hand the actions to the event pipeline
+ * (`ingestItems`: validate, normalize, resolve the agent, publish, wait for JetStream).
+ * Throws an AppError for the export as a whole (401, 503, ...).
+ *
+ * The agent of a span: a span or resource attribute naming it (`tally.agent_key`, ...,
+ * `value.agent.id`), else the X-Agent-Secret sent beside an API key; authenticated by
+ * X-Agent-Secret alone, spans belong to that instance. Without any credential, and only
+ * with `TALLY_OTLP_TRUST_RESOURCE_AGENT=on`, each resource's agent id attribute
+ * authenticates its spans (README, "OpenTelemetry").
+ */
+export async function exportTraces(deps: OtlpDeps, headers: Readonly<Record<string, string>>, request: OtlpTraceRequest): Promise<ExportResult> {
+  const credentialSent = Boolean(headers['authorization'] || headers['api-key'] || headers['x-agent-secret']);
+  const shared = credentialSent || !deps.trustResourceAgent ? await deps.auth.require(headers, 'send_events') : undefined;
+  const headerAgent = headers['authorization'] || headers['api-key'] ? headers['x-agent-secret'] : undefined;
+
+  const tally = new SpanTally();
+  // Spans in groups of one principal each (one unless resources authenticate themselves).
+  const groups = new Map<Principal, { actions: RawItem[]; spanIds: string[] }>();
+  for (const rs of request.resourceSpans) {
+    let principal = shared;
+    if (!principal) {
+      const resolved = await resourcePrincipal(deps, rs.resource);
+      if (!resolved.ok) {
+        tally.reject(rs.spans.length, resolved.code, `resource: ${resolved.message}`);
+        continue;
+      }
+      principal = resolved.value;
+    }
+    const agentKey = resourceAgentKey(rs.resource) ?? headerAgent;
+    let group = groups.get(principal);
+    if (!group) groups.set(principal, (group = { actions: [], spanIds: [] }));
+    const rules = await deps.spanRules.rules(principal.environmentId);
+    for (const span of rs.spans) {
+      tally.spans++;
+      const mapped = spanToAction(span, rs.resource, rules, agentKey);
+      if (!mapped) continue;
+      for (const w of mapped.warnings) tally.warn(`span ${span.spanId}: ${w}`);
+      const unsafe = findUnsafeText(mapped.action);
+      group.actions.push(unsafe ? { ok: false, code: 'validation_failed', message: unsafe.message } : { ok: true, value: mapped.action });
+      group.spanIds.push(span.spanId);
+    }
+  }
+  for (const [principal, { actions, spanIds }] of groups) {
+    for (let i = 0; i < actions.length; i += MAX_EVENTS_PER_REQUEST) {
+      const { results } = await ingestItems(deps, 'action', principal, actions.slice(i, i + MAX_EVENTS_PER_REQUEST));
+      results.forEach((r, j) => {
+        if (r.status === 'rejected') tally.reject(1, r.error.code, `span ${spanIds[i + j]}: ${r.error.message}`);
+      });
+    }
+  }
+  return tally.result();
+}
+
+/** Rejections by code (a count and one example each) and warnings, for partial_success. */
+class SpanTally {
+  spans = 0;
+  #rejected = 0;
+  readonly #reasons = new Map<string, { count: number; example: string }>();
+  readonly #warnings: string[] = [];
+  #warningCount = 0;
+
+  reject(count: number, code: string, example: string): void {
+    this.#rejected += count;
+    const seen = this.#reasons.get(code);
+    if (seen) seen.count += count;
+    else this.#reasons.set(code, { count, example });
+  }
+
+  warn(message: string): void {
+    this.#warningCount++;
+    if (this.#warnings.length < 3) this.#warnings.push(message);
+  }
+
+  result(): ExportResult {
+    const parts: string[] = [];
+    if (this.#rejected > 0) {
+      parts.push(`${this.#rejected} of ${Math.max(this.spans, this.#rejected)} spans rejected: ` + [...this.#reasons].map(([code, r]) => `${r.count} ${code} (e.g. ${r.example})`).join('; '));
+    }
+    if (this.#warningCount > 0) {
+      const more = this.#warningCount > this.#warnings.length ? `; and ${this.#warningCount - this.#warnings.length} more` : '';
+      parts.push(`${this.#warningCount} attribute(s) left out of metered spans: ${this.#warnings.join('; ')}${more}`);
+    }
+    return { rejectedSpans: this.#rejected, message: parts.join('. ') };
+  }
+}
+
+/** The agent principal a resource names by id, for exports without credentials (trust mode). */
+async function resourcePrincipal(deps: OtlpDeps, resource: OtlpAttributes): Promise<StepResult<Principal>> {
+  const id = resourceAgentKey(resource);
+  if (id === undefined) {
+    return { ok: false, code: 'unauthorized', message: `no credential and no agent id attribute (${AGENT_KEY_ATTRIBUTES.join(', ')}) on the resource` };
+  }
+  const agent = await deps.agents.resolveId(id);
+  if (!agent) return { ok: false, code: 'unauthorized', message: `no agent instance with id ${JSON.stringify(id)}` };
+  if (!agent.isActive) return { ok: false, code: 'agent_inactive', message: `agent instance ${agent.id} is inactive` };
+  return { ok: true, value: agentPrincipal(agent) };
 }
 
 function encodingOf(contentType: string | undefined): Encoding | undefined {
@@ -129,21 +215,13 @@ function decode(encoding: Encoding, body: Buffer): OtlpTraceRequest {
   }
 }
 
-/** The actions as a JSON batch request to the event pipeline, with the caller's credentials. */
-function asEventsRequest(req: HttpRequest, actions: Record<string, unknown>[]): HttpRequest {
-  const headers: Record<string, string> = { ...req.headers, 'content-type': 'application/json' };
-  delete headers['idempotency-key'];
-  delete headers['content-encoding'];
-  return { ...req, path: '/v1/actions', headers, body: Buffer.from(JSON.stringify(actions)), query: req.query, params: {} };
+function success(encoding: Encoding, { rejectedSpans, message }: ExportResult): HttpResponse {
+  if (encoding === 'protobuf') return { status: 200, raw: encodeTraceResponse(rejectedSpans, message), contentType: 'application/x-protobuf' };
+  return { status: 200, body: rejectedSpans === 0 && message === '' ? {} : { partialSuccess: { rejectedSpans, errorMessage: message } } };
 }
 
-function success(encoding: Encoding, rejected: number, message: string): HttpResponse {
-  if (encoding === 'protobuf') return { status: 200, raw: encodeTraceResponse(rejected, message), contentType: 'application/x-protobuf' };
-  return { status: 200, body: rejected === 0 ? {} : { partialSuccess: { rejectedSpans: rejected, errorMessage: message } } };
-}
-
-/** gRPC status codes of google.rpc.Status, by HTTP status. */
-function grpcCode(status: number): number {
+/** gRPC status codes (google.rpc.Status, and OTLP/gRPC's own answers), by HTTP status. */
+export function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
   if (status === 403) return 7; // PERMISSION_DENIED
   if (status === 429) return 8; // RESOURCE_EXHAUSTED

@@ -51,6 +51,11 @@ export class AgentDirectory {
     return this.#cache.get(cacheKey('*', secret));
   }
 
+  /** Resolves an instance id in any environment (OTLP exports trusted by their resource's agent id). */
+  resolveId(id: string): Promise<AgentInfo | undefined> {
+    return this.#cache.get(cacheKey('#', id));
+  }
+
   async #load(key: string): Promise<AgentInfo | undefined> {
     const sep = key.indexOf('\u0000');
     const env = key.slice(0, sep);
@@ -61,7 +66,9 @@ export class AgentDirectory {
         .selectFrom('agent_instances as a')
         .innerJoin('environments as e', 'e.id', 'a.environment_id')
         .select(['a.id', 'a.environment_id', 'e.name as environment_name', 'e.organization_id', 'a.account_id', 'a.is_active']);
-      q = env === '*' ? q.where('a.secret_hash', '=', hash) : q.where('a.environment_id', '=', env).where((w) => w.or([w('a.id', '=', agentKey), w('a.secret_hash', '=', hash)]));
+      if (env === '*') q = q.where('a.secret_hash', '=', hash);
+      else if (env === '#') q = q.where('a.id', '=', agentKey);
+      else q = q.where('a.environment_id', '=', env).where((w) => w.or([w('a.id', '=', agentKey), w('a.secret_hash', '=', hash)]));
       const row = await q.orderBy(sql`a.id = ${agentKey}`, 'desc').executeTakeFirst();
       if (!row) return undefined;
       return Object.freeze({

@@ -5,7 +5,7 @@ import { digestsEqual, hashSecret } from '../ids.ts';
 import type { InvalidationBus } from './invalidation.ts';
 import { can, type Capability, type Principal } from './keys.ts';
 import { LoadingCache } from './loading-cache.ts';
-import type { AgentDirectory } from './agents.ts';
+import type { AgentDirectory, AgentInfo } from './agents.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 interface KeyRecord {
@@ -80,17 +80,7 @@ export class Authenticator {
       const agent = await this.agents.resolveSecret(secret);
       if (!agent) throw unauthorized('invalid agent secret');
       if (!agent.isActive) throw new AppError('forbidden', 'this agent instance is inactive');
-      return {
-        kind: 'agent',
-        permission: 'agent',
-        organizationId: agent.organizationId,
-        environmentId: agent.environmentId,
-        environmentName: agent.environmentName,
-        credentialId: agent.id,
-        agentInstanceId: agent.id,
-        agentAccountId: agent.accountId,
-        rateLimitPerMinute: null,
-      };
+      return agentPrincipal(agent);
     }
     throw unauthorized('missing credentials: send Authorization: Bearer <API key>');
   }
@@ -165,4 +155,19 @@ function describe(p: Principal): string {
   if (p.kind === 'agent') return 'agent secret';
   if (p.kind === 'sdk') return 'SDK key';
   return `${p.permission} API key`;
+}
+
+/** The principal of an agent instance (authenticated by its secret, or trusted by its id where configured). */
+export function agentPrincipal(agent: AgentInfo): Principal {
+  return {
+    kind: 'agent',
+    permission: 'agent',
+    organizationId: agent.organizationId,
+    environmentId: agent.environmentId,
+    environmentName: agent.environmentName,
+    credentialId: agent.id,
+    agentInstanceId: agent.id,
+    agentAccountId: agent.accountId,
+    rateLimitPerMinute: null,
+  };
 }

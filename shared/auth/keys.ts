@@ -2,18 +2,20 @@ import type { EnvironmentName, KeyKind, Permission } from '../db/schema.ts';
 import { randomToken } from '../ids.ts';
 
 /** What a request is allowed to do, by capability; see `can`. */
-export type Capability = 'send_events' | 'read_usage' | 'read' | 'write' | 'admin' | 'validate_secret';
+export type Capability = 'send_events' | 'read_usage' | 'read' | 'write' | 'admin' | 'validate_secret' | 'agent_self';
 
 /**
  * The permission matrix. SDK keys (sk_live_/sk_test_) and agent secrets send events
  * and read usage; API keys (sk_api_) are read-only, read-write or admin. `read` covers
  * every control-plane GET, `write` every control-plane change, `admin` API key
  * management; `validate_secret` (POST /api/v1/agent_instance/validate-secret, used by
- * the SDK) is open to SDK keys and every API key. docs/api-reference.md lists it.
+ * the SDK) is open to SDK keys, every API key and agent secrets; `agent_self`
+ * (GET /api/v1/agent_instance/info, value-python's first call) to agent secrets alone.
+ * docs/api-reference.md lists it.
  */
 const MATRIX: Record<Permission | 'agent', ReadonlySet<Capability>> = {
   sdk: new Set(['send_events', 'read_usage', 'validate_secret']),
-  agent: new Set(['send_events', 'read_usage']),
+  agent: new Set(['send_events', 'read_usage', 'validate_secret', 'agent_self']),
   'read-only': new Set(['read', 'read_usage', 'validate_secret']),
   'read-write': new Set(['read', 'read_usage', 'write', 'send_events', 'validate_secret']),
   admin: new Set(['read', 'read_usage', 'write', 'send_events', 'admin', 'validate_secret']),

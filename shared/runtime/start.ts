@@ -180,7 +180,8 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents! });
+      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents!, host: config.httpHost });
+      stops.push(() => ingest!.close());
       http.add(...ingest.routes);
       readiness.set('ingest', () => ingest!.ready());
     }

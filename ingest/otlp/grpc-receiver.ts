@@ -1,0 +1,97 @@
+import * as grpc from '@grpc/grpc-js';
+import { AppError } from '../../shared/errors.ts';
+import { logger } from '../../shared/log.ts';
+import { decodeTraceRequest, encodeTraceResponse, ProtobufError } from './proto.ts';
+import { exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
+
+const log = logger('otlp-grpc');
+
+/** The OTLP/gRPC trace service's one method (opentelemetry/proto/collector/trace/v1/trace_service.proto). */
+const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+/** Messages stay bytes through grpc-js: the request is decoded by Tally's own protobuf reader (proto.ts). */
+const identity = (b: Buffer): Buffer => b;
+const TRACE_SERVICE: grpc.ServiceDefinition = {
+  Export: {
+    path: EXPORT_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+};
+
+/** Metadata a receiver reads credentials from, as the HTTP receiver reads headers. */
+const CREDENTIAL_KEYS = ['authorization', 'api-key', 'x-agent-secret'] as const;
+
+export interface GrpcReceiver {
+  /** The bound port (the configured one, or the one chosen for port 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The OTLP/gRPC trace receiver (plaintext h2c, as exporters' `insecure` setting sends):
+ * each Export call goes through the same export as POST /v1/traces (exportTraces), with
+ * credentials from the call's metadata. Answers per OTLP/gRPC: OK with partial_success;
+ * UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT (not retried by exporters);
+ * UNAVAILABLE when events could not be stored (retried). gzip-compressed messages are
+ * accepted (grpc-encoding); one message may hold up to {@link MAX_TRACE_BODY_BYTES}.
+ */
+export async function startGrpcReceiver(deps: OtlpDeps, opts: { host: string; port: number }): Promise<GrpcReceiver> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES, 'grpc.max_send_message_length': 1024 * 1024 });
+  server.addService(TRACE_SERVICE, {
+    Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
+      handleExport(deps, call).then(
+        (reply) => done(null, reply),
+        (err: unknown) => done(toStatus(err)),
+      );
+    },
+  });
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+  ).catch((err: Error) => {
+    throw new Error(`the OTLP/gRPC receiver could not listen on ${host}:${opts.port} (TALLY_OTLP_GRPC_PORT; "off" disables it): ${err.message}`);
+  });
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Calls in flight finish; a peer that keeps its connection open is cut after 5 s.
+        const timer = setTimeout(() => server.forceShutdown(), 5000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+  const headers: Record<string, string> = {};
+  for (const key of CREDENTIAL_KEYS) {
+    const v = call.metadata.get(key)[0];
+    if (typeof v === 'string' && v !== '') headers[key] = v;
+  }
+  let request;
+  try {
+    request = decodeTraceRequest(call.request);
+  } catch (err) {
+    if (err instanceof ProtobufError) throw new AppError('invalid_body', `message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
+    throw err;
+  }
+  const result = await exportTraces(deps, headers, request);
+  return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
+}
+
+function toStatus(err: unknown): Partial<grpc.StatusObject> {
+  if (err instanceof AppError) {
+    if (err.status >= 500) log.warn('trace export failed', { err: err.cause ?? err });
+    return { code: grpcCode(err.status), details: err.message };
+  }
+  log.error('trace export failed', { err });
+  return { code: grpc.status.INTERNAL, details: 'internal error' };
+}
