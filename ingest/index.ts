@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Authenticator } from '../shared/auth/authenticator.ts';
 import type { AgentDirectory } from '../shared/auth/agents.ts';
+import type { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
 import type { NatsNames } from '../shared/nats/names.ts';
 import type { Db } from '../shared/db/postgres.ts';
 import { ensureEventsStream } from '../shared/nats/connection.ts';
@@ -26,7 +27,7 @@ export async function startIngest(
   nc: NatsConnection,
   names: NatsNames,
   cfg: IngestConfig,
-  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string },
+  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string; authFailures?: AuthFailureLimiter | undefined },
 ): Promise<IngestRole> {
   const { db, auth, agents } = deps;
   await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs, replicas: cfg.streamReplicas });
@@ -39,6 +40,6 @@ export async function startIngest(
   });
   const otlp = { auth, agents, publisher, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
   const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes(otlp)];
-  const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort });
+  const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures });
   return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
 }

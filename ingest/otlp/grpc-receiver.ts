@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import type { AuthFailureLimiter } from '../../shared/auth/auth-failures.ts';
 import { AppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
 import { decodeTraceRequest, encodeTraceResponse, ProtobufError } from './proto.ts';
@@ -40,13 +41,27 @@ export interface GrpcReceiver {
  * UNAVAILABLE when events could not be stored (retried). gzip-compressed messages are
  * accepted (grpc-encoding); one message may hold up to {@link MAX_TRACE_BODY_BYTES}.
  */
-export async function startGrpcReceiver(deps: OtlpDeps, opts: { host: string; port: number }): Promise<GrpcReceiver> {
+export async function startGrpcReceiver(
+  deps: OtlpDeps,
+  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined },
+): Promise<GrpcReceiver> {
+  const limiter = opts.authFailures;
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES, 'grpc.max_send_message_length': 1024 * 1024 });
   server.addService(TRACE_SERVICE, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
+      // Failed authentications per peer address, as the HTTP listener counts them.
+      const address = peerAddress(call.getPeer());
+      const blockedFor = limiter?.active ? limiter.retryAfter(address) : undefined;
+      if (blockedFor !== undefined) {
+        done({ code: grpc.status.RESOURCE_EXHAUSTED, details: `too many failed authentications from this address; retry in ${blockedFor} s` });
+        return;
+      }
       handleExport(deps, call).then(
         (reply) => done(null, reply),
-        (err: unknown) => done(toStatus(err)),
+        (err: unknown) => {
+          if (err instanceof AppError && err.status === 401) limiter?.failed(address);
+          done(toStatus(err));
+        },
       );
     },
   });
@@ -85,6 +100,15 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   }
   const result = await exportTraces(deps, headers, request);
   return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
+}
+
+/** The address of a grpc-js peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), as the HTTP listener spells it. */
+export function peerAddress(peer: string): string {
+  const rest = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\]:\d+$/.exec(rest);
+  if (bracketed) return bracketed[1]!;
+  const i = rest.lastIndexOf(':');
+  return i > 0 && rest.indexOf(':') === i ? rest.slice(0, i) : rest;
 }
 
 function toStatus(err: unknown): Partial<grpc.StatusObject> {

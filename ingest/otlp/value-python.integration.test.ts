@@ -180,6 +180,18 @@ describe('value-python: actions over OTLP/gRPC', () => {
     expect(await arrived(keyed[0]!.spanContext().spanId)).toMatchObject({ agent_instance_id: own.id, action_type: 'by_key' });
   });
 
+  it('limits failed authentications per address, as the HTTP listener does', async () => {
+    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '3' } });
+    const wrong = new Metadata();
+    wrong.set('x-agent-secret', 'guessed-secret');
+    const exporter = new GrpcExporter({ url: `http://127.0.0.1:${strict.ingest!.grpcPort}`, metadata: wrong });
+    const messages: string[] = [];
+    for (let i = 0; i < 4; i++) messages.push(String((await exportWith(exporter, valueActions(valueResource({ id: agent.id }), [{ name: 'guess', anon: 'a' }]))).error?.message));
+    await exporter.shutdown();
+    expect(messages.slice(0, 3).every((m) => /invalid agent secret/.test(m))).toBe(true);
+    expect(messages[3]).toMatch(/too many failed authentications/);
+  });
+
   it('refuses, in trust mode, a resource naming no known agent (nothing metered)', async () => {
     const exporter = new GrpcExporter({ url: `http://127.0.0.1:${trusting.ingest!.grpcPort}` });
     const spans = valueActions(valueResource({ id: 'ain_does_not_exist' }), [{ name: 'ghost', anon: 'a' }]);

@@ -125,7 +125,8 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     return out;
   };
-  if (config.rateLimits) http.limitFailedAuthentication(new AuthFailureLimiter(config.authFailuresPerMinute));
+  const authFailures = config.rateLimits ? new AuthFailureLimiter(config.authFailuresPerMinute) : undefined;
+  if (authFailures) http.limitFailedAuthentication(authFailures);
   const port = await http.listen(config.httpHost, config.httpPort);
   stops.push(async () => http.close());
 
@@ -180,7 +181,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
 
     let ingest: IngestRole | undefined;
     if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents!, host: config.httpHost });
+      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents!, host: config.httpHost, authFailures });
       stops.push(() => ingest!.close());
       http.add(...ingest.routes);
       readiness.set('ingest', () => ingest!.ready());
