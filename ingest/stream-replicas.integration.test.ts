@@ -39,8 +39,10 @@ async function freePorts(n: number): Promise<number[]> {
 interface Node {
   name: string;
   port: number;
+  args: string[];
   proc: ChildProcess;
 }
+let natsBin = '';
 const nodes: Node[] = [];
 let store: string | undefined;
 let stack: TestStack | undefined;
@@ -51,6 +53,7 @@ let probeJsm: JetStreamManager;
 beforeAll(async () => {
   const bin = findNatsServer();
   if (!bin) throw new Error('nats-server must be installed');
+  natsBin = bin;
   const [c1, c2, c3, p1, p2, p3] = await freePorts(6);
   const clusterPorts = [c1!, c2!, c3!];
   store = mkdtempSync(path.join(os.tmpdir(), 'tally-nats-cluster-'));
@@ -58,7 +61,7 @@ beforeAll(async () => {
   [p1!, p2!, p3!].forEach((port, i) => {
     const name = `n${i + 1}`;
     const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', path.join(store!, name), '-n', name, '--cluster_name', 'tally-test', '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`, '--routes', routes];
-    nodes.push({ name, port, proc: spawn(bin, args, { stdio: 'ignore' }) });
+    nodes.push({ name, port, args, proc: spawn(bin, args, { stdio: 'ignore' }) });
   });
   url = nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(',');
   for (const n of nodes) await waitFor(() => reachable('127.0.0.1', n.port), Boolean, 15_000);
@@ -81,6 +84,44 @@ afterAll(async () => {
   );
   if (store) rmSync(store, { recursive: true, force: true });
 });
+
+/** Senders of 25-event batches until stopped, retrying 503s; what was acknowledged, and when. */
+function startLoad(s: TestStack, agentId: string, tag: string) {
+  const sdk = s.keys.development.sdk;
+  const acknowledged = new Set<string>();
+  /** When each acknowledged request was sent, and when its acknowledgement arrived. */
+  const acks: { sentAt: number; ackedAt: number }[] = [];
+  const bad: string[] = [];
+  let stop = false;
+  const sender = async (w: number) => {
+    for (let b = 0; !stop; b++) {
+      const events = Array.from({ length: BATCH }, (_, i) => ({ agent_key: agentId, action_type: 'load', id: `${tag}${w}-b${b}-${i}` }));
+      while (!stop) {
+        const sentAt = Date.now();
+        const res = await fetch(`${s.baseUrl}/v1/actions`, { method: 'POST', headers: { authorization: `Bearer ${sdk}`, 'content-type': 'application/json' }, body: JSON.stringify(events) }).catch(() => undefined);
+        if (res && res.status >= 200 && res.status < 300) {
+          const body = (await res.json()) as { results: { status: string; id: string }[] };
+          for (const r of body.results) if (r.status === 'processed') acknowledged.add(r.id);
+          acks.push({ sentAt, ackedAt: Date.now() });
+          break;
+        }
+        // 503 (no stream leader yet) and 429 (the key's rate limit, over both tests' load) are retried, as clients do.
+        if (res && res.status !== 503 && res.status !== 429) bad.push(`${res.status} ${await res.text()}`);
+        await sleep(100);
+      }
+    }
+  };
+  const load = Promise.all(Array.from({ length: SENDERS }, (_, w) => sender(w)));
+  return {
+    acknowledged,
+    acks,
+    bad,
+    stopLoad: async () => {
+      stop = true;
+      await load;
+    },
+  };
+}
 
 describe('a replicated events stream on a 3-node NATS cluster', () => {
   it('scales an existing R1 stream and its consumer to 3 copies, and names TALLY_STREAM_REPLICAS when the cluster is too small', async () => {
@@ -113,31 +154,8 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     // The sink's consumer inherits the stream's 3 copies.
     await waitFor(() => probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (c) => c.cluster?.replicas?.length === 2, 15_000);
     const agent = await createAgent(s);
-    const sdk = s.keys.development.sdk;
 
-    const acknowledged = new Set<string>();
-    /** When each acknowledged request was sent, and when its acknowledgement arrived. */
-    const acks: { sentAt: number; ackedAt: number }[] = [];
-    const bad: string[] = [];
-    let stop = false;
-    const sender = async (w: number) => {
-      for (let b = 0; !stop; b++) {
-        const events = Array.from({ length: BATCH }, (_, i) => ({ agent_key: agent.id, action_type: 'load', id: `w${w}-b${b}-${i}` }));
-        while (!stop) {
-          const sentAt = Date.now();
-          const res = await fetch(`${s.baseUrl}/v1/actions`, { method: 'POST', headers: { authorization: `Bearer ${sdk}`, 'content-type': 'application/json' }, body: JSON.stringify(events) }).catch(() => undefined);
-          if (res && res.status >= 200 && res.status < 300) {
-            const body = (await res.json()) as { results: { status: string; id: string }[] };
-            for (const r of body.results) if (r.status === 'processed') acknowledged.add(r.id);
-            acks.push({ sentAt, ackedAt: Date.now() });
-            break;
-          }
-          if (res && res.status !== 503) bad.push(`${res.status} ${await res.text()}`);
-          await sleep(100);
-        }
-      }
-    };
-    const load = Promise.all(Array.from({ length: SENDERS }, (_, w) => sender(w)));
+    const { acknowledged, acks, bad, stopLoad } = startLoad(s, agent.id, 'a');
     await sleep(2_000);
     const leaderName = (await probeJsm.streams.info(s.tally.names.stream)).cluster!.leader!;
     const consumerLeader = (await probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer)).cluster?.leader;
@@ -151,8 +169,7 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     while (recovered() === undefined && Date.now() - killedAt < RECOVERY_BOUND_MS + 5_000) await sleep(100);
     const recoveredAt = recovered();
     if (recoveredAt !== undefined) await sleep(3_000);
-    stop = true;
-    await load;
+    await stopLoad();
     const loadStoppedAt = Date.now();
 
     const recoveryMs = recoveredAt === undefined ? Infinity : recoveredAt - killedAt;
@@ -172,5 +189,33 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     // Copies the sink wrote twice (a redelivery after the lost leader) are merged by FINAL; how many there were:
     const rows = await s.tally.ch!.query({ query: `SELECT count() AS n FROM ${s.env.CLICKHOUSE_DATABASE}.actions WHERE agent_instance_id = {a:String}`, query_params: { a: agent.id }, format: 'JSONEachRow' });
     console.info(`stream-replicas: ${stored.size} events stored once as read (FINAL), in ${(await rows.json<{ n: string }>())[0]!.n} rows`);
+  }, 180_000);
+  it("keeps the sink draining when its consumer's leader is killed (a lost pull is pulled again within seconds)", async () => {
+    const s = stack!;
+    // The node killed above comes back and catches up: three servers again.
+    const down = nodes.find((n) => n.proc.exitCode !== null || n.proc.signalCode !== null);
+    if (down) down.proc = spawn(natsBin, down.args, { stdio: 'ignore' });
+    await waitFor(() => probeJsm.streams.info(s.tally.names.stream), (i) => (i.cluster?.replicas ?? []).filter((r) => r.current).length === 2, 60_000);
+    await waitFor(() => probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (c) => (c.cluster?.replicas ?? []).filter((r) => r.current).length === 2, 60_000);
+
+    const agent = await createAgent(s);
+    const { acknowledged, bad, stopLoad } = startLoad(s, agent.id, 'c');
+    await sleep(2_000);
+    const consumerLeader = (await probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer)).cluster!.leader!;
+    nodes.find((n) => n.name === consumerLeader)!.proc.kill('SIGKILL');
+    await sleep(8_000);
+    await stopLoad();
+    const loadStoppedAt = Date.now();
+    expect(bad.slice(0, 3), `${bad.length} answers neither 2xx nor 503`).toEqual([]);
+
+    // Before the stall watch, the sink waited out two missed heartbeats (30 s and more).
+    const jsm = await jetstreamManager(s.tally.nc!);
+    await waitFor(() => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (i) => i.num_pending === 0 && i.num_ack_pending === 0, 90_000);
+    const drainedMs = Date.now() - loadStoppedAt;
+    console.info(`stream-replicas: killed sink consumer leader ${consumerLeader}; ${acknowledged.size} acknowledged; the sink had every message ${drainedMs} ms after the load stopped`);
+    expect(drainedMs).toBeLessThan(20_000);
+    const stored = await actionCounts(s, agent.id);
+    expect([...acknowledged].filter((id) => !stored.has(id))).toEqual([]);
+    expect([...stored].filter(([, n]) => n !== 1)).toEqual([]);
   }, 180_000);
 });

@@ -27,6 +27,17 @@ const SinkEnv = Type.Object({
   TALLY_SINK_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Delay before a batch whose insert failed is delivered again. */
   TALLY_SINK_RETRY_DELAY_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  /**
+   * Attempts of a batch whose rows ClickHouse refuses (a parse or type error) before its
+   * messages are inserted one by one and those refused alone are set aside in
+   * `sink_dead_letters`. Outages (connections, disk, memory) are retried without limit.
+   */
+  TALLY_SINK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  /**
+   * A pull that brings nothing for this long while the consumer reports messages waiting
+   * is started again (a consumer leader lost in a NATS cluster leaves pulls unanswered).
+   */
+  TALLY_SINK_STALL_MS: Type.Integer({ minimum: 1000, default: 5000 }),
 });
 
 export interface SinkConfig {
@@ -37,6 +48,8 @@ export interface SinkConfig {
   readonly pullMaxBytes: number;
   readonly ackWaitMs: number;
   readonly retryDelayMs: number;
+  readonly maxAttempts: number;
+  readonly stallMs: number;
 }
 
 export function parseSinkConfig(env: Env): SinkConfig {
@@ -49,5 +62,7 @@ export function parseSinkConfig(env: Env): SinkConfig {
     pullMaxBytes: e.TALLY_SINK_PULL_MAX_BYTES,
     ackWaitMs: e.TALLY_SINK_ACK_WAIT_MS,
     retryDelayMs: e.TALLY_SINK_RETRY_DELAY_MS,
+    maxAttempts: e.TALLY_SINK_MAX_ATTEMPTS,
+    stallMs: e.TALLY_SINK_STALL_MS,
   });
 }

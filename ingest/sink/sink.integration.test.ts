@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { jetstream } from '@nats-io/jetstream';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { decodeBatch, encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
 import { tsvInserter } from '../../shared/clickhouse/tsv-insert.ts';
 import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
@@ -12,7 +13,8 @@ import { actionsTsv, outcomesTsv, tsvEscape } from './tsv.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  // Quick retries, and a refused batch isolated after 3 attempts (the default is 5).
+  stack = await startTestStack({ env: { TALLY_SINK_RETRY_DELAY_MS: '100', TALLY_SINK_MAX_ATTEMPTS: '3' } });
 });
 afterAll(async () => {
   await stack?.cleanup();
@@ -105,5 +107,44 @@ describe('the sink end to end', () => {
       expect(JSON.parse(row.metadata as string)).toEqual(e.metadata);
       expect(Number(row.stream_seq)).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('a message whose rows ClickHouse refuses', () => {
+  it('is set aside in sink_dead_letters after a few attempts; the messages around it are stored and the sink goes on', async () => {
+    const agent = await createAgent(stack);
+    const env = stack.keys.development.id;
+    const org = stack.init.organization_id;
+    const event = (id: string, k: 1 | 2, val = ''): WireEvent => ({
+      k, env, org, agent: agent.id, acct: '', id, src: 1, type: k === 1 ? 'tool_call' : 'hire', ts: Date.now(), ing: Date.now(),
+      uid: '', anon: '', meta: '{}', model: '', tin: 0, tout: 0, ttot: 0, val,
+    });
+    // A message ingest would never write (ingest validates values): an outcome value that is not a decimal.
+    const [before, bad, after] = [uid(), uid(), uid()];
+    const js = jetstream(stack.tally.nc!);
+    const subject = stack.tally.names.eventsSubject;
+    await js.publish(subject, encodeBatch([event(before, 1)]), { msgID: before });
+    const refused = await js.publish(subject, encodeBatch([event(bad, 2, 'not-a-number'), event(`${bad}-a`, 1)]), { msgID: bad });
+    await js.publish(subject, encodeBatch([event(after, 1)]), { msgID: after });
+
+    const rows = await waitFor(() => select('actions', [before, after], ['event_id']), (r) => r.length === 2, 30_000);
+    expect(rows.map((r) => r.event_id).sort()).toEqual([before, after].sort());
+    const dead = await waitFor(
+      async () => (await stack.tally.ch!.query({ query: `SELECT stream_sequence, reason, payload_base64 FROM ${db()}.sink_dead_letters WHERE stream_sequence = {s:UInt64}`, query_params: { s: refused.seq }, format: 'JSONEachRow' })).json<Record<string, string>>(),
+      (r) => r.length > 0,
+      30_000,
+    );
+    expect(dead).toHaveLength(1);
+    expect(dead[0]!.reason).toMatch(/^insert refused: Code: \d+\. DB::Exception/);
+    // The payload is kept whole, to be replayed once fixed (what was stored of it counts once
+    // again: the action beside the refused outcome went in, and is read once, as every copy).
+    expect(decodeBatch(Buffer.from(dead[0]!.payload_base64!, 'base64')).id).toEqual([bad, `${bad}-a`]);
+    expect((await actionCounts(stack, agent.id)).get(`${bad}-a`)).toBe(1);
+
+    // The sink goes on: an event sent now through ingest is stored.
+    const later = uid();
+    const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body: { id: later, agent_key: agent.secret, action_type: 'tool_call' } });
+    expect(res.status).toBe(200);
+    await waitFor(() => select('actions', [later], ['event_id']), (r) => r.length === 1, 30_000);
   });
 });

@@ -8,6 +8,7 @@ import type { NatsNames } from '../../shared/nats/names.ts';
 import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
 import type { SinkConfig } from './config.ts';
 import { tsvInserter, type TsvInsert } from '../../shared/clickhouse/tsv-insert.ts';
+import { isDataError } from './insert-errors.ts';
 import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
 import { actionsTsv, outcomesTsv } from './tsv.ts';
 import { recordInserted } from '../../shared/clickhouse/sink-progress.ts';
@@ -131,6 +132,7 @@ export class Sink {
         })().catch(() => {});
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
+        const stall = new StallWatch(this.cfg.stallMs, async () => (await consumer.info()).num_pending);
         while (this.#running) {
           // A batch closes at `fetchMessages` messages, `batchMaxBytes` of them, or when
           // its first message has waited `batchLingerMs` (one timer per batch).
@@ -141,9 +143,14 @@ export class Sink {
             const r = await Promise.race([next, linger ?? sleep(1000)]);
             if (r === undefined) {
               if (batch.length > 0 || !this.#running) break;
+              if (await stall.stalled()) {
+                messages.stop();
+                throw new Error(`no message for ${this.cfg.stallMs} ms while the consumer has messages waiting (a lost pull; e.g. its leader moved)`);
+              }
               continue;
             }
             if (r.done) throw new Error('consumer iterator ended');
+            stall.delivered();
             next = it.next();
             linger ??= sleep(this.cfg.batchLingerMs);
             batch.push(r.value);
@@ -170,7 +177,11 @@ export class Sink {
     }
   }
 
-  /** Inserts a batch, retrying until it succeeds (or the sink stops: then JetStream redelivers). */
+  /**
+   * Inserts a batch, retrying until it succeeds (or the sink stops: then JetStream
+   * redelivers). Outages are retried without limit; a batch whose rows ClickHouse refuses
+   * `maxAttempts` times is inserted message by message instead ({@link #isolate}).
+   */
   async #processWithRetry(batch: JsMsg[]): Promise<void> {
     for (let attempt = 1; this.#running; attempt++) {
       try {
@@ -178,11 +189,43 @@ export class Sink {
         return;
       } catch (err) {
         metrics.failures.inc();
+        if (isDataError(err) && attempt >= this.cfg.maxAttempts) {
+          try {
+            await this.#isolate(batch);
+            return;
+          } catch (outage) {
+            err = outage;
+          }
+        }
         if (attempt === 1 || attempt % 30 === 0) log.warn('sink insert failed; retrying', { err, messages: batch.length, attempt });
         for (const m of batch) m.working();
         await sleep(this.cfg.retryDelayMs);
       }
     }
+  }
+
+  /**
+   * Each message of a refused batch on its own: those that insert are acknowledged, those
+   * refused alone for their rows go to `sink_dead_letters` with ClickHouse's reason (the
+   * payload kept whole, to be replayed once fixed). An outage meanwhile throws: the
+   * caller retries the batch (rows inserted twice count once).
+   */
+  async #isolate(batch: JsMsg[]): Promise<void> {
+    for (const m of batch) {
+      try {
+        await this.#process([m]);
+      } catch (err) {
+        if (!isDataError(err)) throw err;
+        await this.#setAside([{ msg: m, reason: `insert refused: ${String((err as Error).message).split('\n')[0]!.slice(0, 500)}` }]);
+      }
+    }
+  }
+
+  /** Dead-letters messages, records them as handled (the rollup's floor passes them) and ends their delivery. */
+  async #setAside(dead: { msg: JsMsg; reason: string }[]): Promise<void> {
+    await this.#deadLetter(dead);
+    await recordInserted(this.ch, this.database, this.#streamCreated, dead.map((d) => d.msg.seq));
+    for (const d of dead) d.msg.term(d.reason);
   }
 
   async #process(msgs: JsMsg[]): Promise<void> {
@@ -237,6 +280,39 @@ export class Sink {
       values: dead.map((d) => ({ received_at: Date.now(), stream_sequence: d.msg.seq, reason: d.reason, payload_base64: Buffer.from(d.msg.data).toString('base64') })),
       format: 'JSONEachRow',
     });
+  }
+}
+
+/**
+ * Tells a lost pull from an idle stream: after `stallMs` without a message, asks the
+ * consumer (at most once per `stallMs`) whether messages wait undelivered. A failed
+ * question (no consumer leader yet) counts as no.
+ */
+export class StallWatch {
+  #lastMessage: number;
+  #lastAsked = -Infinity;
+
+  constructor(
+    private readonly stallMs: number,
+    private readonly waiting: () => Promise<number>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#lastMessage = now();
+  }
+
+  delivered(): void {
+    this.#lastMessage = this.now();
+  }
+
+  async stalled(): Promise<boolean> {
+    const t = this.now();
+    if (t - this.#lastMessage < this.stallMs || t - this.#lastAsked < this.stallMs) return false;
+    this.#lastAsked = t;
+    try {
+      return (await this.waiting()) > 0;
+    } catch {
+      return false;
+    }
   }
 }
 
