@@ -157,25 +157,48 @@ async function main() {
   const single = byMedian('single');
   const singleRatio = median(rounds.map((r) => r.single.reqPerSec / r.baseline.reqPerSec));
   const batch = Array.from({ length: 100 }, () => event);
-  const jsonBatch = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
+  // 100-event batches against the durable-publish reference (uWS + JSON.parse + one
+  // JetStream publish with Nats-Msg-Id, awaiting the PubAck), alternating as above.
+  const reference = await startChild(['--import', 'tsx', 'bench/reference-durable.ts', '18998', `REF${suffix}_`], {}, 'ready');
+  const batchRounds: { reference: Run; tally: Run }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const ref = await run('durable-publish reference (uWS + JSON.parse + JetStream publish, PubAck)', 'http://127.0.0.1:18998/', JSON.stringify(batch), headers, [reference]);
+    const t = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
+    batchRounds.push({ reference: ref, tally: t });
+  }
+  reference.kill('SIGTERM');
+  await new Promise((r) => reference.once('exit', r));
+  const byBatchMedian = (key: 'reference' | 'tally') => [...batchRounds].sort((a, b) => a[key].reqPerSec - b[key].reqPerSec)[Math.floor(batchRounds.length / 2)]![key];
+  const durableRef = byBatchMedian('reference');
+  const jsonBatch = byBatchMedian('tally');
+  const batchRatio = median(batchRounds.map((r) => r.tally.reqPerSec / r.reference.reqPerSec));
   const mpBatch = await run('100-event batch, msgpack', 'http://127.0.0.1:18080/v1/actions', pack(batch), { ...headers, 'content-type': 'application/msgpack' }, ingests);
   const viaSdk = await runSdk('SDK: 4 clients, 100-event batches, JSON', 'http://127.0.0.1:18080', keys.sdk_key, agent.secret, SECONDS);
 
   console.log('## Ingest: durably acknowledged (sink stopped)\n');
-  console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | vs baseline (req/s) | server CPU µs/request |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const [r, per] of [[baseline, 1], [single, 1], [jsonBatch, 100], [mpBatch, 100]] as const) {
-    const ratio = r === single ? singleRatio : r.reqPerSec / baseline.reqPerSec;
-    console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${ratio.toFixed(2)} | ${r.cpuUsPerReq.toFixed(1)} |`);
+  console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | ratio | vs | server CPU µs/request |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const rows: [Run, number, number | undefined, string][] = [
+    [baseline, 1, 1, 'bare uWS'],
+    [single, 1, singleRatio, 'bare uWS'],
+    [durableRef, 100, 1, 'durable publish'],
+    [jsonBatch, 100, batchRatio, 'durable publish'],
+    [mpBatch, 100, mpBatch.reqPerSec / durableRef.reqPerSec, 'durable publish'],
+  ];
+  for (const [r, per, ratio, vs] of rows) {
+    console.log(`| ${r.title} | ${fmt(r.reqPerSec)} | ${fmt(r.reqPerSec * per)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${ratio === undefined ? '' : ratio.toFixed(2)} | ${vs} | ${r.cpuUsPerReq.toFixed(1)} |`);
   }
-  console.log(`| ${viaSdk.title} | | ${fmt(viaSdk.eventsPerSec)} | | | | | |`);
-  console.log(`\nSingle events vs baseline, round by round (requests/s): ${rounds.map((r) => `${fmt(r.single.reqPerSec)} / ${fmt(r.baseline.reqPerSec)} = ${(r.single.reqPerSec / r.baseline.reqPerSec).toFixed(2)}`).join('; ')}. The table shows the medians (and the median ratio); batches are compared with the median baseline.`);
+  console.log(`| ${viaSdk.title} | | ${fmt(viaSdk.eventsPerSec)} | | | | | | |`);
+  const byRound = (rs: { a: Run; b: Run }[]) => rs.map((r) => `${fmt(r.a.reqPerSec)} / ${fmt(r.b.reqPerSec)} = ${(r.a.reqPerSec / r.b.reqPerSec).toFixed(2)}`).join('; ');
+  console.log(`\nSingle events / bare uWS, round by round (requests/s): ${byRound(rounds.map((r) => ({ a: r.single, b: r.baseline })))}.`);
+  console.log(`100-event JSON batches / durable-publish reference, round by round: ${byRound(batchRounds.map((r) => ({ a: r.tally, b: r.reference })))}.`);
+  console.log('The table shows the median runs and the median ratios (msgpack batches: against the median reference). Goals: single ≥ 0.6, batches ≥ 0.8.');
 
   // Phase 2: the sink starts and drains the backlog of phase 1.
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
   const names = natsNames(env.TALLY_NATS_PREFIX);
-  const backlog = rounds.reduce((n, r) => n + r.single.ok, 0) + (jsonBatch.ok + mpBatch.ok) * 100 + viaSdk.delivered;
+  const backlog = rounds.reduce((n, r) => n + r.single.ok, 0) + (batchRounds.reduce((n, r) => n + r.tally.ok, 0) + mpBatch.ok) * 100 + viaSdk.delivered;
   const drainT0 = Date.now();
   // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
   const sinkEnv = { TALLY_HTTP_PORT: '18081', TALLY_OTLP_GRPC_PORT: 'off', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };

@@ -1,12 +1,14 @@
 /**
- * npm run bench:reports — each report over BENCH_EVENTS (10,000,000) actions of the last
- * 30 days in ClickHouse (generated server-side with `numbers()`), BENCH_AGENTS (1,000)
- * agent instances and accounts, four cost rules and one invoice per account and month:
- * runs every report from raw events (the baseline) and through the daily cost rollup
- * BENCH_RUNS (20) times and prints p50 and p95 latency, then the cost of keeping the
- * rollup up to date (one step of new actions; a backdated rule change). Target: p95
- * under 300 ms on the 2-core machine. Calls the report functions the endpoints call
- * (no HTTP). Uses its own Postgres database and ClickHouse database (dropped afterwards).
+ * npm run bench:reports — each report over growing numbers of actions of the last 30 days
+ * in ClickHouse (BENCH_SIZES, default 1M, 10M, 100M; BENCH_EVENTS one size; generated
+ * server-side with `numbers()`), BENCH_AGENTS (1,000) agent instances and accounts, four
+ * cost rules and one invoice per account and month: runs every report from raw events
+ * (the baseline) and through the daily cost rollup BENCH_RUNS (20) times and prints p50
+ * and p95 latency, then the cost of keeping the rollup up to date (one step of new
+ * actions; a backdated rule change); at the end, each report's p95 by size and its growth
+ * per 10x of events. Goal: p95 under 100 ms at the largest size. Calls the report
+ * functions the endpoints call (no HTTP). Each size uses its own Postgres and ClickHouse
+ * databases (dropped afterwards).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -25,21 +27,11 @@ import { computePnl } from '../billing/reports/pnl.ts';
 import { loadRevenue, revenueEntries } from '../billing/reports/revenue.ts';
 import { CostRollup } from '../billing/reports/cost-rollup.ts';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+/** Event counts to run, one after the other (BENCH_EVENTS: one size). */
+const SIZES = (process.env.BENCH_EVENTS ?? process.env.BENCH_SIZES ?? '1000000,10000000,100000000').split(',').map(Number);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const suffix = Date.now().toString(36);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-reports-'));
-const env = {
-  ...process.env,
-  DATABASE_URL: process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/tally_bench_reports_${suffix}`,
-  CLICKHOUSE_DATABASE: `bench_reports_${suffix}`,
-  TALLY_DATA_DIR: dataDir,
-  TALLY_LOG_LEVEL: 'warn',
-};
-const config = parseCommonConfig(env);
-const dbUrl = env.DATABASE_URL!;
-const chDb = config.clickhouse.database;
 const DAY_MS = 86_400_000;
 
 function pct(xs: number[], p: number): number {
@@ -47,7 +39,44 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
+/** p50 and p95 of each report, raw and through the rollup, at one size. */
+type SizeResult = Map<string, { rawP95: number; rollupP50: number; rollupP95: number }>;
+
 async function main() {
+  console.log(`# Tally reports benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${AGENTS} agents, ${RUNS} runs a report\n`);
+  const results: { events: number; reports: SizeResult }[] = [];
+  try {
+    for (const events of SIZES) results.push({ events, reports: await runSize(events) });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (results.length < 2) return;
+  const names = [...results[0]!.reports.keys()];
+  console.log(`\n## p95 through the rollup (ms) by size, and its growth per 10x of events (1.0: flat, 10: linear)\n`);
+  console.log(`| report | ${results.map((r) => r.events.toLocaleString('en-US')).join(' | ')} | growth per 10x |`);
+  console.log(`|---|${results.map(() => '---|').join('')}---|`);
+  for (const name of names) {
+    const p95s = results.map((r) => r.reports.get(name)!.rollupP95);
+    const first = results[0]!, last = results.at(-1)!;
+    const growth = Math.pow(p95s.at(-1)! / p95s[0]!, 1 / Math.log10(last.events / first.events));
+    console.log(`| ${name} | ${p95s.map((x) => x.toFixed(0)).join(' | ')} | ${growth.toFixed(2)} |`);
+  }
+}
+
+async function runSize(EVENTS: number): Promise<SizeResult> {
+  const suffix = `${Date.now().toString(36)}_${EVENTS}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/tally_bench_reports_${suffix}`,
+    CLICKHOUSE_DATABASE: `bench_reports_${suffix}`,
+    TALLY_DATA_DIR: dataDir,
+    TALLY_LOG_LEVEL: 'warn',
+  };
+  const config = parseCommonConfig(env);
+  const dbUrl = env.DATABASE_URL;
+  const chDb = config.clickhouse.database;
+  console.log(`## ${EVENTS.toLocaleString('en-US')} actions`);
+  const result: SizeResult = new Map();
   await ensureDatabase(dbUrl);
   const db = createDb(dbUrl, { max: 8 });
   await migrate(db as never);
@@ -152,6 +181,7 @@ async function main() {
       const raw = await time(() => fn(), Math.min(RUNS, 5));
       const rolled = await time(() => fn(rollup), RUNS);
       console.log(`| ${name} | ${pct(raw, 50).toFixed(0)} | ${pct(raw, 95).toFixed(0)} | ${pct(rolled, 50).toFixed(0)} | ${pct(rolled, 95).toFixed(0)} | ${(pct(rolled, 95) / pct(raw, 95)).toFixed(3)} |`);
+      result.set(name, { rawP95: pct(raw, 95), rollupP50: pct(rolled, 50), rollupP95: pct(rolled, 95) });
     }
 
     // Keeping up: one step folding STEP_EVENTS new actions (a tenth of them copies of
@@ -182,12 +212,12 @@ async function main() {
     const same = JSON.stringify(viaRollup) === JSON.stringify(viaRaw);
     console.log(`rollup and raw events agree on every day's costs: ${same ? 'yes' : 'NO'}`);
     if (!same) process.exitCode = 1;
+    return result;
   } finally {
     await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
     await closeClickHouse(ch);
     await db.destroy();
     await dropDatabase(dbUrl).catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
