@@ -14,7 +14,9 @@ import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { decodeBatch, encodeBatch, type WireBatch, type WireEvent } from '../shared/events/wire.ts';
-import { ACTION_COLUMNS } from '../ingest/sink/rows.ts';
+import { ACTION_COLUMNS, ACTION_TABLE } from '../ingest/sink/rows.ts';
+import { actionsRowBinary, RowBinaryWriter } from '../ingest/sink/rowbinary.ts';
+import { chdbRowBinaryInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { actionsTsv } from '../ingest/sink/tsv.ts';
 import { tsvInserter } from '../shared/clickhouse/tsv-insert.ts';
 
@@ -78,13 +80,21 @@ function tsvBuffer(g: Group): Buffer {
   return Buffer.concat(g.map(({ batch, seq }) => Buffer.from(actionsTsv(batch, seq))));
 }
 
+/** The sink's RowBinary: every wire batch of the insert into one writer. */
+function rowBinaryBuffer(g: Group): Buffer {
+  const w = new RowBinaryWriter();
+  for (const { batch, seq } of g) actionsRowBinary(batch, seq, w);
+  return w.bytes();
+}
+
 function jsonBuffer(g: Group): Buffer {
   return Buffer.from(jsonRows(g).map((r) => JSON.stringify(r) + '\n').join(''));
 }
 
 function paths(ch: ClickHouseClient, chdb: ChdbRaw): Path[] {
   const table = `${DB}.actions`;
-  const columns: [string, ...string[]] = [...ACTION_COLUMNS];
+  const columns = [...ACTION_COLUMNS] as [string, ...string[]];
+  const rowBinary = chdbRowBinaryInserter(ch);
   const raw = (format: 'TabSeparated' | 'JSONCompactEachRow', settings: Record<string, number>) => (v: unknown) =>
     chdb.rawInsert({ table, values: v as Buffer, format, columns, settings });
   const sinkInsert = tsvInserter(ch);
@@ -93,7 +103,8 @@ function paths(ch: ClickHouseClient, chdb: ChdbRaw): Path[] {
     { name: 'TSV via @clickhouse/client (stream; the server path)', build: tsvBuffer, insert: (v) => ch.insert({ table, values: Readable.from([v as Buffer], { objectMode: false }), format: 'TabSeparated', columns }) },
     { name: 'JSONCompactEachRow Buffer, chdb rawInsert', build: jsonBuffer, insert: raw('JSONCompactEachRow', {}) },
     { name: 'TSV Buffer, chdb rawInsert, parallel parsing', build: tsvBuffer, insert: raw('TabSeparated', {}) },
-    { name: 'TSV Buffer, chdb rawInsert, no parallel parsing (the sink now)', build: tsvBuffer, insert: (v) => sinkInsert(table, columns, v as Buffer) },
+    { name: 'TSV Buffer, chdb rawInsert, no parallel parsing (the sink with TALLY_SINK_INSERT_FORMAT=tsv)', build: tsvBuffer, insert: (v) => sinkInsert(table, columns, v as Buffer) },
+    { name: 'RowBinary through a file (the sink now, with chDB)', build: rowBinaryBuffer, insert: (v) => rowBinary(table, ACTION_TABLE, v as Buffer) },
   ];
 }
 

@@ -16,10 +16,11 @@ import { requireContactOfAccount } from '../catalog/contacts.ts';
 import { guarded, notFound } from '../catalog/db-errors.ts';
 import { requireRef } from '../catalog/refs.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { listA, listB, pageA, pageB } from './paging.ts';
+import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { AgentCreate, AgentInstanceCreate, AgentInstanceUpdate, AgentTypeCreate, AgentTypeUpdate, ValidateSecret } from './schemas.ts';
 import { body } from './validate.ts';
+import { Agent, AgentInstance, AgentInstanceInfo, AgentInstanceWithSecret, AgentType, AgentWithSecret, Deleted, listOfA, listOfB, SecretValidation } from './response-schemas.ts';
 
 interface Refs {
   agent_type_id?: string | null;
@@ -42,6 +43,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/agents',
       capability: 'read',
+      query: [PageQueryA],
+      response: listOfA('agents', Agent),
       summary: 'List agents (limit default 20, max 100; offset)',
       handle: async (req, p) => {
         const page = pageA(req);
@@ -53,6 +56,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/agents/:agent_id',
       capability: 'read',
+      response: Agent,
       summary: 'One agent',
       handle: async (req, p) => {
         const row = await findAgentInstance(db, p.environmentId, req.params.agent_id!);
@@ -64,6 +68,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/v1/agents',
       capability: 'write',
+      status: 201,
+      response: AgentWithSecret,
       summary: 'Create an agent (name, type, description); the secret is returned once',
       requestBody: AgentCreate,
       handle: async (req, p) => {
@@ -79,6 +85,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_type/all',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('agent_types', AgentType),
       summary: 'List agent types (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -90,6 +98,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/agent_type/create',
       capability: 'write',
+      status: 201,
+      response: AgentType,
       summary: 'Create an agent type (name unique per environment)',
       requestBody: AgentTypeCreate,
       handle: async (req, p) => created(await createAgentType(db, p.environmentId, body(req, AgentTypeCreate))),
@@ -98,6 +108,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_type/:agent_type_id',
       capability: 'read',
+      response: AgentType,
       summary: 'One agent type',
       handle: async (req, p) => ok(await getAgentType(db, p.environmentId, req.params.agent_type_id!)),
     },
@@ -105,6 +116,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'PUT',
       path: '/api/v1/agent_type/:agent_type_id',
       capability: 'write',
+      response: AgentType,
       summary: 'Update an agent type',
       requestBody: AgentTypeUpdate,
       handle: async (req, p) => ok(await updateAgentType(db, p.environmentId, req.params.agent_type_id!, body(req, AgentTypeUpdate))),
@@ -113,6 +125,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'DELETE',
       path: '/api/v1/agent_type/:agent_type_id',
       capability: 'write',
+      response: Deleted,
       summary: 'Delete an agent type (refused while instances or products reference it)',
       handle: async (req, p) => {
         await deleteAgentType(db, p.environmentId, req.params.agent_type_id!);
@@ -124,6 +137,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_instance/all',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('agent_instances', AgentInstance),
       summary: 'List agent instances (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -135,6 +150,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/agent_instance/create',
       capability: 'write',
+      status: 201,
+      response: AgentInstanceWithSecret,
       summary: 'Create an agent instance; the secret is returned once',
       requestBody: AgentInstanceCreate,
       handle: async (req, p) => {
@@ -157,6 +174,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/agent_instance/validate-secret',
       capability: 'validate_secret',
+      response: SecretValidation,
       summary: "Validate an instance secret; returns the instance's metadata (used by the SDK)",
       requestBody: ValidateSecret,
       handle: async (req, p) => {
@@ -170,6 +188,8 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_instance/info',
       capability: 'agent_self',
+      response: AgentInstanceInfo,
+      errors: [404],
       summary: "The calling agent instance (X-Agent-Secret): its metadata, organization and environment (value-python's initialize)",
       handle: async (_req, p) => {
         const row = await findAgentInstance(db, p.environmentId, p.agentInstanceId!);
@@ -182,6 +202,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_instance/:agent_instance_id',
       capability: 'read',
+      response: AgentInstance,
       summary: 'One agent instance',
       handle: async (req, p) => {
         const row = await findAgentInstance(db, p.environmentId, req.params.agent_instance_id!);
@@ -193,6 +214,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'PUT',
       path: '/api/v1/agent_instance/:agent_instance_id',
       capability: 'write',
+      response: AgentInstance,
       summary: 'Update an agent instance (name, description, references, is_active)',
       requestBody: AgentInstanceUpdate,
       handle: async (req, p) => {
@@ -212,6 +234,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'DELETE',
       path: '/api/v1/agent_instance/:agent_instance_id',
       capability: 'write',
+      response: Deleted,
       summary: 'Delete an agent instance (refused while a subscription includes it)',
       handle: async (req, p) => {
         const id = req.params.agent_instance_id!;
@@ -224,6 +247,7 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/agent_instance/:agent_instance_id/refresh',
       capability: 'write',
+      response: AgentInstanceWithSecret,
       summary: 'Issue a new secret; the old one stops working at once',
       handle: async (req, p) => {
         const id = req.params.agent_instance_id!;

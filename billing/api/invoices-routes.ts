@@ -10,10 +10,11 @@ import { correctInvoice } from '../invoicing/corrections.ts';
 import { getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
 import { activeTemplate, createTemplate, renderInvoiceHtml, requireActiveTemplate, updateTemplate } from '../invoicing/templates.ts';
 import type { Usage } from '../rating/index.ts';
-import { listA, listB, pageA, pageB } from './paging.ts';
+import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id, Name } from './schemas.ts';
 import { body, optionalBody, query } from './validate.ts';
+import { BillRun, Invoice, InvoiceCorrection, InvoiceGeneration, InvoicePreview, InvoiceTemplate, listOfA, listOfB, Simulation } from './response-schemas.ts';
 
 const BillingPeriod = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', errorMessage: 'must be a month YYYY-MM' });
 const Decimal = Type.Union([Type.Number(), Type.String({ pattern: '^[+]?(\\d+(\\.\\d*)?|\\.\\d+)$' })], { errorMessage: 'must be a non-negative number or decimal string' });
@@ -66,6 +67,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: `${prefix}/:invoice_id`,
       capability: 'read',
+      response: Invoice,
       summary: 'One invoice with its lines and the usage that produced them',
       handle: async (req, p) => ok(await getInvoice(db, p.environmentId, req.params.invoice_id!)),
     },
@@ -73,6 +75,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: `${prefix}/:invoice_id/pay`,
       capability: 'write',
+      response: Invoice,
       summary: 'Record the payment of an invoice (amount must equal the total when given): draft/finalized -> paid',
       requestBody: InvoicePay,
       handle: async (req, p) => {
@@ -86,6 +89,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/v1/invoices',
       capability: 'read',
+      query: [PageQueryA, InvoiceQuery],
+      response: listOfA('invoices', Invoice),
       summary: 'List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind)',
       handle: async (req, p) => {
         const page = pageA(req);
@@ -97,6 +102,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/v1/invoices/generate',
       capability: 'write',
+      response: InvoiceGeneration,
       summary: 'Generate the invoices of a billing period (YYYY-MM) for one account or all; existing ones are returned, never duplicated',
       requestBody: InvoiceGenerate,
       handle: async (req, p) => {
@@ -111,6 +117,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/v1/pricing/simulate',
       capability: 'read',
+      response: Simulation,
       summary: 'Rate hypothetical usage against a rate plan (same engine as invoices)',
       requestBody: SimulateA,
       handle: async (req, p) => {
@@ -122,6 +129,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/simulation/charges',
       capability: 'read',
+      response: Simulation,
       summary: 'Simulate the charges of a rate plan for usage_data (same engine as invoices)',
       requestBody: SimulateB,
       handle: async (req, p) => {
@@ -133,6 +141,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/subscription/:subscription_id/invoice-preview',
       capability: 'read',
+      response: InvoicePreview,
       summary: "Preview the invoice of the subscription's current period with the usage so far (not stored)",
       handle: async (req, p) => ok(await previewInvoice(inv, p.environmentId, req.params.subscription_id!)),
     },
@@ -140,6 +149,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/invoices',
       capability: 'read',
+      query: [PageQueryB, InvoiceQuery],
+      response: listOfB('invoices', Invoice),
       summary: 'List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind)',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -152,6 +163,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/invoice/invoices/:invoice_id/finalize',
       capability: 'write',
+      response: Invoice,
       summary: 'Finalize a draft now (re-rated first); finalized invoices never change',
       handle: async (req, p) => {
         const id = await finalizeInvoice(inv, p.environmentId, req.params.invoice_id!);
@@ -162,6 +174,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/invoice/invoices/:invoice_id/void',
       capability: 'write',
+      response: Invoice,
       summary: 'Void a draft or finalized invoice',
       handle: async (req, p) => ok(await voidInvoice(db, p.environmentId, req.params.invoice_id!, inv.now())),
     },
@@ -169,6 +182,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/invoice/invoices/:invoice_id/correct',
       capability: 'write',
+      status: 201,
+      response: InvoiceCorrection,
       summary: 'Correct a finalized, paid or void invoice with new documents: re-rates its period, issues a credit note reversing it (not for void) and a finalized replacement invoice; 409 when nothing changed',
       requestBody: InvoiceCorrect,
       handle: async (req, p) => {
@@ -180,6 +195,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/invoices/:invoice_id/html',
       capability: 'read',
+      response: Type.String({ description: 'the invoice as an HTML page' }),
+      responseTypes: ['text/html'],
       summary: 'The invoice rendered as HTML with the active template',
       handle: async (req, p) => {
         const invoice = await getInvoice(db, p.environmentId, req.params.invoice_id!);
@@ -191,6 +208,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/invoice/bill-runs/create',
       capability: 'write',
+      status: 201,
+      response: BillRun,
       summary: 'Run a bill run: invoices of the last ended period for every subscription billable in it (runs to completion)',
       requestBody: BillRunCreate,
       handle: async (req, p) => {
@@ -202,6 +221,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/bill-runs',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('bill_runs', BillRun),
       summary: 'List bill runs (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -213,6 +234,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/bill-runs/:bill_run_id',
       capability: 'read',
+      response: BillRun,
       summary: 'One bill run with its counts, totals per currency and invoice ids',
       handle: async (req, p) => ok(await getBillRun(inv, p.environmentId, req.params.bill_run_id!)),
     },
@@ -220,6 +242,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'POST',
       path: '/api/v1/invoice/templates/create',
       capability: 'write',
+      status: 201,
+      response: InvoiceTemplate,
       summary: 'Create an invoice template (name, template_data {company_name, logo_url}); it becomes the active one unless is_active is false',
       requestBody: TemplateCreate,
       handle: async (req, p) => created(await createTemplate(db, p.environmentId, body(req, TemplateCreate))),
@@ -228,6 +252,8 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'GET',
       path: '/api/v1/invoice/invoice-templates/active',
       capability: 'read',
+      response: InvoiceTemplate,
+      errors: [404],
       summary: "The environment's active invoice template (404 when none)",
       handle: async (_req, p) => ok(await requireActiveTemplate(db, p.environmentId)),
     },
@@ -235,6 +261,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       method: 'PUT',
       path: '/api/v1/invoice/invoice-templates/:template_id',
       capability: 'write',
+      response: InvoiceTemplate,
       summary: 'Update a template (name, template_data merged, is_active: true makes it the one active template)',
       requestBody: TemplateUpdate,
       handle: async (req, p) => ok(await updateTemplate(db, p.environmentId, req.params.template_id!, body(req, TemplateUpdate))),

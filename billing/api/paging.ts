@@ -20,15 +20,20 @@ const FamilyB = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 100, errorMessage: 'must be an integer from 1 to 100' }),
 });
 
+/** The query parameters of Family A paging (validation and the OpenAPI document). */
+export const PageQueryA = Type.Partial(FamilyA);
+/** The query parameters of Family B paging. */
+export const PageQueryB = Type.Partial(FamilyB);
+
 /** Family A paging (`/v1`): `limit` (default 20, max 100) and `offset` (default 0). */
 export function pageA(req: HttpRequest): Page {
-  const q = query(req, Type.Partial(FamilyA));
+  const q = query(req, PageQueryA);
   return { limit: q.limit ?? 20, offset: q.offset ?? 0 };
 }
 
 /** Family B paging (`/api/v1`): `skip` (default 0) and `limit` (default 100, max 100). */
 export function pageB(req: HttpRequest): Page {
-  const q = query(req, Type.Partial(FamilyB));
+  const q = query(req, PageQueryB);
   return { limit: q.limit ?? 100, offset: q.skip ?? 0 };
 }
 

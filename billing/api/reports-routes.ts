@@ -16,6 +16,7 @@ import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
 import { body, optionalBody, query } from './validate.ts';
 import { range } from './date-range.ts';
+import { AgentEmbed, CostRule, CostRuleList, CostsReport, OutcomeRule, OutcomeRuleList, PnlAnalysis, PnlAnalysisStarted, PnlReport, RevenueReport } from './response-schemas.ts';
 
 const MAX_EMBED_DAYS = 90;
 
@@ -73,6 +74,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/v1/cost_rules',
       capability: 'read',
+      query: [RuleListQuery],
+      response: CostRuleList,
       summary: 'Cost rules of this environment (active ones; include_inactive=true for ended ones)',
       handle: async (req, p) => {
         const q = query(req, RuleListQuery);
@@ -84,6 +87,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'POST',
       path: '/v1/cost_rules',
       capability: 'write',
+      status: 201,
+      response: CostRule,
       summary: 'Create a cost rule (category, currency, basis, rate or model_rates, optional action_type, unit_field, effective_from)',
       requestBody: CostRuleCreate,
       handle: async (req, p) => created(await costRules.create(p.environmentId, body(req, CostRuleCreate))),
@@ -92,6 +97,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/v1/cost_rules/:rule_id',
       capability: 'read',
+      response: CostRule,
       summary: 'One cost rule with every version (effective_from, effective_to, rates)',
       handle: async (req, p) => ok(await costRules.get(p.environmentId, ruleId(req))),
     },
@@ -99,6 +105,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'PUT',
       path: '/v1/cost_rules/:rule_id',
       capability: 'write',
+      response: CostRule,
       summary: 'Change a cost rule from effective_from (default now); earlier actions keep their costs',
       requestBody: CostRuleUpdate,
       handle: async (req, p) => ok(await costRules.update(p.environmentId, ruleId(req), body(req, CostRuleUpdate))),
@@ -107,6 +114,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'DELETE',
       path: '/v1/cost_rules/:rule_id',
       capability: 'write',
+      response: CostRule,
       summary: 'End a cost rule now; earlier actions keep their costs',
       handle: async (req, p) => ok(await costRules.remove(p.environmentId, ruleId(req))),
     },
@@ -115,6 +123,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/v1/costs',
       capability: 'read',
+      query: [CostsQuery],
+      response: CostsReport,
       summary: 'Cost records per agent, customer, cost type, currency and month (YYYY-MM), and the total per currency',
       handle: async (req, p) => {
         const q = query(req, CostsQuery);
@@ -151,6 +161,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/v1/reports/revenue',
       capability: 'read',
+      query: [RevenueQuery],
+      response: RevenueReport,
       summary: 'Invoiced revenue by period (week, month, quarter) and agent, customer, product, rate plan or agent type; totals per currency',
       handle: async (req, p) => {
         const q = query(req, RevenueQuery);
@@ -175,6 +187,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/v1/reports/pnl',
       capability: 'read',
+      query: [PnlQuery],
+      response: PnlReport,
       summary: 'Revenue, costs (blended or itemized llm/api/infrastructure), margin and margin percent per period and currency',
       handle: async (req, p) => {
         const q = query(req, PnlQuery);
@@ -200,6 +214,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'POST',
       path: '/api/v1/pnl',
       capability: 'read',
+      status: 201,
+      response: PnlAnalysisStarted,
       summary: 'Start a P&L analysis of an agent instance or customer (status pending; read it with GET /api/v1/pnl/{id})',
       requestBody: PnlAnalysisCreate,
       handle: async (req, p) => {
@@ -224,6 +240,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/api/v1/pnl/:analysis_id',
       capability: 'read',
+      response: PnlAnalysis,
       summary: 'A P&L analysis: status (pending, running, completed, failed) and, once completed, its result',
       handle: async (req, p) => ok(analysisView(await analyses.get(p.environmentId, req.params.analysis_id!))),
     },
@@ -231,6 +248,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/api/v1/embeds/:agent_instance_id',
       capability: 'read',
+      query: [EmbedQuery],
+      response: AgentEmbed,
       summary: 'Per-day metrics of an agent instance over the last N days (duration=7days): actions, outcomes, cost, revenue, margin',
       handle: async (req, p) => {
         const q = query(req, EmbedQuery);
@@ -247,6 +266,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/api/v1/outcome_rules',
       capability: 'read',
+      query: [RuleListQuery],
+      response: OutcomeRuleList,
       summary: 'Rules deriving outcomes from actions (active ones; include_inactive=true for ended ones)',
       handle: async (req, p) => {
         const q = query(req, RuleListQuery);
@@ -258,6 +279,8 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'POST',
       path: '/api/v1/outcome_rules',
       capability: 'write',
+      status: 201,
+      response: OutcomeRule,
       summary: 'Create an outcome rule: action_type, optional metadata_match, outcome_type, value or value_field, effective_from',
       requestBody: OutcomeRuleCreate,
       handle: async (req, p) => created(await outcomeRules.create(p.environmentId, body(req, OutcomeRuleCreate))),
@@ -266,6 +289,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'GET',
       path: '/api/v1/outcome_rules/:rule_id',
       capability: 'read',
+      response: OutcomeRule,
       summary: 'One outcome rule',
       handle: async (req, p) => ok(await outcomeRules.get(p.environmentId, ruleId(req))),
     },
@@ -273,6 +297,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'PUT',
       path: '/api/v1/outcome_rules/:rule_id',
       capability: 'write',
+      response: OutcomeRule,
       summary: 'Change an outcome rule from effective_from (default now)',
       requestBody: OutcomeRuleUpdate,
       handle: async (req, p) => ok(await outcomeRules.update(p.environmentId, ruleId(req), optionalBody(req, OutcomeRuleUpdate))),
@@ -281,6 +306,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
       method: 'DELETE',
       path: '/api/v1/outcome_rules/:rule_id',
       capability: 'write',
+      response: OutcomeRule,
       summary: 'End an outcome rule now',
       handle: async (req, p) => ok(await outcomeRules.remove(p.environmentId, ruleId(req))),
     },

@@ -1,7 +1,7 @@
 import type { CostRollupReader } from '../costs/cost-query.ts';
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Capability, Principal } from '../../shared/auth/keys.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
@@ -34,6 +34,23 @@ export interface Endpoint {
   summary: string;
   /** Schema of the JSON body, when the endpoint takes one (shown in the OpenAPI document). */
   requestBody?: TSchema;
+  /**
+   * The query schemas the handler validates with (`query(req, S)`, `pageA`/`pageB`): each
+   * property is a documented query parameter. The same objects serve both.
+   */
+  query?: readonly TObject[];
+  /** Schema of the success body (OpenAPI `responses`). */
+  response?: TSchema;
+  /** Status of success: 201 when the endpoint creates (`created()`), else 200. */
+  status?: 200 | 201;
+  /** Media types of the success body when it is not JSON (e.g. text/html). */
+  responseTypes?: readonly string[];
+  /** Request media types accepted beside JSON, with their body schema (e.g. text/plain). */
+  alsoAccepts?: Readonly<Record<string, TSchema>>;
+  /** Error statuses beyond the ones every endpoint of its kind can answer (see openapi.ts). */
+  errors?: readonly (404 | 409 | 415)[];
+  /** OpenAPI operationId; derived from method and path when absent. */
+  operationId?: string;
   handle: (req: HttpRequest, p: Principal) => Promise<HttpResponse>;
 }
 

@@ -26,6 +26,14 @@ export const SqlRequest = Type.Object({
   ),
 });
 
+/**
+ * Query parameters of the text/plain form (the JSON form carries them in its body):
+ * `format`, and `param_<name>` per query parameter (`{name:Type}` in the query).
+ */
+export const SqlTextQuery = Type.Object({
+  format: Type.Optional(Type.Union(SQL_FORMAT_NAMES.map((f) => Type.Literal(f)), { description: 'output format of a text/plain query (default JSONEachRow)' })),
+});
+
 interface ParsedRequest {
   query: string;
   format: SqlFormat;
@@ -44,6 +52,11 @@ export function sqlEndpoints({ ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/v1/sql',
       capability: 'admin',
+      query: [SqlTextQuery],
+      alsoAccepts: { 'text/plain': Type.String({ description: 'the SQL query; format and param_<name> in the query string' }) },
+      response: Type.String({ description: 'the rows in the asked format' }),
+      responseTypes: [...new Set(Object.values(SQL_FORMATS))],
+      errors: [415],
       summary: 'Read-only SQL over this environment (actions, outcomes, cost_rules, outcome_rules, costs_daily, cost_events); see docs/analytics.md',
       requestBody: SqlRequest,
       handle: async (req, p) => {

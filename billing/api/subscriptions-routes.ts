@@ -8,10 +8,11 @@ import {
   subscriptionEvents,
   type SubscriptionAction,
 } from '../catalog/subscriptions.ts';
-import { listA, listB, pageA, pageB } from './paging.ts';
+import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { SubscriptionCancel, SubscriptionChangePlan, SubscriptionCreate, SubscriptionCreateA, SubscriptionMove } from './schemas.ts';
 import { body, optionalBody } from './validate.ts';
+import { listOfA, listOfB, Subscription, SubscriptionEvent } from './response-schemas.ts';
 
 /** A date of the DateLike schema as a Date; an impossible one (2026-13-01) is a 400. */
 function date(v: string | undefined, field = 'date'): Date | undefined {
@@ -33,6 +34,7 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
     capability: 'write',
     summary,
     requestBody: action === 'cancel' ? SubscriptionCancel : action === 'change_plan' ? SubscriptionChangePlan : SubscriptionMove,
+    response: Subscription,
     handle: async (req, p) => {
       const id = req.params.subscription_id!;
       if (action === 'cancel') {
@@ -52,6 +54,8 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/subscriptions',
       capability: 'read',
+      query: [PageQueryA],
+      response: listOfA('subscriptions', Subscription),
       summary: 'List subscriptions (limit/offset)',
       handle: async (req, p) => {
         const page = pageA(req);
@@ -63,6 +67,8 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/v1/subscriptions',
       capability: 'write',
+      status: 201,
+      response: Subscription,
       summary: 'Create a subscription (account_id, rate_plan_id, agent_instance_ids); active at once',
       requestBody: SubscriptionCreateA,
       handle: async (req, p) => {
@@ -74,6 +80,7 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/subscriptions/:subscription_id',
       capability: 'read',
+      response: Subscription,
       summary: 'One subscription',
       handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
     },
@@ -81,6 +88,8 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/subscription/all',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('subscriptions', Subscription),
       summary: 'List subscriptions (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -92,6 +101,8 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/subscription/create',
       capability: 'write',
+      status: 201,
+      response: Subscription,
       summary: 'Create a draft subscription (account_id, rate_plan_id, contract_effective_date)',
       requestBody: SubscriptionCreate,
       handle: async (req, p) => {
@@ -103,6 +114,7 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/subscription/:subscription_id',
       capability: 'read',
+      response: Subscription,
       summary: 'One subscription',
       handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
     },
@@ -110,6 +122,8 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: path('events'),
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('events', SubscriptionEvent),
       summary: 'The recorded state changes of a subscription, with their effective times (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);

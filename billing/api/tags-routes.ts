@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { MAX_TYPE_LENGTH } from '../../shared/events/limits.ts';
 import { listTaggableItems } from '../catalog/taggable-items.ts';
 import { listTags, MAX_TAGS_PER_KIND, replaceTags, TAG_FIELDS, type TagKind } from '../catalog/tags.ts';
-import { listB, pageB } from './paging.ts';
+import { listB, pageB, PageQueryB } from './paging.ts';
 import { ok, type ApiDeps, type Endpoint } from './route.ts';
 import { NullableText } from './schemas.ts';
 import { body, query } from './validate.ts';
+import { listOfB, TaggableItem, TaggedActions, TaggedOutcomes } from './response-schemas.ts';
 
 /** An action_type / outcome_type as ingest accepts it (1 to 128 characters). */
 const TagName = Type.String({ minLength: 1, maxLength: MAX_TYPE_LENGTH, errorMessage: `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters` });
@@ -38,6 +39,7 @@ export function tagEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/tagged_actions',
       capability: 'read',
+      response: TaggedActions,
       summary: 'The tagged actions of this environment (the whole set, by name)',
       handle: async (_req, p) => ok(setBody('action', await listTags(db, p.environmentId, 'action'))),
     },
@@ -45,6 +47,7 @@ export function tagEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'PUT',
       path: '/api/v1/tagged_actions',
       capability: 'write',
+      response: TaggedActions,
       summary: 'Replace the set of tagged actions (tagged_actions: [{action_name, description}]; names unique)',
       requestBody: TaggedActionsPut,
       handle: async (req, p) => {
@@ -57,6 +60,7 @@ export function tagEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/tagged_outcomes',
       capability: 'read',
+      response: TaggedOutcomes,
       summary: 'The tagged outcomes of this environment (the whole set, by name)',
       handle: async (_req, p) => ok(setBody('outcome', await listTags(db, p.environmentId, 'outcome'))),
     },
@@ -64,6 +68,7 @@ export function tagEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'PUT',
       path: '/api/v1/tagged_outcomes',
       capability: 'write',
+      response: TaggedOutcomes,
       summary: 'Replace the set of tagged outcomes (tagged_outcomes: [{outcome_name, description}]; names unique)',
       requestBody: TaggedOutcomesPut,
       handle: async (req, p) => {
@@ -76,6 +81,8 @@ export function tagEndpoints({ db, ch, chDatabase }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/taggable_items',
       capability: 'read',
+      query: [PageQueryB, TaggableQuery],
+      response: listOfB('taggable_items', TaggableItem),
       summary: "Action and outcome types seen in this environment's events: count, last seen, tagged (skip/limit; optional kind)",
       handle: async (req, p) => {
         const page = pageB(req);

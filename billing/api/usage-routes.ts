@@ -2,9 +2,21 @@ import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { UsageStore } from '../../shared/clickhouse/usage.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Route } from '../../shared/http/types.ts';
+import { Type } from '@sinclair/typebox';
 import { range } from './date-range.ts';
+import { DateLike, Id } from './schemas.ts';
 
 const GROUPS = { agent: 'agent', account: 'account', customer: 'account', none: 'none' } as const;
+
+/** The query parameters GET /v1/usage reads (its OpenAPI parameters; range() and GROUPS check them). */
+export const UsageQuery = Type.Object({
+  start_date: DateLike,
+  end_date: DateLike,
+  group_by: Type.Optional(Type.Union(Object.keys(GROUPS).map((g) => Type.Literal(g)), { default: 'agent', description: 'customer is the same as account' })),
+  agent_id: Type.Optional(Type.String({ description: "one agent instance (an agent secret reads its own agent's usage only)" })),
+  account_id: Type.Optional(Id),
+  customer_id: Type.Optional(Type.String({ description: 'the same as account_id' })),
+});
 
 /**
  * GET /v1/usage: exact usage of this environment over [start_date, end_date), grouped by

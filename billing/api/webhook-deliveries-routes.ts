@@ -3,9 +3,10 @@ import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.
 import { getDelivery, listDeliveries, queueTestDelivery } from '../webhooks/deliveries.ts';
 import { resendDelivery, WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { notFound } from '../catalog/db-errors.ts';
-import { listB, pageB } from './paging.ts';
+import { listB, pageB, PageQueryB } from './paging.ts';
 import { ok, type ApiDeps, type Endpoint } from './route.ts';
 import { body } from './validate.ts';
+import { AttemptResult, Delivery, DeliveryDetail, listOfB, WebhookTestResult } from './response-schemas.ts';
 
 const TestBody = Type.Object(
   {
@@ -26,6 +27,8 @@ export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] 
       method: 'POST',
       path: '/v1/webhooks/test',
       capability: 'write',
+      response: WebhookTestResult,
+      errors: [404],
       summary: 'Send a signed test delivery of the named event to a webhook now; answers with the attempt',
       requestBody: TestBody,
       handle: async (req, p) => {
@@ -38,6 +41,8 @@ export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] 
       method: 'GET',
       path: '/api/v1/webhooks/:webhook_id/deliveries',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('deliveries', Delivery),
       summary: "A webhook's deliveries, newest first (skip/limit), each with its attempts",
       handle: async (req, p) => {
         const page = pageB(req);
@@ -49,6 +54,7 @@ export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] 
       method: 'GET',
       path: '/api/v1/webhook_deliveries/:delivery_id',
       capability: 'read',
+      response: DeliveryDetail,
       summary: 'One delivery: its event body, status and every attempt',
       handle: async (req, p) => ok(await getDelivery(db, p.environmentId, req.params.delivery_id!)),
     },
@@ -56,6 +62,7 @@ export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] 
       method: 'POST',
       path: '/api/v1/webhook_deliveries/:delivery_id/resend',
       capability: 'write',
+      response: AttemptResult,
       summary: 'Send a delivery again now (same event id and body); the schedule restarts',
       handle: async (req, p) => {
         const row = await resendDelivery(db, p.environmentId, req.params.delivery_id!);

@@ -11,10 +11,11 @@ import {
 import { AppError } from '../../shared/errors.ts';
 import { standardSecretProblem } from '../webhooks/signature.ts';
 import { targetProblem } from '../webhooks/targets.ts';
-import { listA, listB, pageA, pageB } from './paging.ts';
+import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { NullableText } from './schemas.ts';
 import { body, optionalBody } from './validate.ts';
+import { Deleted, listOfA, listOfB, WebhookEndpoint, WebhookEndpointWithSecret } from './response-schemas.ts';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$', errorMessage: 'must be an absolute http or https URL' });
 const EventName = Type.Union([...WEBHOOK_EVENTS, '*'].map((e) => Type.Literal(e)), { errorMessage: `must be one of ${WEBHOOK_EVENTS.join(', ')} or *` });
@@ -77,6 +78,8 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
     capability: 'write',
     summary: 'Create a webhook endpoint (url, events, description, secret); the secret is returned once',
     requestBody: WebhookCreate,
+    status: 201,
+    response: WebhookEndpointWithSecret,
     handle: async (req, p) => created(await createWebhookEndpoint(db, p.environmentId, checked(body(req, WebhookCreate)))),
   });
   return [
@@ -85,6 +88,8 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/webhooks',
       capability: 'read',
+      query: [PageQueryA],
+      response: listOfA('webhooks', WebhookEndpoint),
       summary: 'List webhook endpoints (limit/offset); never their secrets',
       handle: async (req, p) => {
         const page = pageA(req);
@@ -97,6 +102,8 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/webhooks',
       capability: 'read',
+      query: [PageQueryB],
+      response: listOfB('webhooks', WebhookEndpoint),
       summary: 'List webhook endpoints (skip/limit); never their secrets',
       handle: async (req, p) => {
         const page = pageB(req);
@@ -108,6 +115,7 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/webhooks/:webhook_id',
       capability: 'read',
+      response: WebhookEndpoint,
       summary: 'One webhook endpoint (without its secret)',
       handle: async (req, p) => ok(await getWebhookEndpoint(db, p.environmentId, req.params.webhook_id!)),
     },
@@ -115,6 +123,7 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'PUT',
       path: '/api/v1/webhooks/:webhook_id',
       capability: 'write',
+      response: WebhookEndpoint,
       summary: 'Update a webhook endpoint (url, events, description, is_active)',
       requestBody: WebhookUpdate,
       handle: async (req, p) => {
@@ -126,6 +135,7 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'DELETE',
       path: '/api/v1/webhooks/:webhook_id',
       capability: 'write',
+      response: Deleted,
       summary: 'Delete a webhook endpoint',
       handle: async (req, p) => {
         await deleteWebhookEndpoint(db, p.environmentId, req.params.webhook_id!);
@@ -136,6 +146,7 @@ export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
       method: 'POST',
       path: '/api/v1/webhooks/:webhook_id/rotate-secret',
       capability: 'write',
+      response: WebhookEndpointWithSecret,
       summary: 'Replace the signing secret (optional secret, else generated); returned once, the old one stops signing at once',
       requestBody: WebhookRotate,
       handle: async (req, p) => {

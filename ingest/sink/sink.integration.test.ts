@@ -3,8 +3,9 @@ import { jetstream } from '@nats-io/jetstream';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { decodeBatch, encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
 import { tsvInserter } from '../../shared/clickhouse/tsv-insert.ts';
-import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
-import { actionsTsv, outcomesTsv, tsvEscape } from './tsv.ts';
+import { ACTION_COLUMNS, ACTION_TABLE, OUTCOME_COLUMNS, OUTCOME_TABLE } from './rows.ts';
+import { rowsFormatFor } from './encoders.ts';
+import { tsvEscape } from './tsv.ts';
 
 /**
  * The sink's insert path (TabSeparated rows, tsv.ts, through tsv-insert.ts): every
@@ -46,20 +47,23 @@ describe('tsvEscape', () => {
   });
 });
 
-describe('TabSeparated rows into ClickHouse', () => {
-  it('stores every column of actions and outcomes intact, stream_seq included', async () => {
+describe.each([
+  ['TabSeparated text (a ClickHouse server; TALLY_SINK_INSERT_FORMAT=tsv)', 'tsv'],
+  ['RowBinary through a file (chDB)', 'auto'],
+] as const)('%s rows into ClickHouse', (_name, format) => {
+  it('stores every column of actions and outcomes intact, stream_seq included, at the largest values', async () => {
     const now = Date.now();
     const base = { env: 'env_x', org: 'org_x', agent: 'ai_x', acct: '', src: 1 as const, ts: now - 5000, ing: now, anon: '', model: '', tin: 0, tout: 0, ttot: 0, val: '' };
+    const values = ['12.345678901', '', '1000000000000000000', '0.000000001', '7'];
     const events: WireEvent[] = NASTY.flatMap((text, i): WireEvent[] => [
       // Nasty text in the dictionary columns (user_id, account, type, model, anonymous_id), the id and metadata.
-      { ...base, k: 1, id: `a${i}-${text}`, type: `type ${text}`, uid: `user ${text}`, acct: `acct ${text}`, anon: text, model: `m ${text}`,
-        meta: i % 2 ? JSON.stringify({ text, nested: { text } }) : text, tin: 1200 + i, tout: 300, ttot: 1500 + i, ts: now - i },
-      { ...base, k: 2, id: `o${i}-${text}`, type: `outcome ${text}`, uid: text, src: 2, val: i % 2 ? '12.345678901' : '', meta: JSON.stringify({ text }), ts: now - i },
+      { ...base, k: 1, id: `${format}a${i}-${text}`, type: `type ${text}`, uid: `user ${text}`, acct: `acct ${text}`, anon: text, model: `m ${text}`,
+        meta: i % 2 ? JSON.stringify({ text, nested: { text } }) : text, tin: i === 0 ? Number.MAX_SAFE_INTEGER : 1200 + i, tout: 300, ttot: 1500 + i, ts: now - i },
+      { ...base, k: 2, id: `${format}o${i}-${text}`, type: `outcome ${text}`, uid: text, src: 2, val: values[i % values.length]!, meta: JSON.stringify({ text }), ts: now - i },
     ]);
-    const batch = decodeBatch(encodeBatch(events));
-    const insert = tsvInserter(stack.tally.ch!);
-    await insert(`${db()}.actions`, ACTION_COLUMNS, Buffer.from(actionsTsv(batch, 4242)));
-    await insert(`${db()}.outcomes`, OUTCOME_COLUMNS, Buffer.from(outcomesTsv(batch, 4243)));
+    const rows = rowsFormatFor(stack.tally.ch!, format)();
+    rows.add(decodeBatch(encodeBatch(events)), 4242);
+    await rows.insert(db()!);
 
     const sorted = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const actions = sorted(events.filter((e) => e.k === 1));
@@ -76,12 +80,22 @@ describe('TabSeparated rows into ClickHouse', () => {
     expect(gotOutcomes.map((r) => ({ ...r, ts: Number(r.ts), ingested_at: Number(r.ingested_at), stream_seq: Number(r.stream_seq) }))).toEqual(
       outcomes.map((e) => ({
         environment_id: e.env, organization_id: e.org, agent_instance_id: e.agent, account_id: e.acct, event_id: e.id, id_source: 'server', outcome_type: e.type,
-        value: e.val || '0', ts: e.ts, ingested_at: e.ing, user_id: e.uid, anonymous_id: e.anon, metadata: e.meta, stream_seq: 4243,
+        value: e.val || '0', ts: e.ts, ingested_at: e.ing, user_id: e.uid, anonymous_id: e.anon, metadata: e.meta, stream_seq: 4242,
       })),
     );
   });
+});
 
-  it('rejects the insert of a malformed row (the sink then retries instead of acknowledging)', async () => {
+describe('the columns the sink writes', () => {
+  it('are those of the tables, with the same types, in the order the rows are written', async () => {
+    for (const [table, columns] of [['actions', ACTION_TABLE], ['outcomes', OUTCOME_TABLE]] as const) {
+      const rs = await stack.tally.ch!.query({ query: `SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}`, query_params: { db: db(), t: table }, format: 'JSONEachRow' });
+      const types = new Map((await rs.json<{ name: string; type: string }>()).map((c) => [c.name, c.type]));
+      expect(columns.map(([name, type]) => [name, types.get(name)])).toEqual(columns.map(([name, type]) => [name, type]));
+    }
+  });
+
+  it('refuses, in TabSeparated, a malformed row (the sink then retries instead of acknowledging)', async () => {
     const insert = tsvInserter(stack.tally.ch!);
     await expect(insert(`${db()}.actions`, ACTION_COLUMNS, Buffer.from('too\tfew\tfields\n'))).rejects.toThrow();
   });
@@ -110,41 +124,47 @@ describe('the sink end to end', () => {
   });
 });
 
-describe('a message whose rows ClickHouse refuses', () => {
-  it('is set aside in sink_dead_letters after a few attempts; the messages around it are stored and the sink goes on', async () => {
-    const agent = await createAgent(stack);
-    const env = stack.keys.development.id;
-    const org = stack.init.organization_id;
-    const event = (id: string, k: 1 | 2, val = ''): WireEvent => ({
-      k, env, org, agent: agent.id, acct: '', id, src: 1, type: k === 1 ? 'tool_call' : 'hire', ts: Date.now(), ing: Date.now(),
-      uid: '', anon: '', meta: '{}', model: '', tin: 0, tout: 0, ttot: 0, val,
-    });
-    // A message ingest would never write (ingest validates values): an outcome value that is not a decimal.
-    const [before, bad, after] = [uid(), uid(), uid()];
-    const js = jetstream(stack.tally.nc!);
-    const subject = stack.tally.names.eventsSubject;
-    await js.publish(subject, encodeBatch([event(before, 1)]), { msgID: before });
-    const refused = await js.publish(subject, encodeBatch([event(bad, 2, 'not-a-number'), event(`${bad}-a`, 1)]), { msgID: bad });
-    await js.publish(subject, encodeBatch([event(after, 1)]), { msgID: after });
+describe.each([
+  ['TabSeparated (refused by ClickHouse, after 3 attempts)', 'tsv', /^insert refused: Code: \d+\. DB::Exception/],
+  ['RowBinary (refused by the encoder, at once)', 'auto', /^unencodable batch: "not-a-number" is not a Decimal\(38, 9\)/],
+] as const)('a message whose rows cannot be stored: %s', (_name, format, reason) => {
+  it('is set aside in sink_dead_letters; the messages around it are stored and the sink goes on', async () => {
+    const s = format === 'auto' ? stack : await startTestStack({ env: { TALLY_SINK_RETRY_DELAY_MS: '100', TALLY_SINK_MAX_ATTEMPTS: '3', TALLY_SINK_INSERT_FORMAT: format } });
+    try {
+      const agent = await createAgent(s);
+      const env = s.keys.development.id;
+      const org = s.init.organization_id;
+      const event = (id: string, k: 1 | 2, val = ''): WireEvent => ({
+        k, env, org, agent: agent.id, acct: '', id, src: 1, type: k === 1 ? 'tool_call' : 'hire', ts: Date.now(), ing: Date.now(),
+        uid: '', anon: '', meta: '{}', model: '', tin: 0, tout: 0, ttot: 0, val,
+      });
+      // A message ingest would never write (ingest validates values): an outcome value that is not a decimal.
+      const [before, bad, after] = [uid(), uid(), uid()];
+      const js = jetstream(s.tally.nc!);
+      const subject = s.tally.names.eventsSubject;
+      await js.publish(subject, encodeBatch([event(before, 1)]), { msgID: before });
+      const refused = await js.publish(subject, encodeBatch([event(bad, 2, 'not-a-number'), event(`${bad}-a`, 1)]), { msgID: bad });
+      await js.publish(subject, encodeBatch([event(after, 1)]), { msgID: after });
 
-    const rows = await waitFor(() => select('actions', [before, after], ['event_id']), (r) => r.length === 2, 30_000);
-    expect(rows.map((r) => r.event_id).sort()).toEqual([before, after].sort());
-    const dead = await waitFor(
-      async () => (await stack.tally.ch!.query({ query: `SELECT stream_sequence, reason, payload_base64 FROM ${db()}.sink_dead_letters WHERE stream_sequence = {s:UInt64}`, query_params: { s: refused.seq }, format: 'JSONEachRow' })).json<Record<string, string>>(),
-      (r) => r.length > 0,
-      30_000,
-    );
-    expect(dead).toHaveLength(1);
-    expect(dead[0]!.reason).toMatch(/^insert refused: Code: \d+\. DB::Exception/);
-    // The payload is kept whole, to be replayed once fixed (what was stored of it counts once
-    // again: the action beside the refused outcome went in, and is read once, as every copy).
-    expect(decodeBatch(Buffer.from(dead[0]!.payload_base64!, 'base64')).id).toEqual([bad, `${bad}-a`]);
-    expect((await actionCounts(stack, agent.id)).get(`${bad}-a`)).toBe(1);
+      const stored = await waitFor(() => actionCounts(s, agent.id), (c) => c.has(before) && c.has(after), 30_000);
+      expect(stored.get(before)).toBe(1);
+      const dead = await waitFor(
+        async () => (await s.tally.ch!.query({ query: `SELECT stream_sequence, reason, payload_base64 FROM ${s.env.CLICKHOUSE_DATABASE}.sink_dead_letters WHERE stream_sequence = {s:UInt64}`, query_params: { s: refused.seq }, format: 'JSONEachRow' })).json<Record<string, string>>(),
+        (r) => r.length > 0,
+        30_000,
+      );
+      expect(dead).toHaveLength(1);
+      expect(dead[0]!.reason).toMatch(reason);
+      // The payload is kept whole, to be replayed once fixed (whatever of it was stored counts once again).
+      expect(decodeBatch(Buffer.from(dead[0]!.payload_base64!, 'base64')).id).toEqual([bad, `${bad}-a`]);
 
-    // The sink goes on: an event sent now through ingest is stored.
-    const later = uid();
-    const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body: { id: later, agent_key: agent.secret, action_type: 'tool_call' } });
-    expect(res.status).toBe(200);
-    await waitFor(() => select('actions', [later], ['event_id']), (r) => r.length === 1, 30_000);
+      // The sink goes on: an event sent now through ingest is stored.
+      const later = uid();
+      const res = await call(s, 'POST', '/v1/actions', { key: s.keys.development.sdk, body: { id: later, agent_key: agent.secret, action_type: 'tool_call' } });
+      expect(res.status).toBe(200);
+      await waitFor(() => actionCounts(s, agent.id), (c) => c.get(later) === 1, 30_000);
+    } finally {
+      if (s !== stack) await s.cleanup();
+    }
   });
 });

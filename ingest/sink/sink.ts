@@ -7,10 +7,8 @@ import { logger } from '../../shared/log.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
 import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
 import type { SinkConfig } from './config.ts';
-import { tsvInserter, type TsvInsert } from '../../shared/clickhouse/tsv-insert.ts';
 import { isDataError } from './insert-errors.ts';
-import { ACTION_COLUMNS, OUTCOME_COLUMNS } from './rows.ts';
-import { actionsTsv, outcomesTsv } from './tsv.ts';
+import { rowsFormatFor, type RowsFormat } from './encoders.ts';
 import { recordInserted } from '../../shared/clickhouse/sink-progress.ts';
 
 const log = logger('sink');
@@ -45,7 +43,7 @@ export class Sink {
   #loop: Promise<void> | undefined;
   #ready = false;
   #messages: { stop(): void } | undefined;
-  readonly #insertTsv: TsvInsert;
+  readonly #rows: RowsFormat;
   /** The stream's creation time: the key of this stream's records in sink_inserted. */
   #streamCreated = '';
 
@@ -57,7 +55,7 @@ export class Sink {
     private readonly cfg: SinkConfig,
     private readonly hooks: SinkHooks = {},
   ) {
-    this.#insertTsv = tsvInserter(ch);
+    this.#rows = rowsFormatFor(ch, cfg.insertFormat);
   }
 
   get ready(): boolean {
@@ -229,9 +227,8 @@ export class Sink {
   }
 
   async #process(msgs: JsMsg[]): Promise<void> {
-    // Rows as TabSeparated text, one Buffer per message (see tsv.ts), joined for one insert per table.
-    const actions: Buffer[] = [];
-    const outcomes: Buffer[] = [];
+    // One insert per table for the whole batch of messages (encoders.ts chooses the format).
+    const rowsOut = this.#rows();
     let rows = 0;
     const good: JsMsg[] = [];
     const dead: { msg: JsMsg; reason: string }[] = [];
@@ -243,24 +240,18 @@ export class Sink {
       let batch: WireBatch;
       try {
         batch = decodeBatch(m.data);
+        rowsOut.add(batch, m.seq);
       } catch (err) {
-        if (!(err instanceof WireFormatError)) throw err;
-        dead.push({ msg: m, reason: err.message });
+        // A message no sink can read or encode is set aside alone; the others go on.
+        if (!(err instanceof WireFormatError) && !(err instanceof RangeError) && !(err instanceof SyntaxError)) throw err;
+        dead.push({ msg: m, reason: err instanceof WireFormatError ? err.message : `unencodable batch: ${(err as Error).message}` });
         continue;
       }
-      const a = actionsTsv(batch, m.seq);
-      if (a) actions.push(Buffer.from(a));
-      const o = outcomesTsv(batch, m.seq);
-      if (o) outcomes.push(Buffer.from(o));
       rows += batch.n;
       good.push(m);
     }
     const started = performance.now();
-    await Promise.all([
-      actions.length && this.#insertTsv(`${this.database}.actions`, ACTION_COLUMNS, Buffer.concat(actions)),
-      outcomes.length && this.#insertTsv(`${this.database}.outcomes`, OUTCOME_COLUMNS, Buffer.concat(outcomes)),
-      dead.length && this.#deadLetter(dead),
-    ]);
+    await Promise.all([rowsOut.insert(this.database), dead.length && this.#deadLetter(dead)]);
     const insertMs = performance.now() - started;
     metrics.insertSeconds.observe(insertMs / 1000);
     metrics.inserted.inc(rows);
@@ -274,7 +265,7 @@ export class Sink {
 
   async #deadLetter(dead: { msg: JsMsg; reason: string }[]): Promise<void> {
     metrics.deadLetters.inc(dead.length);
-    log.error('undecodable event batches set aside in sink_dead_letters', { count: dead.length });
+    log.error('event batches set aside in sink_dead_letters', { count: dead.length, reasons: [...new Set(dead.map((d) => d.reason))].slice(0, 3) });
     await this.ch.insert({
       table: `${this.database}.sink_dead_letters`,
       values: dead.map((d) => ({ received_at: Date.now(), stream_sequence: d.msg.seq, reason: d.reason, payload_base64: Buffer.from(d.msg.data).toString('base64') })),
