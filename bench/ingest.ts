@@ -203,13 +203,33 @@ async function main() {
   // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
   const sinkEnv = { TALLY_HTTP_PORT: '18081', TALLY_OTLP_GRPC_PORT: 'off', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
   const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
+  const readyAt = Date.now();
+  const sinkCpu0 = cpuSeconds(sink.pid!);
   for (;;) {
     const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
     if (i && i.num_pending + i.num_ack_pending === 0 && i.delivered.stream_seq > 0) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   const drainSeconds = (Date.now() - drainT0) / 1000;
-  console.log(`\n## Sink: drained the backlog of ${fmt(backlog)} events in ${drainSeconds.toFixed(1)} s (start-up included): ${fmt(backlog / drainSeconds)} events/s into ClickHouse`);
+  const drainedFromReady = (Date.now() - readyAt) / 1000;
+  const sinkCpuUsPerRow = ((cpuSeconds(sink.pid!) - sinkCpu0) * 1e6) / backlog;
+  // The reference: the same number of rows (at most 3M) inserted into chDB by the engine
+  // alone, RowBinary built in memory beforehand (bench/reference-insert.ts), in a process of its own.
+  const refRows = Math.min(backlog, 3_000_000);
+  const refOut = await new Promise<string>((resolve, reject) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', 'bench/reference-insert.ts', String(refRows), '100000'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error('reference insert failed'))));
+  });
+  const ref = JSON.parse(refOut) as { rowsPerSec: number; cpuUsPerRow: number };
+  const sinkRate = backlog / drainedFromReady;
+  console.log(`\n## Sink: drained the backlog of ${fmt(backlog)} events\n`);
+  console.log('| | rows/s | CPU µs/row | ratio |');
+  console.log('|---|---|---|---|');
+  console.log(`| raw insert reference (RowBinary from memory into chDB, ${fmt(refRows)} rows) | ${fmt(ref.rowsPerSec)} | ${ref.cpuUsPerRow.toFixed(2)} | 1.00 |`);
+  console.log(`| the sink (JetStream to ClickHouse, from ready; ${drainSeconds.toFixed(1)} s with start-up) | ${fmt(sinkRate)} | ${sinkCpuUsPerRow.toFixed(2)} | ${(sinkRate / ref.rowsPerSec).toFixed(2)} |`);
+  console.log('\nGoals: the sink ≥ 0.7 of the reference, ≤ 2 µs of CPU a row in the sink process.');
 
   // Sustained: batches for SUSTAIN seconds with the sink running; lag sampled each second;
   // probes measure acknowledgement-to-queryable latency through the usage API.
@@ -250,7 +270,7 @@ async function main() {
   const latencies = seenAt.map((t, i) => t - probeAcks[i]!);
   const third = Math.max(1, Math.floor(lag.length / 3));
   console.log(`\n## Sustained ingest + sink (${SUSTAIN}s, ${SUSTAIN_RATE > 0 ? `offered ${fmt(SUSTAIN_RATE)} events/s` : 'as fast as acknowledged'})`);
-  console.log(`- acknowledged: ${fmt(sustained.reqPerSec * 100)} events/s (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, non-2xx ${sustained.non2xx})`);
+  console.log(`- acknowledged: ${fmt(sustained.reqPerSec * 100)} events/s (p50 ${sustained.p50} ms, p99 ${sustained.p99} ms, non-2xx ${sustained.non2xx}): ${((sustained.reqPerSec) / jsonBatch.reqPerSec).toFixed(2)} of the batch acknowledgement throughput of this run (goal ≥ 0.6)`);
   console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
   console.log(`\n## Peak RSS\n- ingest: ${ingests.map((p) => peakRssMb(p.pid!) + ' MB').join(', ')}\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
