@@ -9,6 +9,7 @@ import type { Route } from '../shared/http/types.ts';
 import { EventPublisher } from './adapters/publisher.ts';
 import type { IngestConfig } from './config.ts';
 import { ingestRoutes } from './events-handler.ts';
+import { cloudEventRoutes } from './cloudevents/cloudevents-handler.ts';
 import { TaggedSpanRules } from './otlp/span-rules.ts';
 import { otlpRoutes } from './otlp/traces-handler.ts';
 import { startGrpcReceiver } from './otlp/grpc-receiver.ts';
@@ -39,7 +40,7 @@ export async function startIngest(
     ackTimeoutMs: cfg.ackTimeoutMs,
   });
   const otlp = { auth, agents, publisher, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
-  const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes(otlp)];
+  const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher })];
   const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures });
   return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
 }

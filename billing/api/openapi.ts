@@ -49,6 +49,35 @@ const EVENT_RESPONSES = {
 };
 
 /** An OTLP/HTTP failure: google.rpc.Status in the request's encoding (JSON beside Tally's error object). */
+/** A CloudEvent as POST /api/v1/events reads it (README, "Switching from OpenMeter"). */
+const CLOUD_EVENT = {
+  type: 'object',
+  required: ['specversion', 'id', 'source', 'type'],
+  properties: {
+    specversion: { const: '1.0' },
+    id: { type: 'string', description: 'the event id: counted once per agent instance' },
+    source: { type: 'string', description: 'kept as metadata._source' },
+    type: { type: 'string', description: 'the action type, or `outcome.<name>` for an outcome' },
+    subject: { type: 'string', description: "the agent instance's id or secret (optional with X-Agent-Secret)" },
+    time: { type: ['string', 'null'], format: 'date-time' },
+    datacontenttype: { type: 'string', enum: ['application/json'] },
+    data: { type: 'object', description: 'metadata; `value` is an outcome\'s value (kept exact), `model` and token counts as on /v1/actions' },
+  },
+};
+
+/** An RFC 9457 problem answer (the OpenMeter-compatible route), Tally's error object beside its fields. */
+const problem = (description: string) => ({
+  description,
+  content: {
+    'application/problem+json': {
+      schema: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail', 'error'],
+        properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, error: ref('Error') },
+      },
+    },
+  },
+});
 const otlpError = (description: string) => ({
   description,
   content: {
@@ -108,6 +137,30 @@ export const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
       '415': otlpError('Content-Type or Content-Encoding not supported'),
       '429': otlpError('Rate limited; retry after Retry-After'),
       '503': otlpError('The events could not be stored; retry after Retry-After'),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/events',
+    capability: 'send_events',
+    tag: 'Ingest',
+    summary:
+      'OpenMeter-compatible ingest: one CloudEvent (application/cloudevents+json) or a batch (application/cloudevents-batch+json; application/json either), metered as actions and outcomes (`type` outcome.<name>)',
+    requestContent: {
+      'application/cloudevents+json': { schema: CLOUD_EVENT },
+      'application/cloudevents-batch+json': { schema: { type: 'array', items: CLOUD_EVENT } },
+      'application/json': { schema: { oneOf: [CLOUD_EVENT, { type: 'array', items: CLOUD_EVENT }] } },
+    },
+    responses: {
+      '204': { description: 'Every event accepted' },
+      '400': problem('Some event was refused (the good ones are stored; resending the batch is safe): per-event results'),
+      '401': problem('Missing or invalid credential'),
+      '403': problem('The credential may not send events'),
+      '413': problem('Body too large'),
+      '415': problem('Content-Type not supported'),
+      '422': problem('Some event was well-formed but refused (unknown or inactive agent, time out of range)'),
+      '429': problem('Rate limited; retry after Retry-After'),
+      '503': problem('The events could not be stored; retry the batch after Retry-After'),
     },
   },
   {

@@ -1,0 +1,117 @@
+import { AppError } from '../../shared/errors.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
+import { jsonMayHoldUnsafeText } from '../../shared/http/safe-text.ts';
+
+/** A body of CloudEvents in JSON: the events, and what the mapping needs of the JSON text. */
+export interface DecodedCloudEvents {
+  /** True for `application/cloudevents+json`, or a JSON object sent as `application/json`. */
+  single: boolean;
+  events: unknown[];
+  /** The number text of each event's `data.value`, by index (outcome values are kept exact). */
+  valueTexts: (string | undefined)[];
+  /** False when no string of the body can hold a NUL or a lone surrogate (no event needs the walk). */
+  mayHoldUnsafeText: boolean;
+}
+
+/** The media types of CloudEvents' JSON format (structured mode) that POST /api/v1/events reads. */
+export const CLOUDEVENTS_MEDIA_TYPES = ['application/cloudevents+json', 'application/cloudevents-batch+json', 'application/json'] as const;
+
+/**
+ * Decodes a POST /api/v1/events body by Content-Type, as OpenMeter does:
+ * `application/cloudevents+json` holds one event object, `application/cloudevents-batch+json`
+ * an array of events, and `application/json` either. Any other type is a 415.
+ */
+export function decodeCloudEvents(body: Buffer, contentType: string | undefined): DecodedCloudEvents {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!(CLOUDEVENTS_MEDIA_TYPES as readonly string[]).includes(type)) {
+    throw new AppError(
+      'unsupported_media_type',
+      `Content-Type ${type || '(none)'} is not supported; use application/cloudevents+json (one event), application/cloudevents-batch+json (an array of events) or application/json (either)`,
+    );
+  }
+  if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send a CloudEvent or an array of CloudEvents');
+  const text = body.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new AppError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+  const single = !Array.isArray(parsed);
+  if (type === 'application/cloudevents+json' && !single) {
+    throw new AppError('invalid_body', 'an application/cloudevents+json body is one event object; send an array as application/cloudevents-batch+json');
+  }
+  if (type === 'application/cloudevents-batch+json' && single) {
+    throw new AppError('invalid_body', 'an application/cloudevents-batch+json body is a JSON array of events; send one event as application/cloudevents+json');
+  }
+  if (single && (parsed === null || typeof parsed !== 'object')) throw new AppError('invalid_body', 'request body must be a CloudEvent object or an array of them');
+  const events = single ? [parsed] : (parsed as unknown[]);
+  if (events.length === 0) throw new AppError('invalid_body', 'the batch holds no events');
+  if (events.length > MAX_EVENTS_PER_REQUEST) {
+    throw new AppError('too_many_events', `a request may carry at most ${MAX_EVENTS_PER_REQUEST} events; this one has ${events.length}`);
+  }
+  return { single, events, valueTexts: text.includes('"value"') ? dataValueTexts(text) : [], mayHoldUnsafeText: jsonMayHoldUnsafeText(text) };
+}
+
+type Role = 'batch' | 'event' | 'data' | 'other';
+interface Frame {
+  object: boolean;
+  role: Role;
+  /** Objects: the last key read, and whether the next string is a key. */
+  key: string | undefined;
+  expectKey: boolean;
+  /** Arrays: the index of the current element. Event and data objects: their event's index. */
+  index: number;
+}
+
+/**
+ * The number text of `data.value` of each event of a JSON text (one event object, or an
+ * array of them), by index: JSON.parse turns 123456789.123456789 into a double, and
+ * Node 20's JSON.parse cannot show a number's source text (ingest/pipeline/exact-values.ts
+ * does the same for the top-level `value` of Tally's own events). Assumes valid JSON.
+ */
+export function dataValueTexts(text: string): (string | undefined)[] {
+  const out: (string | undefined)[] = [];
+  const stack: Frame[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const frame = stack[stack.length - 1];
+    if (c === 0x22 /* " */) {
+      let j = i + 1;
+      for (;;) {
+        j = text.indexOf('"', j);
+        let backslashes = 0;
+        while (text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+        j++;
+      }
+      if (frame?.object && frame.expectKey) frame.key = text.slice(i + 1, j);
+      i = j + 1;
+    } else if (c === 0x3a /* : */) {
+      if (frame) frame.expectKey = false;
+      i++;
+    } else if (c === 0x2c /* , */) {
+      if (frame?.object) frame.expectKey = true;
+      else if (frame) frame.index++;
+      i++;
+    } else if (c === 0x7b /* { */) {
+      const role: Role = !frame || frame.role === 'batch' ? 'event' : frame.role === 'event' && frame.key === 'data' ? 'data' : 'other';
+      stack.push({ object: true, role, key: undefined, expectKey: true, index: frame?.index ?? 0 });
+      i++;
+    } else if (c === 0x5b /* [ */) {
+      stack.push({ object: false, role: frame ? 'other' : 'batch', key: undefined, expectKey: false, index: 0 });
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+      i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < n && /[0-9eE+\-.]/.test(text[j]!)) j++;
+      if (frame?.role === 'data' && frame.key === 'value') out[frame.index] = text.slice(i, j);
+      i = j;
+    } else i++;
+  }
+  return out;
+}
