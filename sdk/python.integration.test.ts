@@ -1,0 +1,206 @@
+/**
+ * The Python SDK (sdk/python, `tally` package) against a real Tally stack: `python3` runs
+ * a small agent script with PYTHONPATH=sdk/python; usage (GET /v1/usage) and the stored
+ * rows then show each event counted once, with the exact outcome values. Also runs the
+ * SDK's own unit tests (`python3 -m unittest`), so `npm test` covers them.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pythonRoot = path.join(repo, 'sdk/python');
+let stack: TestStack;
+
+/** Fails loudly (never skips) when the machine has no usable python3. */
+function requirePython(): void {
+  const r = spawnSync('python3', ['-c', 'import sys; assert sys.version_info >= (3, 9), sys.version'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    throw new Error(`the Python SDK tests need python3 (3.9 or newer) on PATH: ${r.error?.message ?? r.stderr.trim()}`);
+  }
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+/** Runs python3 with the SDK on PYTHONPATH; resolves when it exits (killed after 60 s). */
+function python(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', args, { cwd: repo, env: { ...process.env, PYTHONPATH: pythonRoot, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * An agent sending with the SDK. Config from the environment; prints one JSON line with
+ * the ids it was given and the client's stats. TALLY_EXIT: `close` (explicit close),
+ * `end` (the script just ends: only the atexit hook sends), `raise` (it crashes).
+ */
+const AGENT_SCRIPT = `
+import json, os
+from decimal import Decimal
+from tally import Tally
+
+errors = []
+tally = Tally(
+    os.environ["TALLY_URL"],
+    api_key=os.environ.get("TALLY_API_KEY"),
+    agent_key=os.environ["TALLY_AGENT_KEY"],
+    buffer_size=10,
+    flush_interval_ms=int(os.environ.get("TALLY_FLUSH_INTERVAL_MS", "600000")),
+    retry_base_ms=100,
+    on_error=lambda e: errors.append(f"{e.code}: {e.message}"),
+)
+n = int(os.environ["TALLY_ACTIONS"])
+actions = [tally.send_action("llm_call", user_id="u-1", metadata={"model": "gpt-4o", "input_tokens": 2, "n": i}) for i in range(n)]
+outcomes = {
+    tally.send_outcome("converted_lead", Decimal("123456789012345678.123456789")): "123456789012345678.123456789",
+    tally.send_outcome("converted_lead", 0): "0",
+    tally.send_outcome("converted_lead", "0.000000001"): "0.000000001",
+    tally.send_outcome("converted_lead", 2.5): "2.5",
+}
+how = os.environ["TALLY_EXIT"]
+if how == "close":
+    tally.close()
+s = tally.stats
+print(json.dumps({"actions": actions, "outcomes": outcomes, "errors": errors, "retries": s.retries, "delivered": s.delivered}), flush=True)
+if how == "raise":
+    raise RuntimeError("the agent crashed")
+`;
+/** Sum of the values above. */
+const OUTCOME_SUM = '123456789012345680.62345679';
+
+interface Sent {
+  actions: string[];
+  outcomes: Record<string, string>;
+  errors: string[];
+  retries: number;
+  delivered: number;
+}
+async function runAgent(env: Record<string, string>, expectedCode = 0): Promise<Sent> {
+  const r = await python(['-c', AGENT_SCRIPT], { TALLY_ACTIONS: '25', ...env });
+  expect(r.code, r.stderr).toBe(expectedCode);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Sent;
+}
+
+async function usage(agentId: string) {
+  const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86400_000).toISOString().slice(0, 10);
+  const answer = await call(stack, 'GET', `/v1/usage?start_date=${day(-40)}&end_date=${day(2)}&agent_id=${agentId}`, { key: stack.keys.development.sdk });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body.usage?.[0];
+}
+
+/** How many times each outcome id is counted, and its stored value (read with FINAL as usage reads them). */
+async function outcomeRows(agentId: string): Promise<Map<string, { n: number; value: string }>> {
+  const rs = await stack.tally.ch!.query({
+    query: `SELECT event_id, count() AS n, toString(any(value)) AS value FROM ${stack.env.CLICKHOUSE_DATABASE}.outcomes FINAL WHERE agent_instance_id = {a:String} GROUP BY event_id`,
+    query_params: { a: agentId },
+    format: 'JSONEachRow',
+  });
+  return new Map((await rs.json<{ event_id: string; n: string; value: string }>()).map((r) => [r.event_id, { n: Number(r.n), value: r.value }]));
+}
+
+/** Waits until usage has every event, then checks nothing more arrives and each id is stored once with its exact value. */
+async function expectCountedOnce(agentId: string, sent: Sent): Promise<void> {
+  const n = sent.actions.length;
+  await waitFor(() => usage(agentId), (u) => Number(u?.actions ?? 0) >= n && Number(u?.outcomes ?? 0) >= 4, 30_000);
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(await usage(agentId)).toMatchObject({ actions: String(n), outcomes: '4', outcome_value: OUTCOME_SUM, users: '1', input_tokens: String(2 * n) });
+  const actions = await actionCounts(stack, agentId);
+  expect([...actions.keys()].sort()).toEqual([...sent.actions].sort());
+  expect([...actions.values()].every((c) => c === 1)).toBe(true);
+  const outcomes = await outcomeRows(agentId);
+  expect(Object.fromEntries([...outcomes].map(([id, r]) => [id, r]))).toEqual(
+    Object.fromEntries(Object.entries(sent.outcomes).map(([id, value]) => [id, { n: 1, value }])),
+  );
+}
+
+beforeAll(async () => {
+  requirePython();
+  stack = await startTestStack({ roles: ['ingest', 'sink', 'api'] });
+});
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+describe('Python SDK against the real server', () => {
+  it('passes its own unit tests (python3 -m unittest)', async () => {
+    const r = await python(['-m', 'unittest', 'discover', '-s', 'sdk/python/tests']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^OK/m);
+  });
+
+  it('sends actions and outcomes, values exact to the last digit, each counted once (SDK key + agent_key)', async () => {
+    const agent = await createAgent(stack);
+    const sent = await runAgent({ TALLY_URL: stack.baseUrl, TALLY_API_KEY: stack.keys.development.sdk, TALLY_AGENT_KEY: agent.secret, TALLY_EXIT: 'close' });
+    expect(sent.errors).toEqual([]);
+    expect(sent.delivered).toBe(29);
+    await expectCountedOnce(agent.id, sent);
+  });
+
+  it('delivers at exit without an explicit flush or close, also when the agent crashes (X-Agent-Secret)', async () => {
+    for (const [how, code] of [['end', 0], ['raise', 1]] as const) {
+      const agent = await createAgent(stack);
+      // No flush interval within the run, no close: only the atexit hook can send.
+      const sent = await runAgent({ TALLY_URL: stack.baseUrl, TALLY_AGENT_KEY: agent.secret, TALLY_EXIT: how }, code);
+      expect(sent.delivered).toBe(0);
+      await expectCountedOnce(agent.id, sent);
+    }
+  });
+
+  it('counts a batch once when its first answer is lost and the SDK sends it again', async () => {
+    const agent = await createAgent(stack);
+    const bodies: Record<string, string[]> = {};
+    // In front of Tally: forwards every request; the first answer of each path is lost
+    // (Tally stored the batch, the client sees the connection close).
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        const seen = (bodies[req.url!] ??= []);
+        seen.push(body.toString());
+        const up = await fetch(stack.baseUrl + req.url, { method: 'POST', headers: { 'content-type': req.headers['content-type']!, 'x-agent-secret': req.headers['x-agent-secret'] as string }, body });
+        const text = await up.text();
+        if (seen.length === 1) {
+          expect(up.status).toBe(200);
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(up.status, { 'content-type': 'application/json' });
+        res.end(text);
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const sent = await runAgent({ TALLY_URL: url, TALLY_AGENT_KEY: agent.secret, TALLY_EXIT: 'close', TALLY_ACTIONS: '6' });
+      expect(sent.errors).toEqual([]);
+      expect(sent.retries).toBe(2);
+      expect(sent.delivered).toBe(10);
+      for (const p of ['/v1/actions', '/v1/outcomes']) {
+        expect(bodies[p]).toHaveLength(2);
+        expect(bodies[p]![1]).toBe(bodies[p]![0]); // the same batch: same ids, same timestamps
+      }
+      expect(bodies['/v1/outcomes']![0]).toContain('"value":123456789012345678.123456789,');
+      await expectCountedOnce(agent.id, sent);
+    } finally {
+      proxy.close();
+    }
+  });
+});

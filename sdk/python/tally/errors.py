@@ -1,0 +1,47 @@
+"""Errors the client reports through ``on_error`` (the same classes as sdk/src/errors.ts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:
+    from .events import PendingEvent
+
+
+class TallyError(Exception):
+    """Base of every error the client reports through ``on_error``; branch on the class or ``code``."""
+
+    def __init__(self, code: str, message: str, events: Sequence["PendingEvent"]) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        #: The events concerned, with the id and timestamp they were sent with.
+        self.events: Tuple["PendingEvent", ...] = tuple(events)
+
+
+class TallyRejectedError(TallyError):
+    """The service rejected one event of a batch (validation, unknown agent, ...); not retried."""
+
+    def __init__(self, code: str, message: str, event: "PendingEvent", status: int) -> None:
+        super().__init__(code, message, [event])
+        self.event = event
+        #: HTTP status of the batch answer (207, or the 4xx when no event was accepted).
+        self.status = status
+
+
+class TallyDeliveryError(TallyError):
+    """A whole request failed without a retry left: a non-retryable answer (401, 403, 415, ...;
+    ``retryable`` False), or events still undeliverable at ``close()`` (``retryable`` True,
+    code ``undelivered``)."""
+
+    def __init__(self, code: str, message: str, events: Sequence["PendingEvent"], status: Optional[int], retryable: bool) -> None:
+        super().__init__(code, message, events)
+        self.status = status
+        self.retryable = retryable
+
+
+class TallyBufferOverflowError(TallyError):
+    """The buffer was full (service unreachable for long): these oldest events were dropped."""
+
+    def __init__(self, events: Sequence["PendingEvent"]) -> None:
+        super().__init__("buffer_overflow", f"buffer full: dropped the {len(events)} oldest events", events)
