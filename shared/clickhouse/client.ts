@@ -9,6 +9,32 @@ export type ChdbRaw = import('chdb/connection').ChdbExtension;
 
 let chdbClient: { path: string; client: ClickHouseClient; raw: ChdbRaw } | undefined;
 
+/** The cluster (CLICKHOUSE_CLUSTER) of each server client that has one. */
+const clusters = new WeakMap<ClickHouseClient, string>();
+
+/**
+ * Settings of every query to a server.
+ * - date_time_input_format: ISO 8601 timestamps in inserted rows (`basic` is the
+ *   default before ClickHouse 26.5).
+ * - async_insert off: ClickHouse 26.2 turned it on by default, which makes every insert
+ *   wait for a server-side buffer flush (async_insert_busy_timeout_ms); the sink
+ *   batches on its own, and the other inserts are single rows read right after.
+ */
+const SERVER_SETTINGS = { date_time_input_format: 'best_effort', async_insert: 0 } as const;
+
+/**
+ * Settings of every query on a cluster (schema.ts `clusterStatements`: events sharded
+ * by agent instance behind Distributed tables).
+ * - distributed_foreground_insert: an insert into a Distributed table returns once
+ *   every shard has its rows (not queued on the receiving node), so the sink
+ *   acknowledges only what readers can see.
+ * - distributed_product_mode = 'local': a subquery on a Distributed table inside a
+ *   query on another reads each shard's local table; Tally's event tables are sharded
+ *   by the same key (environment, agent instance), so every join and IN on an
+ *   event's identity finds its rows on the same shard.
+ */
+const CLUSTER_SETTINGS = { distributed_foreground_insert: 1, distributed_product_mode: 'local' } as const;
+
 /**
  * The ClickHouse client: a server at CLICKHOUSE_URL, or else chDB (the same engine
  * in-process) under the data directory. chDB allows one data directory per process,
@@ -17,12 +43,15 @@ let chdbClient: { path: string; client: ClickHouseClient; raw: ChdbRaw } | undef
  */
 export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<ClickHouseClient> {
   if (cfg.url) {
-    return createClient({
+    const client = createClient({
       url: cfg.url,
       username: cfg.user,
       password: cfg.password,
-      clickhouse_settings: { date_time_input_format: 'best_effort' },
+      clickhouse_settings: { ...SERVER_SETTINGS, ...(cfg.cluster ? CLUSTER_SETTINGS : {}) },
     });
+    await checkServer(client, cfg);
+    if (cfg.cluster) clusters.set(client, cfg.cluster);
+    return client;
   }
   if (chdbClient) {
     if (chdbClient.path !== cfg.chdbPath) {
@@ -36,6 +65,39 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
   const client = createClient({ connection } as Parameters<typeof createClient>[0]);
   chdbClient = { path: cfg.chdbPath, client, raw: connection.chdb };
   return client;
+}
+
+/** What a server at `cfg.url` is called in errors: its address without credentials, and the user. */
+function describeServer(cfg: CommonConfig['clickhouse']): string {
+  let where = cfg.url!;
+  try {
+    const u = new URL(cfg.url!);
+    u.username = '';
+    u.password = '';
+    where = u.origin + u.pathname.replace(/\/$/, '');
+  } catch {
+    /* not a URL: the client's own error says so */
+  }
+  return `ClickHouse at ${where} (user ${cfg.user})`;
+}
+
+/**
+ * One query before anything else: an unreachable server or refused credentials stop
+ * the start with an error that names ClickHouse, instead of the client's bare message
+ * from whichever migration ran first.
+ */
+async function checkServer(client: ClickHouseClient, cfg: CommonConfig['clickhouse']): Promise<void> {
+  try {
+    await client.command({ query: 'SELECT 1' });
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw new Error(`${describeServer(cfg)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
+/** The ClickHouse cluster of a client from {@link openClickHouse} (CLICKHOUSE_CLUSTER), if any. */
+export function clusterOf(client: ClickHouseClient): string | undefined {
+  return clusters.get(client);
 }
 
 /**

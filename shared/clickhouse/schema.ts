@@ -1,4 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { clusterOf } from './client.ts';
+import { clusterStatements } from './cluster.ts';
 
 /** The columns of an action the cost rollup keeps (billing/reports/cost-rollup.ts). */
 const COUNTED_ROW = `Tuple(ts DateTime64(3, 'UTC'), account_id String, action_type String, model String, input_tokens UInt64, output_tokens UInt64, total_tokens UInt64, metadata String)`;
@@ -208,17 +210,38 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
   },
 ];
 
-/** Creates the database and applies pending ClickHouse migrations (idempotent). */
-export async function migrateClickHouse(ch: ClickHouseClient, database: string): Promise<void> {
-  await ch.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
-  await ch.command({
-    query: `CREATE TABLE IF NOT EXISTS ${database}.schema_migrations (id String, applied_at DateTime DEFAULT now()) ENGINE = ReplacingMergeTree ORDER BY id`,
-  });
+/**
+ * The statements that create the database and the migrations' ledger; `{db}` as in
+ * the migrations.
+ */
+const BOOTSTRAP = [
+  'CREATE DATABASE IF NOT EXISTS {db}',
+  'CREATE TABLE IF NOT EXISTS {db}.schema_migrations (id String, applied_at DateTime DEFAULT now()) ENGINE = ReplacingMergeTree ORDER BY id',
+];
+
+/**
+ * A statement as run on this deployment: as written for one server (or chDB), or its
+ * cluster form (cluster.ts) on CLICKHOUSE_CLUSTER; `{db}` replaced by the database.
+ */
+export function deployedStatements(sql: string, database: string, cluster: string | undefined): string[] {
+  return (cluster ? clusterStatements(sql, cluster) : [sql]).map((s) => s.replaceAll('{db}', database));
+}
+
+/**
+ * Creates the database and applies pending ClickHouse migrations (idempotent). On a
+ * cluster (CLICKHOUSE_CLUSTER, recorded on the client by openClickHouse) every
+ * statement runs `ON CLUSTER` in its cluster form.
+ */
+export async function migrateClickHouse(ch: ClickHouseClient, database: string, cluster: string | undefined = clusterOf(ch)): Promise<void> {
+  const run = async (sql: string) => {
+    for (const s of deployedStatements(sql, database, cluster)) await ch.command({ query: s });
+  };
+  for (const s of BOOTSTRAP) await run(s);
   const rs = await ch.query({ query: `SELECT DISTINCT id FROM ${database}.schema_migrations`, format: 'JSONEachRow' });
   const applied = new Set((await rs.json<{ id: string }>()).map((r) => r.id));
   for (const m of clickhouseMigrations) {
     if (applied.has(m.id)) continue;
-    for (const s of m.statements) await ch.command({ query: s.replaceAll('{db}', database) });
+    for (const s of m.statements) await run(s);
     await ch.insert({ table: `${database}.schema_migrations`, values: [{ id: m.id }], format: 'JSONEachRow' });
   }
 }

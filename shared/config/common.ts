@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
-import { parseEnv, type Env } from './parse.ts';
+import { ConfigError, parseEnv, type Env } from './parse.ts';
 
 const CommonEnv = Type.Object({
   /** Port of the process's one HTTP listener (all roles' routes). */
@@ -17,6 +17,12 @@ const CommonEnv = Type.Object({
   CLICKHOUSE_URL: Type.Optional(Type.String()),
   CLICKHOUSE_USER: Type.String({ default: 'default' }),
   CLICKHOUSE_PASSWORD: Type.String({ default: '' }),
+  /**
+   * ClickHouse cluster (a name from the server's `remote_servers`) for a replicated,
+   * sharded schema: tables created `ON CLUSTER`, events behind Distributed tables
+   * (shared/clickhouse/cluster.ts). Only with CLICKHOUSE_URL.
+   */
+  CLICKHOUSE_CLUSTER: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
   /** ClickHouse database holding Tally's tables. */
   CLICKHOUSE_DATABASE: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', default: 'tally' }),
   /** Prefix of JetStream stream, consumer and subject names. */
@@ -41,7 +47,15 @@ export interface CommonConfig {
   /** undefined: use the default URL, falling back to an embedded/spawned server. */
   readonly databaseUrl: string | undefined;
   readonly natsUrl: string | undefined;
-  readonly clickhouse: { readonly url: string | undefined; readonly user: string; readonly password: string; readonly database: string; readonly chdbPath: string };
+  readonly clickhouse: {
+    readonly url: string | undefined;
+    readonly user: string;
+    readonly password: string;
+    readonly database: string;
+    readonly chdbPath: string;
+    /** CLICKHOUSE_CLUSTER: undefined for one server (or chDB). */
+    readonly cluster?: string | undefined;
+  };
   readonly natsPrefix: string;
   readonly rateLimits: boolean;
   readonly authFailuresPerMinute: number;
@@ -50,6 +64,9 @@ export interface CommonConfig {
 
 export function parseCommonConfig(env: Env): CommonConfig {
   const e = parseEnv(CommonEnv, env);
+  if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
+    throw new ConfigError([`CLICKHOUSE_CLUSTER=${JSON.stringify(e.CLICKHOUSE_CLUSTER)}: needs CLICKHOUSE_URL (a ClickHouse server of that cluster); chDB in-process has no cluster`]);
+  }
   const dataDir = path.resolve(e.TALLY_DATA_DIR);
   return Object.freeze({
     httpPort: e.TALLY_HTTP_PORT,
@@ -63,6 +80,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
       password: e.CLICKHOUSE_PASSWORD,
       database: e.CLICKHOUSE_DATABASE,
       chdbPath: path.join(dataDir, 'chdb'),
+      cluster: e.CLICKHOUSE_CLUSTER,
     }),
     natsPrefix: e.TALLY_NATS_PREFIX,
     rateLimits: e.TALLY_RATE_LIMITS === 'on',
