@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { clusterOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { mutationTarget } from '../../shared/clickhouse/cluster.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { logger } from '../../shared/log.ts';
 import { costRollupLockKey } from '../reports/cost-rollup.ts';
@@ -56,9 +57,10 @@ async function repairOnce(db: Db, ch: Pick<ClickHouseClient, 'query' | 'command'
         ARRAY JOIN [tuple('', toInt8(-1)), tuple(${account}, toInt8(1))] AS m`,
       query_params: params,
     });
+    const cluster = clusterOf(ch as ClickHouseClient);
     for (const table of ['actions', 'outcomes', 'cost_events']) {
       await ch.command({
-        query: `ALTER TABLE ${database}.${table} UPDATE account_id = ${account}
+        query: `ALTER TABLE ${mutationTarget(database, table, cluster)} UPDATE account_id = ${account}
           WHERE account_id = '' AND agent_instance_id IN {ids:Array(String)}`,
         query_params: params,
         clickhouse_settings: { mutations_sync: '2' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterStatements, SHARDING_KEY } from './cluster.ts';
+import { clusterStatements, mutationTarget, SHARDING_KEY } from './cluster.ts';
 import { clickhouseMigrations, deployedStatements } from './schema.ts';
 import { parseCommonConfig } from '../config/common.ts';
 import { ConfigError } from '../config/parse.ts';
@@ -71,5 +71,13 @@ describe('CLICKHOUSE_CLUSTER', () => {
     expect(() => parseCommonConfig({ CLICKHOUSE_CLUSTER: 'main' })).toThrow(ConfigError);
     expect(() => parseCommonConfig({ CLICKHOUSE_CLUSTER: 'main' })).toThrow(/CLICKHOUSE_CLUSTER="main": needs CLICKHOUSE_URL/);
     expect(() => parseCommonConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'main; DROP' })).toThrow(/CLICKHOUSE_CLUSTER=/);
+  });
+});
+
+describe('mutationTarget', () => {
+  it('names the local tables on every node for a sharded table on a cluster, else the table', () => {
+    expect(mutationTarget('tally', 'actions', 'main')).toBe('tally.actions_local ON CLUSTER main');
+    expect(mutationTarget('tally', 'costs_daily', 'main')).toBe('tally.costs_daily');
+    expect(mutationTarget('tally', 'actions', undefined)).toBe('tally.actions');
   });
 });

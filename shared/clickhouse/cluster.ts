@@ -113,3 +113,12 @@ function engineOf(sql: string): { name: string; args: string[]; start: number; e
 function toLocalTables(sql: string): string {
   return sql.replace(new RegExp(`\\{db\\}\\.(${SHARDED_TABLES.join('|')})\\b`, 'g'), (_, table: string) => `{db}.${local(table)}`);
 }
+
+/**
+ * The table a mutation (`ALTER TABLE ... UPDATE/DELETE`) of `table` must name: with a
+ * cluster, a sharded table's local tables on every node (ClickHouse refuses mutations of
+ * a Distributed table); otherwise the table itself.
+ */
+export function mutationTarget(database: string, table: string, cluster: string | undefined): string {
+  return cluster !== undefined && (SHARDED_TABLES as readonly string[]).includes(table) ? `${database}.${local(table)} ON CLUSTER ${cluster}` : `${database}.${table}`;
+}
