@@ -11,7 +11,8 @@
  * BENCH_ROUNDS (5: alternating baseline and single-event runs, median ratio reported),
  * BENCH_INGEST_PROCESSES (1; more share the port through SO_REUSEPORT), BENCH_SINK_LOG_LEVEL (the sink's log level),
  * BENCH_SUSTAIN_RATE (events/s offered in the sustained run; default 0: as fast as ingest acknowledges),
- * BENCH_INGEST_NODE_ARGS (node options of the ingest processes; default --max-semi-space-size=32).
+ * BENCH_INGEST_NODE_ARGS (node options of the ingest processes; default --max-semi-space-size=32),
+ * BENCH_SINK_NODE_ARGS (node options of the sink process, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -202,7 +203,8 @@ async function main() {
   const drainT0 = Date.now();
   // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
   const sinkEnv = { TALLY_HTTP_PORT: '18081', TALLY_OTLP_GRPC_PORT: 'off', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
-  const sink = await startChild(['bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
+  const sinkNodeArgs = (process.env.BENCH_SINK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const sink = await startChild([...sinkNodeArgs, 'bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
   const readyAt = Date.now();
   const sinkCpu0 = cpuSeconds(sink.pid!);
   for (;;) {

@@ -56,16 +56,34 @@ export class RowBinaryWriter {
   string(s: string): void {
     // At most 3 bytes a UTF-16 unit, plus the length: room first, then the exact length.
     this.#room(s.length * 3 + 5);
-    const len = s.length < 128 && isAscii(s) ? s.length : Buffer.byteLength(s, 'utf8');
+    const buf = this.#buf;
+    if (s.length < 128) {
+      // Short ASCII text (ids, most metadata) byte by byte: cheaper than a native call.
+      let i = 0;
+      const at = this.#n + 1;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[at + i] = c;
+      }
+      if (i === s.length) {
+        buf[this.#n] = i;
+        this.#n = at + i;
+        return;
+      }
+    }
+    const len = Buffer.byteLength(s, 'utf8');
     this.#varint(len);
-    this.#n += this.#buf.write(s, this.#n, len, 'utf8');
+    this.#n += buf.write(s, this.#n, len, 'utf8');
   }
 
   /** A String already encoded (dictionary entries, encoded once per batch). */
-  encoded(b: Buffer): void {
+  encoded(b: Uint8Array): void {
     this.#room(b.length + 5);
     this.#varint(b.length);
-    b.copy(this.#buf, this.#n);
+    const buf = this.#buf;
+    if (b.length < 64) for (let i = 0; i < b.length; i++) buf[this.#n + i] = b[i]!;
+    else buf.set(b, this.#n);
     this.#n += b.length;
   }
 
@@ -80,9 +98,19 @@ export class RowBinaryWriter {
   uint64(v: number): void {
     if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${v} is not a non-negative integer`);
     this.#room(8);
-    this.#buf.writeUInt32LE(v % 4294967296, this.#n);
-    this.#buf.writeUInt32LE(Math.floor(v / 4294967296), this.#n + 4);
-    this.#n += 8;
+    const buf = this.#buf;
+    const n = this.#n;
+    const lo = v % 4294967296;
+    const hi = (v - lo) / 4294967296;
+    buf[n] = lo & 0xff;
+    buf[n + 1] = (lo >>> 8) & 0xff;
+    buf[n + 2] = (lo >>> 16) & 0xff;
+    buf[n + 3] = lo >>> 24;
+    buf[n + 4] = hi & 0xff;
+    buf[n + 5] = (hi >>> 8) & 0xff;
+    buf[n + 6] = (hi >>> 16) & 0xff;
+    buf[n + 7] = hi >>> 24;
+    this.#n = n + 8;
   }
 
   /** A canonical non-negative decimal text (at most 9 decimals) as Decimal(38, 9). */
@@ -102,10 +130,6 @@ const DECIMAL_38_9 = /^\d{1,29}(?:\.\d{1,9})?$/;
 /** id_source: 1 client, 2 server. */
 const ID_SOURCES: ReadonlySet<number> = new Set([1, 2]);
 
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
 
 /** A batch's dictionary, each entry encoded once (entries repeat across rows). */
 function encodedDict(b: WireBatch): Buffer[] {
