@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initTally } from '../shared/bootstrap/init.ts';
+import { initTally } from '../billing/catalog/bootstrap.ts';
 import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { UsageStore, type UsageQuery } from '../shared/clickhouse/usage.ts';

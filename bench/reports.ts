@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { initTally } from '../shared/bootstrap/init.ts';
+import { initTally } from '../billing/catalog/bootstrap.ts';
 import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { parseCommonConfig } from '../shared/config/common.ts';
@@ -25,7 +25,7 @@ import { CostRuleStore } from '../billing/costs/cost-rules.ts';
 import { agentEmbed } from '../billing/reports/embeds.ts';
 import { computePnl } from '../billing/reports/pnl.ts';
 import { loadRevenue, revenueEntries } from '../billing/reports/revenue.ts';
-import { CostRollup } from '../billing/reports/cost-rollup.ts';
+import { CostRollup } from '../billing/costs/cost-rollup.ts';
 
 /** Event counts to run, one after the other (BENCH_EVENTS: one size). */
 const SIZES = (process.env.BENCH_EVENTS ?? process.env.BENCH_SIZES ?? '1000000,10000000,100000000').split(',').map(Number);

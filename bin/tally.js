@@ -4,7 +4,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../shared/cli/main.ts');
+const { main } = await import('../app/cli/main.ts');
 try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exit(code);

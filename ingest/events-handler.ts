@@ -38,7 +38,7 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
  * acknowledgement; answer each event. A rejected event never stops the others; a
  * publish failure answers 503 for the request and acknowledges nothing.
  */
-export async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
+async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
   const { single, results, createdAt } = await ingestEvents(deps, kind, req);
   return respond(single, results, createdAt, req.requestId);
 }
@@ -51,7 +51,7 @@ export interface IngestOutcome {
 }
 
 /** The pipeline of {@link handleEvents}, without the HTTP answer (the OTLP endpoint answers its own way). */
-export async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<IngestOutcome> {
+async function ingestEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<IngestOutcome> {
   const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
   const { single, items } = decodeEvents(req.body, req.headers['content-type'], kind === 'outcome');
   return ingestItems(deps, kind, principal, items, { single, headerId: single ? req.headers['idempotency-key'] : undefined });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
 import { findNatsServer, reachable, spawnNats } from '../shared/nats/connection.ts';
-import type { TallyProcess } from '../shared/runtime/start.ts';
+import type { TallyProcess } from '../app/start.ts';
 
 const stacks: TestStack[] = [];
 afterAll(async () => {

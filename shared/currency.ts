@@ -15,9 +15,6 @@ const DIGITS: ReadonlyMap<string, number> = new Map(
   currencyCodes.data.filter((c) => !NOT_MONEY.has(c.code)).map((c) => [c.code, c.digits] as const),
 );
 
-/** The ISO 4217 list's publish date of the data in use. */
-export const CURRENCY_DATA_DATE: string = currencyCodes.publishDate;
-
 /** Every accepted currency code, sorted. */
 export const CURRENCY_CODES: readonly string[] = [...DIGITS.keys()].sort();
 

@@ -59,12 +59,6 @@ export function codeToStatus(code: ErrorCode): number {
   }
 }
 
-/** Whether a client may retry the same request unchanged (5xx and 429 only). */
-export function isRetryable(code: ErrorCode): boolean {
-  const status = codeToStatus(code);
-  return status === 429 || status >= 500;
-}
-
 export interface ErrorDetail {
   path?: string;
   message: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, codeToStatus, ErrorCode, errorBody, isRetryable } from './errors.ts';
+import { AppError, codeToStatus, ErrorCode, errorBody } from './errors.ts';
 import { Router } from './http/router.ts';
 import { parseTimestamp } from './time.ts';
 import { LoadingCache } from './auth/loading-cache.ts';
@@ -12,7 +12,6 @@ describe('error table', () => {
   it.each(Object.values(ErrorCode))('maps %s to a 4xx or 5xx status', (code) => {
     const s = codeToStatus(code);
     expect(s >= 400 && s < 600).toBe(true);
-    expect(isRetryable(code)).toBe(s === 429 || s >= 500);
   });
   it('has the spec body for 401', () => {
     expect(errorBody(new AppError('unauthorized', 'bad key'), 'req_1')).toEqual({ error: { code: 'unauthorized', message: 'bad key', request_id: 'req_1' } });

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { initNewOrganization, initTally, type InitResult } from '../shared/bootstrap/init.ts';
+import { initNewOrganization, initTally, type InitResult } from '../billing/catalog/bootstrap.ts';
 import { hashSecret } from '../shared/ids.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
 import { deleteEventsStream } from '../shared/nats/connection.ts';
-import { startTally, ROLES, type Role, type TallyProcess } from '../shared/runtime/start.ts';
+import { startTally, ROLES, type Role, type TallyProcess } from '../app/start.ts';
 import type { SinkHooks } from '../ingest/sink/sink.ts';
 import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
 import type { EnvironmentName } from '../shared/db/schema.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
-import { failedPaths, keySet, statuses, type KeySet } from './test-support.ts';
+import { failedPaths, keySet, statuses, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;

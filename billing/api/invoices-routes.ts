@@ -20,12 +20,12 @@ const BillingPeriod = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', errorMe
 const Decimal = Type.Union([Type.Number(), Type.String({ pattern: '^[+]?(\\d+(\\.\\d*)?|\\.\\d+)$' })], { errorMessage: 'must be a non-negative number or decimal string' });
 const UsageCounters = Type.Record(Type.String(), Type.Unknown(), { errorMessage: 'must be an object of usage counters keyed by unit (@action, @outcome, @user, @seat)' });
 
-export const InvoiceGenerate = Type.Object({ account_id: Type.Optional(Id), billing_period: BillingPeriod });
-export const InvoicePay = Type.Object({ amount: Type.Optional(Decimal), reference: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })), paid_at: Type.Optional(DateLike) });
-export const BillRunCreate = Type.Object({ billing_date: DateLike });
-export const InvoiceCorrect = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
-export const SimulateA = Type.Object({ rate_plan_id: Id, usage: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
-export const SimulateB = Type.Object({ rate_plan_id: Id, usage_data: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
+const InvoiceGenerate = Type.Object({ account_id: Type.Optional(Id), billing_period: BillingPeriod });
+const InvoicePay = Type.Object({ amount: Type.Optional(Decimal), reference: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })), paid_at: Type.Optional(DateLike) });
+const BillRunCreate = Type.Object({ billing_date: DateLike });
+const InvoiceCorrect = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
+const SimulateA = Type.Object({ rate_plan_id: Id, usage: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
+const SimulateB = Type.Object({ rate_plan_id: Id, usage_data: UsageCounters, billing_period: Type.Optional(BillingPeriod) });
 const TemplateData = Type.Object(
   {
     company_name: Type.Optional(Type.String({ maxLength: 200, errorMessage: 'must be a string of at most 200 characters' })),
@@ -33,8 +33,8 @@ const TemplateData = Type.Object(
   },
   { errorMessage: 'must be an object with company_name and logo_url' },
 );
-export const TemplateCreate = Type.Object({ name: Name, template_data: TemplateData, is_active: Type.Optional(Type.Boolean({ errorMessage: 'must be a boolean' })) });
-export const TemplateUpdate = Type.Partial(TemplateCreate);
+const TemplateCreate = Type.Object({ name: Name, template_data: TemplateData, is_active: Type.Optional(Type.Boolean({ errorMessage: 'must be a boolean' })) });
+const TemplateUpdate = Type.Partial(TemplateCreate);
 const InvoiceQuery = Type.Object({
   account_id: Type.Optional(Id),
   subscription_id: Type.Optional(Id),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
-import { keySet, statuses, type KeySet } from './test-support.ts';
+import { keySet, statuses, type KeySet } from '../../test/api-support.ts';
 
 /** Lists the spec leaves open page like the other Family B lists: skip/limit, total always. */
 let stack: TestStack;

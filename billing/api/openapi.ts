@@ -2,7 +2,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Capability } from '../../shared/auth/keys.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
 import type { Route } from '../../shared/http/types.ts';
-import { ActionEvent, OutcomeEvent } from '../../ingest/pipeline/schemas.ts';
+import { ActionEvent, OutcomeEvent } from '../../shared/events/schemas.ts';
 import type { Endpoint } from './route.ts';
 import { WEBHOOK_EVENTS } from '../catalog/webhook-endpoints.ts';
 import { deliveryBodySchema } from '../webhooks/payloads.ts';

@@ -2,11 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import { query } from './validate.ts';
 
-/** One page of a list: rows to skip and rows to return. */
-export interface Page {
-  offset: number;
-  limit: number;
-}
+import type { Page } from '../../shared/db/paging.ts';
+
+export type { Page };
 
 /** Largest `offset`/`skip` accepted. */
 export const MAX_OFFSET = 1_000_000_000;

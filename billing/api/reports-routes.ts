@@ -40,7 +40,7 @@ const PnlQuery = Type.Object({
   agent_id: Type.Optional(Id),
   customer_id: Type.Optional(Id),
 });
-export const PnlAnalysisCreate = Type.Object({
+const PnlAnalysisCreate = Type.Object({
   analysis_type: lit(['agent', 'customer', 'environment'] as const, 'agent, customer or environment'),
   agent_instance_id: Type.Optional(Id),
   account_id: Type.Optional(Id),

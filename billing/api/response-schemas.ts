@@ -191,7 +191,7 @@ export const WebhookEndpoint = Type.Object({
 export const WebhookEndpointWithSecret = extend(WebhookEndpoint, { secret: Type.String({ description: 'the signing secret, answered once' }) });
 
 const DeliveryStatus = lit(['pending', 'delivered', 'failed']);
-export const DeliveryAttempt = Type.Object({ attempt: Count, started_at: Time, duration_ms: Count, status_code: Nullable(Type.Integer()), error: NullableStr });
+const DeliveryAttempt = Type.Object({ attempt: Count, started_at: Time, duration_ms: Count, status_code: Nullable(Type.Integer()), error: NullableStr });
 export const Delivery = Type.Object({
   id: Str,
   event_id: Str,

@@ -9,8 +9,8 @@ export const Name = Type.String({ minLength: 1, maxLength: 200, errorMessage: 'm
 export const Text = Type.String({ maxLength: 2000, errorMessage: 'must be a string of at most 2000 characters' });
 export const NullableText = Type.Union([Text, Type.Null()], { errorMessage: 'must be a string or null' });
 export const Id = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be an id' });
-export const NullableId = Type.Union([Id, Type.Null()], { errorMessage: 'must be an id or null' });
-export const Email = Type.String({ pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 320, errorMessage: 'must be an email address' });
+const NullableId = Type.Union([Id, Type.Null()], { errorMessage: 'must be an id or null' });
+const Email = Type.String({ pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 320, errorMessage: 'must be an email address' });
 /** A calendar date or an ISO 8601 date-time. */
 export const DateLike = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
@@ -84,7 +84,7 @@ export const BillingCycle = Type.Union([Type.Literal('monthly'), Type.Literal('q
   errorMessage: 'must be monthly, quarterly or annual',
 });
 /** An ISO 4217 currency (shared/currency.ts), in upper or lower case. */
-export const Currency = Type.String({
+const Currency = Type.String({
   pattern: `^(?:${CURRENCY_CODES.flatMap((c) => [c, c.toLowerCase()]).join('|')})$`,
   errorMessage: CURRENCY_MESSAGE,
 });

@@ -15,7 +15,7 @@ const MAX_QUERY_CHARS = 100_000;
  */
 const MAX_RUNNING = 2;
 
-export const SqlRequest = Type.Object({
+const SqlRequest = Type.Object({
   query: Type.String({ minLength: 1, maxLength: MAX_QUERY_CHARS, errorMessage: `must be a SQL query of at most ${MAX_QUERY_CHARS} characters` }),
   format: Type.Optional(Type.Union(SQL_FORMAT_NAMES.map((f) => Type.Literal(f)), { errorMessage: `must be one of ${SQL_FORMAT_NAMES.join(', ')}` })),
   params: Type.Optional(
@@ -30,7 +30,7 @@ export const SqlRequest = Type.Object({
  * Query parameters of the text/plain form (the JSON form carries them in its body):
  * `format`, and `param_<name>` per query parameter (`{name:Type}` in the query).
  */
-export const SqlTextQuery = Type.Object({
+const SqlTextQuery = Type.Object({
   format: Type.Optional(Type.Union(SQL_FORMAT_NAMES.map((f) => Type.Literal(f)), { description: 'output format of a text/plain query (default JSONEachRow)' })),
 });
 

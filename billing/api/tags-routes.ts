@@ -12,10 +12,10 @@ import { listOfB, TaggableItem, TaggedActions, TaggedOutcomes } from './response
 const TagName = Type.String({ minLength: 1, maxLength: MAX_TYPE_LENGTH, errorMessage: `must be a non-empty string of at most ${MAX_TYPE_LENGTH} characters` });
 const tagList = (what: string) => ({ maxItems: MAX_TAGS_PER_KIND, errorMessage: `must be an array of at most ${MAX_TAGS_PER_KIND} ${what}` });
 
-export const TaggedActionsPut = Type.Object({
+const TaggedActionsPut = Type.Object({
   tagged_actions: Type.Array(Type.Object({ action_name: TagName, description: Type.Optional(NullableText) }), tagList('{action_name, description}')),
 });
-export const TaggedOutcomesPut = Type.Object({
+const TaggedOutcomesPut = Type.Object({
   tagged_outcomes: Type.Array(Type.Object({ outcome_name: TagName, description: Type.Optional(NullableText) }), tagList('{outcome_name, description}')),
 });
 const TaggableQuery = Type.Object({

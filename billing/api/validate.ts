@@ -1,10 +1,10 @@
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, type ErrorDetail } from '../../shared/errors.ts';
 import { jsonBody } from '../../shared/http/server.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
+import { fieldProblems } from '../../shared/validation/typebox-errors.ts';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -14,46 +14,9 @@ function checker<T extends TSchema>(schema: T): TypeCheck<T> {
   return c as TypeCheck<T>;
 }
 
-/** "/billing_address/zip" -> "billing_address.zip", "/tiers/0" -> "tiers[0]". */
-function dotted(pointer: string): string {
-  let out = '';
-  for (const seg of pointer.split('/').slice(1)) out += /^\d+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
-  return out;
-}
-
-/**
- * The errors to report: for a union (e.g. "an address object or null"), the errors of
- * the variant that matched deepest when one reached inside the value, so the detail
- * names `billing_address.zip` rather than the whole `billing_address`.
- */
-function flatten(errors: Iterable<ValueError>): ValueError[] {
-  const out: ValueError[] = [];
-  for (const e of errors) {
-    if (e.type === ValueErrorType.Union) {
-      const deeper = e.errors.map((it) => [...it]).find((variant) => variant.length > 0 && variant.every((v) => v.path.length > e.path.length));
-      if (deeper) {
-        out.push(...flatten(deeper));
-        continue;
-      }
-    }
-    out.push(e);
-  }
-  return out;
-}
-
 /** The first error per path, in the one detail shape `{path, message}`. */
 function details(check: TypeCheck<TSchema>, value: unknown): ErrorDetail[] {
-  const seen = new Set<string>();
-  const out: ErrorDetail[] = [];
-  for (const e of flatten(check.Errors(value))) {
-    const path = dotted(e.path);
-    if (seen.has(path)) continue;
-    seen.add(path);
-    const custom = (e.schema as { errorMessage?: string }).errorMessage;
-    const message = e.type === ValueErrorType.ObjectRequiredProperty ? 'is required' : (custom ?? e.message);
-    out.push({ path, message: `${path || 'body'} ${message}` });
-  }
-  return out;
+  return fieldProblems(check.Errors(value)).map(({ path, message }) => ({ path, message: `${path || 'body'} ${message}` }));
 }
 
 /**

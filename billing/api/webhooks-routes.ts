@@ -34,21 +34,21 @@ const Secret = Type.String({
 });
 const IsActive = Type.Boolean({ errorMessage: 'must be true or false' });
 
-export const WebhookCreate = Type.Object({
+const WebhookCreate = Type.Object({
   url: Url,
   events: Events,
   description: Type.Optional(NullableText),
   secret: Type.Optional(Secret),
   is_active: Type.Optional(IsActive),
 });
-export const WebhookUpdate = Type.Object({
+const WebhookUpdate = Type.Object({
   url: Type.Optional(Url),
   events: Type.Optional(Events),
   description: Type.Optional(NullableText),
   is_active: Type.Optional(IsActive),
   secret: Type.Optional(Type.Never({ errorMessage: 'cannot be changed by PUT; use POST /api/v1/webhooks/{webhook_id}/rotate-secret' })),
 });
-export const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
+const WebhookRotate = Type.Object({ secret: Type.Optional(Secret) });
 
 /** A 400 naming the field, when it has a problem. */
 function refuse(field: string, problem: string | undefined): void {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
-import { failedPaths, keySet, statuses, type KeySet } from './test-support.ts';
+import { failedPaths, keySet, statuses, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;

@@ -67,9 +67,6 @@ export async function setAgentActive(db: Db, bus: InvalidationBus, environmentId
 // ---------------------------------------------------------------------------
 // Reads, updates and deletes used by the control-plane API (billing/api).
 
-/** Family A agent frameworks (`type`). */
-export const AGENT_FRAMEWORKS = ['langgraph', 'crewai', 'n8n', 'custom'] as const;
-
 /** An agent instance as Family B returns it (never the secret, which only create and refresh show). */
 export function agentInstanceView(r: Selectable<AgentInstancesTable>) {
   return {

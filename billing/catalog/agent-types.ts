@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { AgentTypesTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from './db-errors.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 
 /** An agent type as the API returns it. */
 export function agentTypeView(r: Selectable<AgentTypesTable>) {

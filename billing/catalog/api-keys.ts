@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
-import { insertKey } from '../../shared/bootstrap/init.ts';
+import { insertKey } from './bootstrap.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { ApiKeysTable, Permission } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';

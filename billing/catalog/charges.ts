@@ -7,7 +7,7 @@ import { buildRatedCharge } from '../rating/charge-models.ts';
 import { pricingError } from './charge-models.ts';
 import { guarded, iso } from './db-errors.ts';
 import { getRatePlanRow } from './products.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 
 /** A charge as the API returns it; `charge_type_code` and `charge_type` are the same canonical value. */
 export function chargeView(r: Selectable<ChargesTable>) {

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from './db-errors.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 
 /** Contact roles: billing contacts receive invoices, technical contacts notifications. */
 export const CONTACT_ROLES = ['billing', 'technical'] as const;

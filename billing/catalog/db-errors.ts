@@ -12,7 +12,7 @@ interface PgError {
  * "still referenced from table x") is a 409 naming the referencing table. Anything else
  * is rethrown unchanged.
  */
-export function mapDbError(err: unknown, what: string): never {
+function mapDbError(err: unknown, what: string): never {
   const e = err as PgError;
   if (e?.code === '23505') {
     throw new AppError('conflict', `${what} already exists (unique: ${e.constraint ?? 'key'})`, { cause: err });

@@ -4,7 +4,7 @@ import type { BillingCycle, ProductsTable, RatePlansTable } from '../../shared/d
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from './db-errors.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 
 /** A product as the API returns it. */
 export function productView(r: Selectable<ProductsTable>) {

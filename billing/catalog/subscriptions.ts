@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from './db-errors.ts';
 import { getRatePlanRow } from './products.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 
 /**
  * Subscription state machine. Every move is recorded in `subscription_events` with the

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 import { tagIndex, type TagKind } from './tags.ts';
 
 /** An action or outcome type seen in the environment's events. */

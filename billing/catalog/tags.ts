@@ -23,7 +23,7 @@ export const TAG_FIELDS = {
 } as const satisfies Record<TagKind, { list: string; name: string }>;
 
 /** A tag as the API returns it: `{action_name | outcome_name, description, created_at, updated_at}`. */
-export function tagView(r: Selectable<TaggedItemsTable>) {
+function tagView(r: Selectable<TaggedItemsTable>) {
   return { [TAG_FIELDS[r.kind].name]: r.name, description: r.description, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 

@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { WebhookEndpointsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId, randomToken } from '../../shared/ids.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 import { iso, notFound } from './db-errors.ts';
 
 /** The spec's webhook event names (Events). `*` subscribes an endpoint to all of them. */

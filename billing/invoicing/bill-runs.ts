@@ -11,7 +11,7 @@ import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { Invoicing } from './context.ts';
 import { billableSubscriptionIds, generateInvoice, generationFailure, lastEndedPeriod, type GenerationFailure } from './generate.ts';

@@ -8,6 +8,8 @@ const InvoicingEnv = Type.Object({
   TALLY_INVOICE_NET_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 30 }),
   /** Interval of the billing role's scheduler (generate ended periods, finalize drafts past grace). */
   TALLY_BILLING_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
+  /** Interval of the billing role's daily cost rollup (folds new actions into the report figures). */
+  TALLY_COST_ROLLUP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
   /** Rating worker threads (piscina). */
   TALLY_RATING_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Rating tasks that may wait for a worker; beyond it requests get 503. */
@@ -18,6 +20,7 @@ export interface InvoicingConfig {
   readonly graceMs: number;
   readonly netDays: number;
   readonly schedulerIntervalMs: number;
+  readonly costRollupIntervalMs: number;
   readonly ratingThreads: number;
   readonly ratingMaxQueue: number;
 }
@@ -28,6 +31,7 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     graceMs: Math.round(e.TALLY_INVOICE_GRACE_HOURS * 3_600_000),
     netDays: e.TALLY_INVOICE_NET_DAYS,
     schedulerIntervalMs: e.TALLY_BILLING_SCHEDULER_INTERVAL_MS,
+    costRollupIntervalMs: e.TALLY_COST_ROLLUP_INTERVAL_MS,
     ratingThreads: e.TALLY_RATING_THREADS,
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
   });

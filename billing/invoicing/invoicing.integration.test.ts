@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
-import { keySet, statuses, failedPaths, type KeySet } from '../api/test-support.ts';
+import { keySet, statuses, failedPaths, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;

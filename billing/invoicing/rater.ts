@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
+import { trackRatingPool } from '../metrics.ts';
 import type { RateSegmentsInput } from '../rating/index.ts';
 import { runRating, type RatingOutcome } from './rating-task.ts';
 
@@ -54,6 +55,8 @@ export function poolRater(opts: PoolRaterOptions): Rater {
   });
   // A worker that fails to start or dies is an error of the pool, not of the process.
   pool.on('error', (err: unknown) => log.error('rating worker failed', { err }));
+  // piscina records how long each task waits for a thread: /metrics reads it.
+  const untrack = trackRatingPool(pool);
   return {
     async rate(input) {
       try {
@@ -65,6 +68,9 @@ export function poolRater(opts: PoolRaterOptions): Rater {
         throw err;
       }
     },
-    close: () => pool.destroy(),
+    close: () => {
+      untrack();
+      return pool.destroy();
+    },
   };
 }

@@ -13,6 +13,8 @@
  */
 import { sql } from 'kysely';
 import { logger } from '../../shared/log.ts';
+import { startLoop } from '../../shared/loop.ts';
+import { countInvoiceFinalized, countInvoiceGenerated, schedulerPassed, schedulerStarted } from '../metrics.ts';
 import { BILLING_CYCLES, periodContaining, previousPeriod } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { finalizeInvoice, generateInvoice } from './generate.ts';
@@ -67,8 +69,11 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
       const finalize = now.getTime() >= new Date(due.period.end).getTime() + inv.config.graceMs;
       const r = await generateInvoice(inv, subject, due.period, { finalize });
-      if (r.outcome === 'created') report.generated++;
-      else report.skipped++;
+      if (r.outcome === 'created') {
+        report.generated++;
+        countInvoiceGenerated('scheduler');
+        if (r.invoice.status === 'finalized') countInvoiceFinalized('scheduler');
+      } else report.skipped++;
     } catch (err) {
       report.failures++;
       log.warn('scheduled generation failed', { subscription_id: due.subscriptionId, err });
@@ -79,6 +84,7 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
     try {
       await finalizeInvoice(inv, d.environment_id, d.id);
       report.finalized++;
+      countInvoiceFinalized('scheduler');
     } catch (err) {
       report.failures++;
       log.warn('scheduled finalization failed', { invoice_id: d.id, err });
@@ -101,28 +107,23 @@ export async function schedulerTick(inv: Invoicing): Promise<TickReport> {
   });
 }
 
-/** Runs {@link schedulerTick} every `intervalMs` until stopped (a tick never overlaps the next). */
+/** Runs {@link schedulerTick} every `intervalMs` (the first after one interval) until stopped; ticks never overlap. */
 export function startScheduler(inv: Invoicing, intervalMs: number): { stop(): Promise<void> } {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const loop = () => {
-    if (stopped) return;
-    running = schedulerTick(inv)
-      .then((r) => {
-        if (r.generated || r.finalized || r.failures) log.info('billing scheduler tick', { ...r });
-      })
-      .catch((err) => log.warn('billing scheduler tick failed', { err }))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, intervalMs);
-      });
-  };
-  timer = setTimeout(loop, intervalMs);
+  const stopped = schedulerStarted();
+  const loop = startLoop({
+    name: 'billing-scheduler',
+    intervalMs,
+    firstDelayMs: intervalMs,
+    run: async () => {
+      const r = await schedulerTick(inv);
+      if (r.ran) schedulerPassed();
+      if (r.generated || r.finalized || r.failures) log.info('billing scheduler tick', { ...r });
+    },
+  });
   return {
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+      await loop.stop();
+      stopped();
     },
   };
 }

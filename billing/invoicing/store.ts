@@ -25,7 +25,7 @@ import type { Database, InvoiceKind, InvoiceStatus, InvoicesTable, InvoiceLinesT
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../catalog/db-errors.ts';
-import type { Page } from '../api/paging.ts';
+import type { Page } from '../../shared/db/paging.ts';
 import { Dec, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
-import { initTally } from '../../shared/bootstrap/init.ts';
+import { initTally } from '../catalog/bootstrap.ts';
 import { openClickHouse, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../../shared/clickhouse/schema.ts';
 import { parseCommonConfig } from '../../shared/config/common.ts';

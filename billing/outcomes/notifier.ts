@@ -3,13 +3,11 @@ import { sql } from 'kysely';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { parseEnv, type Env } from '../../shared/config/parse.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
 import { chTime } from '../../shared/clickhouse/usage.ts';
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { outcomeEventData } from '../webhooks/payloads.ts';
-
-const log = logger('outcome-notifier');
 
 const NotifierEnv = Type.Object({
   /** How often the billing role looks for newly stored outcomes to announce (outcome.completed). */
@@ -59,9 +57,7 @@ interface OutcomeRow {
  * which outcomes are history (a minute before the first run).
  */
 export class OutcomeNotifier {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  #loop: Loop | undefined;
 
   constructor(
     private readonly db: Db,
@@ -73,23 +69,13 @@ export class OutcomeNotifier {
     private readonly batchSize = 2000,
   ) {}
 
+  /** Polls now, then every `intervalMs` after each poll, until {@link stop}. */
   start(): void {
-    const loop = async () => {
-      if (this.#stopped) return;
-      this.#running = this.pollOnce().then(
-        () => undefined,
-        (err) => log.warn('outcome poll failed; retrying', { err }),
-      );
-      await this.#running;
-      if (!this.#stopped) this.#timer = setTimeout(loop, this.cfg.intervalMs);
-    };
-    this.#timer = setTimeout(loop, 0);
+    this.#loop ??= startLoop({ name: 'outcome-notifier', intervalMs: this.cfg.intervalMs, run: () => this.pollOnce() });
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#loop?.stop();
   }
 
   /** Announces the outcomes stored since the cursor; returns how many were new. */

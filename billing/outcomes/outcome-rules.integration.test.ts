@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
-import { keySet, statuses, type KeySet } from '../api/test-support.ts';
+import { keySet, statuses, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;

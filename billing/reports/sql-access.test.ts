@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseParams } from '../../shared/cli/sql.ts';
+import { parseParams } from '../../app/cli/sql.ts';
 import { checkQueryTree, checkSyntaxTree, parseAst, scopedQuery } from './sql-access.ts';
 
 /** `EXPLAIN AST` of: SELECT a FROM actions AS q JOIN numbers(3) USING a WHERE a IN system.tables SETTINGS max_threads = 1 */

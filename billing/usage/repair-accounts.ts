@@ -3,7 +3,7 @@ import { clusterOf, type ClickHouseClient } from '../../shared/clickhouse/client
 import { mutationTarget } from '../../shared/clickhouse/cluster.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { logger } from '../../shared/log.ts';
-import { costRollupLockKey } from '../reports/cost-rollup.ts';
+import { costRollupLockKey } from '../costs/cost-rollup.ts';
 
 const log = logger('repair-accounts');
 

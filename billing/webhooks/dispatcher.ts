@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../shared/db/postgres.ts';
 import { newId, randomToken } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
+import { countWebhookAttempt } from '../metrics.ts';
 import { signBody, standardSignature } from './signature.ts';
 import { postWebhook, type DeliveryFailure } from './targets.ts';
 
@@ -42,8 +44,7 @@ export interface AttemptResult {
 export class WebhookDispatcher {
   readonly #now: () => Date;
   readonly #timeoutMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  #loop: Loop | undefined;
 
   constructor(
     private readonly db: Db,
@@ -53,21 +54,14 @@ export class WebhookDispatcher {
     this.#timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   }
 
+  /** Sends due deliveries now, then every `pollIntervalMs` (1 s) after each pass, until {@link stop}. */
   start(): void {
-    const tick = () => {
-      this.#running = this.runOnce()
-        .catch((err) => log.warn('webhook dispatch failed; will retry', { err }))
-        .finally(() => {
-          if (this.#timer !== undefined) this.#timer = setTimeout(tick, this.opts.pollIntervalMs ?? 1000);
-        });
-    };
-    this.#timer = setTimeout(tick, 0);
+    this.#loop ??= startLoop({ name: 'webhook-dispatcher', intervalMs: this.opts.pollIntervalMs ?? 1000, run: () => this.runOnce() });
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    await this.#loop?.stop();
+    this.#loop = undefined;
   }
 
   /** Claims and sends every delivery due now (in batches); returns how many were attempted. */
@@ -152,6 +146,7 @@ export class WebhookDispatcher {
       { timeoutMs: this.#timeoutMs, allowPrivate: this.opts.allowPrivateTargets ?? false },
     );
     const durationMs = Math.round(performance.now() - t0);
+    countWebhookAttempt(error);
     const delivered = error === null;
     const failed = !delivered && attempt > RETRY_SCHEDULE_MS.length;
     const now = this.#now();

@@ -9,7 +9,7 @@ import type { EventKind } from '../pipeline/normalize.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally, type MappedCloudEvent } from './mapping.ts';
 
-export const CLOUDEVENTS_PATH = '/api/v1/events';
+const CLOUDEVENTS_PATH = '/api/v1/events';
 
 /** What became of one CloudEvent of a request. */
 export type CloudEventResult =
@@ -39,7 +39,7 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
  * when events were rejected, the per-event results. Accepted events of such a batch are
  * stored: resending the batch is safe, as their ids are counted once.
  */
-export async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<HttpResponse> {
+async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<HttpResponse> {
   try {
     const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
     const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(req.body, req.headers['content-type']));
@@ -58,7 +58,7 @@ export async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Pro
  * one call per kind); the results are merged back in the request's order. Throws an
  * AppError (503) when the events could not be stored.
  */
-export async function ingestCloudEvents(deps: IngestDeps, principal: Principal, decoded: DecodedCloudEvents): Promise<CloudEventResult[]> {
+async function ingestCloudEvents(deps: IngestDeps, principal: Principal, decoded: DecodedCloudEvents): Promise<CloudEventResult[]> {
   const mapped = decoded.events.map((e, i) => cloudEventToTally(e, { valueText: decoded.valueTexts[i], checkText: decoded.mayHoldUnsafeText }));
   const indexes: Record<EventKind, number[]> = { action: [], outcome: [] };
   mapped.forEach((m, i) => indexes[m.kind].push(i));

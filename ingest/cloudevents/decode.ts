@@ -14,7 +14,7 @@ export interface DecodedCloudEvents {
 }
 
 /** The media types of CloudEvents' JSON format (structured mode) that POST /api/v1/events reads. */
-export const CLOUDEVENTS_MEDIA_TYPES = ['application/cloudevents+json', 'application/cloudevents-batch+json', 'application/json'] as const;
+const CLOUDEVENTS_MEDIA_TYPES = ['application/cloudevents+json', 'application/cloudevents-batch+json', 'application/json'] as const;
 
 /**
  * Decodes a POST /api/v1/events body by Content-Type, as OpenMeter does:

@@ -22,7 +22,7 @@ import { plainDecimal } from '../pipeline/exact-values.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
 
 /** A CloudEvent `type` with this prefix is an outcome; the rest of the type is its outcome type. */
-export const OUTCOME_TYPE_PREFIX = 'outcome.';
+const OUTCOME_TYPE_PREFIX = 'outcome.';
 
 /** A CloudEvent as a Tally event of one kind, ready for the pipeline (`ingestItems`), or why it is refused. */
 export interface MappedCloudEvent {

@@ -103,7 +103,7 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
 }
 
 /** The address of a grpc-js peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), as the HTTP listener spells it. */
-export function peerAddress(peer: string): string {
+function peerAddress(peer: string): string {
   const rest = peer.replace(/^ipv[46]:/, '');
   const bracketed = /^\[([^\]]+)\]:\d+$/.exec(rest);
   if (bracketed) return bracketed[1]!;

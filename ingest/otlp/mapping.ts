@@ -14,14 +14,14 @@ export interface SpanRules {
 export const AGENT_KEY_ATTRIBUTES = ['tally.agent_key', 'tally.agent_secret', 'tally.agent_id', 'value.agent.id'] as const;
 
 /** The span value-python's `send`/`action_context` emits for an action; `value.action.name` names it. */
-export const VALUE_ACTION_SPAN = 'value.action';
+const VALUE_ACTION_SPAN = 'value.action';
 
 /**
  * GenAI operation (`gen_ai.operation.name`, OpenTelemetry semantic conventions) to action
  * type. Operations not listed (e.g. `invoke_agent`, `create_agent`) fall through to the
  * other rules.
  */
-export const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = {
+const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = {
   chat: 'llm_call',
   text_completion: 'llm_call',
   generate_content: 'llm_call',
@@ -39,7 +39,7 @@ const first = (a: OtlpAttributes, keys: readonly string[]): OtlpAnyValue | undef
 };
 
 /** How a span is metered: the action type and which rule chose it, or undefined (ignored). */
-export function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: string } | undefined {
+function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: string } | undefined {
   const a = span.attributes;
   const explicit = str(a['tally.action_type']);
   if (explicit) return { type: explicit, rule: 'tally.action_type' };

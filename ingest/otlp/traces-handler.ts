@@ -56,7 +56,7 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
  * google.rpc.Status in the request's encoding, 503 with Retry-After when the events could
  * not be stored.
  */
-export async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpResponse> {
+async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpResponse> {
   const encoding = encodingOf(req.headers['content-type']);
   try {
     if (!encoding) {

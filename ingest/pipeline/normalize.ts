@@ -1,4 +1,3 @@
-import type { ValueError } from '@sinclair/typebox/errors';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
 import type { ErrorCode } from '../../shared/errors.ts';
 import {
@@ -8,9 +7,10 @@ import {
   MAX_METADATA_DEPTH,
 } from '../../shared/events/limits.ts';
 import { parseTimestamp } from '../../shared/time.ts';
+import { fieldProblems, type FieldProblem } from '../../shared/validation/typebox-errors.ts';
 import { costInputsProblem } from './cost-inputs.ts';
 import { plainDecimal } from './exact-values.ts';
-import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from './schemas.ts';
+import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from '../../shared/events/schemas.ts';
 
 export type EventKind = 'action' | 'outcome';
 
@@ -38,19 +38,20 @@ const reject = (code: ErrorCode, message: string): StepResult<never> => ({ ok: f
 
 /** Step 1: the event's shape (types, required fields, lengths, no unknown fields). */
 export function validateStep(kind: EventKind, value: unknown): StepResult<ActionEvent | OutcomeEvent> {
-  const checker: TypeCheck<typeof import('./schemas.ts').ActionEvent> | TypeCheck<typeof import('./schemas.ts').OutcomeEvent> =
+  const checker: TypeCheck<typeof import('../../shared/events/schemas.ts').ActionEvent> | TypeCheck<typeof import('../../shared/events/schemas.ts').OutcomeEvent> =
     kind === 'action' ? actionChecker : outcomeChecker;
   if (checker.Check(value)) return { ok: true, value: value as ActionEvent | OutcomeEvent };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return reject('validation_failed', `each ${kind} must be a JSON object`);
-  const first = checker.Errors(value).First();
+  const [first] = fieldProblems(checker.Errors(value));
   return reject('validation_failed', first ? describe(first) : `invalid ${kind}`);
 }
 
-function describe(e: ValueError): string {
-  const field = e.path.slice(1).replaceAll('/', '.') || '(event)';
-  if (e.message.startsWith('Unexpected property')) return `unknown field \`${field}\``;
-  if (e.message.startsWith('Expected required property')) return `\`${field}\` is required`;
-  return `\`${field}\`: ${e.message.toLowerCase()}`;
+/** The ingest tier's wording of a shape problem: "unknown field `colour`", "`action_type` is required", "`value`: expected union value". */
+function describe({ path, kind, message }: FieldProblem): string {
+  const field = path || '(event)';
+  if (kind === 'unknown') return `unknown field \`${field}\``;
+  if (kind === 'required') return `\`${field}\` ${message}`;
+  return `\`${field}\`: ${message.toLowerCase()}`;
 }
 
 /**

@@ -41,7 +41,7 @@ export function can(p: Principal, capability: Capability): boolean {
   return MATRIX[p.permission].has(capability);
 }
 
-export function sdkKeyPrefix(env: EnvironmentName): 'sk_live_' | 'sk_test_' {
+function sdkKeyPrefix(env: EnvironmentName): 'sk_live_' | 'sk_test_' {
   return env === 'production' ? 'sk_live_' : 'sk_test_';
 }
 
@@ -58,8 +58,4 @@ export function generateAgentSecret(): string {
 /** What may be shown of a key after creation. */
 export function displayPrefix(key: string): string {
   return key.slice(0, key.indexOf('_', 3) + 5) + '…';
-}
-
-export function looksLikeKey(token: string): boolean {
-  return /^sk_(live|test|api)_[A-Za-z0-9]{20,100}$/.test(token);
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestStack, type TestStack } from '../../test/harness.ts';
-import type { TallyProcess } from '../runtime/start.ts';
+import type { TallyProcess } from '../../app/start.ts';
 
 let stack: TestStack;
 let second: TallyProcess;

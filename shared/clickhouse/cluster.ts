@@ -30,7 +30,7 @@
  */
 
 /** Tables sharded across the cluster behind a Distributed table of the same name. */
-export const SHARDED_TABLES = ['actions', 'outcomes', 'cost_events'] as const;
+const SHARDED_TABLES = ['actions', 'outcomes', 'cost_events'] as const;
 
 /** The Distributed tables' sharding key: an event's identity minus its id, so all copies meet. */
 export const SHARDING_KEY = 'cityHash64(environment_id, agent_instance_id)';

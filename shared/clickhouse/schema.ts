@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { clusterOf } from './client.ts';
 import { clusterStatements } from './cluster.ts';
 
-/** The columns of an action the cost rollup keeps (billing/reports/cost-rollup.ts). */
+/** The columns of an action the cost rollup keeps (billing/costs/cost-rollup.ts). */
 const COUNTED_ROW = `Tuple(ts DateTime64(3, 'UTC'), account_id String, action_type String, model String, input_tokens UInt64, output_tokens UInt64, total_tokens UInt64, metadata String)`;
 
 /**
@@ -86,8 +86,8 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
     ],
   },
   {
-    // Issue 5: cost rules and outcome rules (versioned by effective time, written by the
-    // api role), derived outcomes (a materialized view from actions into outcomes, with a
+    // Adds cost rules and outcome rules (versioned by effective time, written by the api
+    // role), derived outcomes (a materialized view from actions into outcomes, with a
     // deterministic event id so the usual dedup counts each once), and the insertion time
     // of outcome rows (the outcome.completed poller's cursor). See docs/analytics.md.
     id: '0002_costs_outcome_rules',
@@ -131,7 +131,7 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
     ],
   },
   {
-    // Issue 5: the daily cost rollup (billing/reports/cost-rollup.ts). Actions carry the
+    // Adds the daily cost rollup (billing/costs/cost-rollup.ts). Actions carry the
     // JetStream sequence of their message (0 for rows written before this migration), so
     // the rollup folds in each action once, in sequence order, up to the sink's ack floor.
     // `cost_events` keeps the copy of each event the rollup counts (the raw table's merges

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@clickhouse/client';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { startClickHouseHttp, type ClickHouseHttp } from '../../test/clickhouse-http/start.ts';
-import { startTally } from '../runtime/start.ts';
+import { startTally } from '../../app/start.ts';
 import { chdbRawOf } from './client.ts';
 import { clickhouseMigrations } from './schema.ts';
 

@@ -1,5 +1,6 @@
 import { Kind, type TObject, type TSchema, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { fieldProblems } from '../validation/typebox-errors.ts';
 
 /** The environment, read once at start-up (the only place `process.env` is read). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -32,8 +33,9 @@ export function parseEnv<T extends TObject>(schema: T, env: Env): Readonly<Stati
   const withDefaults = Value.Default(schema, raw);
   const converted = Value.Convert(schema, withDefaults);
   if (!Value.Check(schema, converted)) {
-    const names = new Set([...Value.Errors(schema, converted)].map((e) => e.path.split('/')[1] ?? ''));
-    throw new ConfigError([...names].map((name) => `${name}=${JSON.stringify(env[name] ?? '')}: must be ${accepts(schema.properties[name])}`));
+    // The schema is flat: each failing path is a variable's name.
+    const names = fieldProblems(Value.Errors(schema, converted)).map((p) => p.path);
+    throw new ConfigError(names.map((name) => `${name}=${JSON.stringify(env[name] ?? '')}: must be ${accepts(schema.properties[name])}`));
   }
   return Object.freeze(converted as Static<T>);
 }

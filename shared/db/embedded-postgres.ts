@@ -11,7 +11,7 @@ const log = logger('postgres');
 const run = promisify(execFile);
 
 /** The embedded server's port, user and password (loopback only). */
-export const EMBEDDED_PORT = 54329;
+const EMBEDDED_PORT = 54329;
 const USER = 'postgres';
 const PASSWORD = 'tally';
 

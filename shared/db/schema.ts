@@ -397,7 +397,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
 }
 
-// ---- Migration 0006: P&L analyses and the outcome.completed poller (issue 5).
+// ---- Migration 0006: P&L analyses and the outcome.completed poller.
 
 export type PnlAnalysisStatus = 'pending' | 'running' | 'completed' | 'failed';
 
@@ -467,7 +467,7 @@ export interface Database {
   credit_note_sequences: CreditNoteSequencesTable;
 }
 
-// ---- Migration 0009: the daily cost rollup's state (billing/reports/cost-rollup.ts).
+// ---- Migration 0009: the daily cost rollup's state (billing/costs/cost-rollup.ts).
 
 export interface CostRollupStateTable {
   ch_database: string;

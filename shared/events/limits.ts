@@ -4,14 +4,15 @@
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Events are counted once per (environment, agent instance, id) over at least this long. */
-export const DEDUP_WINDOW_DAYS = 35;
+const DEDUP_WINDOW_DAYS = 35;
 /** Oldest accepted event time, relative to arrival (older events could not be deduplicated). */
 export const MAX_EVENT_AGE_MS = DEDUP_WINDOW_DAYS * DAY_MS;
 /** Latest accepted event time, relative to arrival (clock skew allowance). */
 export const MAX_EVENT_FUTURE_MS = 5 * 60 * 1000;
 /**
- * Usage queries read this much further on each side of their range so that copies of
- * an event with different timestamps meet in one GROUP BY (copies of one id are at most
+ * Deduplicating queries (usage, cost roll-up) read this much further on each side of
+ * their range, so that every copy of an event, whatever its timestamp, is among the rows
+ * `FINAL` merges and the first-ingested copy decides (copies of one id are at most
  * DEDUP_WINDOW_DAYS apart in arrival, and event times are bounded as above).
  */
 export const DEDUP_QUERY_SLACK_MS = (DEDUP_WINDOW_DAYS + 1) * DAY_MS;

@@ -19,7 +19,7 @@ export interface WireEvent {
   type: string;
   /** Event time, ms since epoch. */
   ts: number;
-  /** Acknowledgement time, ms since epoch. */
+  /** Ingestion time: when the ingest tier received the request, ms since epoch (ClickHouse `ingested_at`). */
   ing: number;
   uid: string;
   anon: string;

@@ -10,7 +10,7 @@ import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.t
 import type { HttpRequest, HttpResponse, Route } from './types.ts';
 
 const log = logger('http');
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
@@ -261,14 +261,14 @@ class IncomingRequest implements HttpRequest {
 }
 
 /** The one error response shape. */
-export function errorResponse(err: AppError, requestId: string): HttpResponse {
+function errorResponse(err: AppError, requestId: string): HttpResponse {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
   return { status: err.status, body: errorBody(err, requestId), headers };
 }
 
 /** Deepest nesting of objects and arrays a JSON request body may have. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Parses a JSON request body; malformed JSON is a 400 `invalid_json`, and a body nested

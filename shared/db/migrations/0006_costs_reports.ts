@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Issue 5: P&L analyses (computed in the background), and the state of the
+ * Adds P&L analyses (computed in the background), and the state of the
  * outcome.completed poller: the ClickHouse insertion-time cursor and the outcomes
  * already announced (one webhook event per outcome identity, whatever its copies).
  * Cost and outcome rules live in ClickHouse (see shared/clickhouse/schema.ts 0002).

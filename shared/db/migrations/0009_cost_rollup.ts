@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * State of the daily cost rollup (billing/reports/cost-rollup.ts), one row per
+ * State of the daily cost rollup (billing/costs/cost-rollup.ts), one row per
  * ClickHouse database, and the ranges cost rule changes made stale.
  *
  * - `cost_rollup_state.done_seq`: every action whose JetStream sequence is at most this

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MAX_AGENT_KEY_LENGTH, MAX_ID_LENGTH, MAX_TYPE_LENGTH } from '../../shared/events/limits.ts';
+import { MAX_AGENT_KEY_LENGTH, MAX_ID_LENGTH, MAX_TYPE_LENGTH } from './limits.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[\\x21-\\x7E]+$' });
 const Person = Type.String({ minLength: 1, maxLength: 256 });

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENVIRONMENTS } from '../bootstrap/init.ts';
-import { parseCommonConfig } from '../config/common.ts';
-import type { Env } from '../config/parse.ts';
+import { ENVIRONMENTS } from '../../billing/catalog/bootstrap.ts';
+import { parseCommonConfig } from '../../shared/config/common.ts';
+import type { Env } from '../../shared/config/parse.ts';
 
 export const SQL_USAGE = `  tally sql "<query>" [--format JSONEachRow|JSON|CSV|CSVWithNames|TSV|TSVWithNames|Parquet]
                   [--env development|staging|production] [--param name=value ...]

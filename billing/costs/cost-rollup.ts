@@ -4,7 +4,7 @@ import { chTime } from '../../shared/clickhouse/usage.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { logger } from '../../shared/log.ts';
-import { COST_LINES_SQL, rulesByEnvironmentSql, type CostRollupReader } from '../costs/cost-query.ts';
+import { COST_LINES_SQL, rulesByEnvironmentSql, type CostRollupReader } from './cost-query.ts';
 
 const log = logger('cost-rollup');
 const DAY_MS = 86_400_000;

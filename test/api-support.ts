@@ -1,6 +1,6 @@
-import { insertKey } from '../../shared/bootstrap/init.ts';
-import type { EnvironmentName, Permission } from '../../shared/db/schema.ts';
-import { call, type Answer, type TestStack } from '../../test/harness.ts';
+import { insertKey } from '../billing/catalog/bootstrap.ts';
+import type { EnvironmentName, Permission } from '../shared/db/schema.ts';
+import { call, type Answer, type TestStack } from './harness.ts';
 
 /** Keys of every type for one environment of a test stack. */
 export interface KeySet {

@@ -1,39 +1,36 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AgentDirectory } from '../auth/agents.ts';
-import { Authenticator } from '../auth/authenticator.ts';
-import { InvalidationBus } from '../auth/invalidation.ts';
-import { RateLimiter } from '../auth/rate-limiter.ts';
-import { openClickHouse, closeClickHouse, type ClickHouseClient } from '../clickhouse/client.ts';
-import { migrateClickHouse } from '../clickhouse/schema.ts';
-import { UsageStore } from '../clickhouse/usage.ts';
-import { parseCommonConfig, type CommonConfig } from '../config/common.ts';
-import { parseAll, type Env } from '../config/parse.ts';
-import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
-import { AuthFailureLimiter } from '../auth/auth-failures.ts';
-import { HttpServer } from '../http/server.ts';
-import type { Route } from '../http/types.ts';
-import { logger, setLogLevel } from '../log.ts';
-import { registry, roleReady } from '../metrics.ts';
-import { connectNats, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../nats/connection.ts';
-import { insertedFloor } from '../clickhouse/sink-progress.ts';
-import { CostRollup } from '../../billing/reports/cost-rollup.ts';
-import { repairEmptyAccounts } from '../../billing/usage/repair-accounts.ts';
-import { natsNames, type NatsNames } from '../nats/names.ts';
-import { parseIngestConfig } from '../../ingest/config.ts';
-import { startIngest, type IngestRole } from '../../ingest/index.ts';
-import { parseSinkConfig } from '../../ingest/sink/config.ts';
-import { Sink, type SinkHooks } from '../../ingest/sink/sink.ts';
-import { usageRoutes } from '../../billing/api/usage-routes.ts';
-import { WebhookDispatcher } from '../../billing/webhooks/dispatcher.ts';
-import { apiRoutes } from '../../billing/api/index.ts';
-import { createInvoicing, parseInvoicingConfig, startScheduler } from '../../billing/invoicing/index.ts';
-import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../../billing/outcomes/notifier.ts';
-import { parseWebhookConfig } from '../../billing/webhooks/config.ts';
+import { AgentDirectory } from '../shared/auth/agents.ts';
+import { Authenticator } from '../shared/auth/authenticator.ts';
+import { InvalidationBus } from '../shared/auth/invalidation.ts';
+import { RateLimiter } from '../shared/auth/rate-limiter.ts';
+import { openClickHouse, closeClickHouse, type ClickHouseClient } from '../shared/clickhouse/client.ts';
+import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
+import { UsageStore } from '../shared/clickhouse/usage.ts';
+import { parseCommonConfig, type CommonConfig } from '../shared/config/common.ts';
+import { parseAll, type Env } from '../shared/config/parse.ts';
+import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../shared/db/postgres.ts';
+import { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
+import { HttpServer } from '../shared/http/server.ts';
+import type { Route } from '../shared/http/types.ts';
+import { logger, setLogLevel } from '../shared/log.ts';
+import { registry, roleReady } from '../shared/metrics.ts';
+import { connectNats, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../shared/nats/connection.ts';
+import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
+import { CostRollup } from '../billing/costs/cost-rollup.ts';
+import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
+import { natsNames, type NatsNames } from '../shared/nats/names.ts';
+import { parseIngestConfig } from '../ingest/config.ts';
+import { startIngest, type IngestRole } from '../ingest/index.ts';
+import { parseSinkConfig } from '../ingest/sink/config.ts';
+import { Sink, type SinkHooks } from '../ingest/sink/sink.ts';
+import { usageRoutes } from '../billing/api/usage-routes.ts';
+import { WebhookDispatcher } from '../billing/webhooks/dispatcher.ts';
+import { apiRoutes } from '../billing/api/index.ts';
+import { createInvoicing, parseInvoicingConfig, startScheduler } from '../billing/invoicing/index.ts';
+import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
+import { parseWebhookConfig } from '../billing/webhooks/config.ts';
 
 const log = logger('runtime');
-
-/** How often the billing role folds new actions into the daily cost rollup. */
-const COST_ROLLUP_INTERVAL_MS = 5000;
 
 export const ROLES = ['ingest', 'sink', 'api', 'billing'] as const;
 export type Role = (typeof ROLES)[number];
@@ -189,7 +186,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     let sink: Sink | undefined;
     if (roles.has('sink')) {
       if (!ingest) {
-        const { ensureEventsStream } = await import('../nats/connection.ts');
+        const { ensureEventsStream } = await import('../shared/nats/connection.ts');
         const ic = ingestConfig!;
         await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs, replicas: ic.streamReplicas });
       }
@@ -217,7 +214,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       notifier.start();
       stops.push(() => notifier.stop());
       await repairEmptyAccounts(db!, ch!, config.clickhouse.database);
-      costRollup!.start(COST_ROLLUP_INTERVAL_MS);
+      costRollup!.start(invoicing!.config.costRollupIntervalMs);
       readiness.set('billing', () => !nc.isClosed());
     }
     http.started();

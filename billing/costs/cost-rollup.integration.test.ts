@@ -7,8 +7,8 @@ import { migrateClickHouse } from '../../shared/clickhouse/schema.ts';
 import { parseCommonConfig } from '../../shared/config/common.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate, type Db } from '../../shared/db/postgres.ts';
 import { uniqueSuffix } from '../../test/harness.ts';
-import { queryCosts, type CostQuery } from '../costs/cost-query.ts';
-import { CostRuleStore } from '../costs/cost-rules.ts';
+import { queryCosts, type CostQuery } from './cost-query.ts';
+import { CostRuleStore } from './cost-rules.ts';
 import { CostRollup } from './cost-rollup.ts';
 
 // The rollup against the live query, on the real ClickHouse engine and Postgres: rows are

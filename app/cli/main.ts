@@ -1,10 +1,10 @@
-import { parseCommonConfig } from '../config/common.ts';
-import { processEnv } from '../config/parse.ts';
-import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../db/postgres.ts';
+import { parseCommonConfig } from '../../shared/config/common.ts';
+import { processEnv } from '../../shared/config/parse.ts';
+import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../../shared/db/postgres.ts';
 import { parseArgs } from 'node:util';
-import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../bootstrap/init.ts';
-import { parseRoleConfigs, ROLES, startTally, type Role } from '../runtime/start.ts';
-import { logger, setLogLevel } from '../log.ts';
+import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../../billing/catalog/bootstrap.ts';
+import { parseRoleConfigs, ROLES, startTally, type Role } from '../start.ts';
+import { logger, setLogLevel } from '../../shared/log.ts';
 import { runSql, SQL_USAGE } from './sql.ts';
 
 const log = logger('cli');

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../db/postgres.ts';
-import type { EnvironmentName, KeyKind, Permission } from '../db/schema.ts';
-import { displayPrefix, generateKey } from '../auth/keys.ts';
-import { hashSecret, newId } from '../ids.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { EnvironmentName, KeyKind, Permission } from '../../shared/db/schema.ts';
+import { displayPrefix, generateKey } from '../../shared/auth/keys.ts';
+import { hashSecret, newId } from '../../shared/ids.ts';
 
 export const ENVIRONMENTS: readonly EnvironmentName[] = ['development', 'staging', 'production'];
 
