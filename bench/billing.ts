@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { initTally } from '../billing/catalog/bootstrap.ts';
 import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
-import { UsageStore, type UsageQuery } from '../shared/clickhouse/usage.ts';
+import { UsageStore, type UsageQuery } from '../billing/usage/usage-query.ts';
 import { parseCommonConfig } from '../shared/config/common.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
 import { newId } from '../shared/ids.ts';

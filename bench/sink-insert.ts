@@ -18,7 +18,7 @@ import { ACTION_COLUMNS, ACTION_TABLE } from '../ingest/sink/rows.ts';
 import { actionsRowBinary, RowBinaryWriter } from '../ingest/sink/rowbinary.ts';
 import { chdbRowBinaryInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { actionsTsv } from '../ingest/sink/tsv.ts';
-import { tsvInserter } from '../shared/clickhouse/tsv-insert.ts';
+import { tsvInserter } from '../ingest/sink/tsv-insert.ts';
 
 const ROWS = Number(process.env.ROWS ?? 200_000);
 const BATCH = Number(process.env.BATCH ?? 1000);
@@ -149,7 +149,7 @@ async function main() {
       console.log(`| ${r.name} | ${r.buildUs.toFixed(2)} | ${r.totalUs.toFixed(2)} | ${Math.round(1e6 / r.totalUs).toLocaleString('en-US')} | ${(base / r.totalUs).toFixed(2)}x |`);
     }
     console.log('\nJS build: rows or text made from decoded batches (the previous path serializes its JSON inside client.insert, counted in total).');
-    console.log('The sink now also inserts with optimize_on_insert=0 (shared/clickhouse/tsv-insert.ts); the other paths use defaults.');
+    console.log('The sink now also inserts with optimize_on_insert=0 (ingest/sink/tsv-insert.ts); the other paths use defaults.');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

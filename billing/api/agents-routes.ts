@@ -13,7 +13,7 @@ import {
 } from '../catalog/agent-instances.ts';
 import { createAgentType, deleteAgentType, getAgentType, listAgentTypes, updateAgentType } from '../catalog/agent-types.ts';
 import { requireContactOfAccount } from '../catalog/contacts.ts';
-import { guarded, notFound } from '../catalog/db-errors.ts';
+import { guarded, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from '../catalog/refs.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';

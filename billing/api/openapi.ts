@@ -4,7 +4,7 @@ import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
 import type { Route } from '../../shared/http/types.ts';
 import { ActionEvent, OutcomeEvent } from '../../shared/events/schemas.ts';
 import type { Endpoint } from './route.ts';
-import { WEBHOOK_EVENTS } from '../catalog/webhook-endpoints.ts';
+import { WEBHOOK_EVENTS } from '../webhooks/endpoints.ts';
 import { deliveryBodySchema } from '../webhooks/payloads.ts';
 import { EventAccepted, EventBatchResult, Health, OtlpTraceResponse, Readiness, RESPONSE_COMPONENTS, Usage } from './response-schemas.ts';
 import { UsageQuery } from './usage-routes.ts';
@@ -34,7 +34,7 @@ function eventsContent(event: TSchema): Record<string, unknown> {
   };
 }
 
-/** What POST /v1/actions and /v1/outcomes answer (ingest/events-handler.ts, shared/errors.ts). */
+/** What POST /v1/actions and /v1/outcomes answer (ingest/edge/events-handler.ts, shared/errors.ts). */
 const EVENT_RESPONSES = {
   '200': { description: 'Accepted: one event sent alone, or a batch whose every event was accepted', content: { 'application/json': { schema: Type.Union([EventAccepted, EventBatchResult]) } } },
   '207': { description: 'A batch in which some events were accepted and some rejected (see results)', content: { 'application/json': { schema: EventBatchResult } } },

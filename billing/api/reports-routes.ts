@@ -9,7 +9,7 @@ import { OutcomeRuleCreate, OutcomeRuleStore, OutcomeRuleUpdate } from '../outco
 import { formatDecimal } from '../rating/money.ts';
 import { analysisView, PnlAnalyses } from '../reports/analyses.ts';
 import { agentEmbed } from '../reports/embeds.ts';
-import { bucketLabel, parseBucketDate, type Granularity } from '../reports/periods.ts';
+import { bucketLabel, parseBucketDate, type Granularity } from '../report-periods.ts';
 import { computePnl } from '../reports/pnl.ts';
 import { loadRevenue, REVENUE_GROUP_KEY, revenueEntries, totalsByCurrency, type RevenueGroup } from '../reports/revenue.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';

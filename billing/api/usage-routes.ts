@@ -1,5 +1,5 @@
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
-import type { UsageStore } from '../../shared/clickhouse/usage.ts';
+import type { UsageStore } from '../usage/usage-query.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Route } from '../../shared/http/types.ts';
 import { Type } from '@sinclair/typebox';

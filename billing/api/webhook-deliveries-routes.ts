@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/endpoints.ts';
 import { getDelivery, listDeliveries, queueTestDelivery } from '../webhooks/deliveries.ts';
 import { resendDelivery, WebhookDispatcher } from '../webhooks/dispatcher.ts';
-import { notFound } from '../catalog/db-errors.ts';
+import { notFound } from '../../shared/db/db-errors.ts';
 import { listB, pageB, PageQueryB } from './paging.ts';
 import { ok, type ApiDeps, type Endpoint } from './route.ts';
 import { body } from './validate.ts';

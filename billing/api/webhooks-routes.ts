@@ -7,7 +7,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   WEBHOOK_EVENTS,
-} from '../catalog/webhook-endpoints.ts';
+} from '../webhooks/endpoints.ts';
 import { AppError } from '../../shared/errors.ts';
 import { standardSecretProblem } from '../webhooks/signature.ts';
 import { targetProblem } from '../webhooks/targets.ts';

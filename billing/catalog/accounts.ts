@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { AccountsTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
-import { guarded, iso, notFound } from './db-errors.ts';
+import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import type { Page } from '../../shared/db/paging.ts';
 
 /** Billing address of an account (all fields optional strings). */

@@ -7,7 +7,7 @@ import type { ApiKeysTable, Permission } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hashSecret } from '../../shared/ids.ts';
 import { DEFAULT_API_LIMIT_PER_MINUTE, DEFAULT_SDK_LIMIT_PER_MINUTE } from '../../shared/auth/rate-limiter.ts';
-import { iso, notFound } from './db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 
 /** How long a rotated key keeps working next to its replacement. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;

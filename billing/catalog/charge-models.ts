@@ -4,7 +4,7 @@ import type { ChargeModelsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { validateChargeModel, type ValidationIssue } from '../rating/charge-models.ts';
-import { guarded, iso, notFound } from './db-errors.ts';
+import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import type { Page } from '../../shared/db/paging.ts';
 
 /** A charge model as the API returns it: canonical `type` and `pricing_strategy`. */

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { buildRatedCharge } from '../rating/charge-models.ts';
 import { pricingError } from './charge-models.ts';
-import { guarded, iso } from './db-errors.ts';
+import { guarded, iso } from '../../shared/db/db-errors.ts';
 import { getRatePlanRow } from './products.ts';
 import type { Page } from '../../shared/db/paging.ts';
 

@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { ContactsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { guarded, iso, notFound } from './db-errors.ts';
+import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
 import type { Page } from '../../shared/db/paging.ts';
 

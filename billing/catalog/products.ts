@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { BillingCycle, ProductsTable, RatePlansTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
-import { guarded, iso, notFound } from './db-errors.ts';
+import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
 import type { Page } from '../../shared/db/paging.ts';
 

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { subscriptionEventData } from '../webhooks/payloads.ts';
 import { newId } from '../../shared/ids.ts';
-import { iso, notFound } from './db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { getRatePlanRow } from './products.ts';
 import { requireRef } from './refs.ts';
 import type { Page } from '../../shared/db/paging.ts';

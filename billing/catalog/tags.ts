@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { TaggedItemsTable } from '../../shared/db/schema.ts';
 import { AppError, type ErrorDetail } from '../../shared/errors.ts';
-import { iso } from './db-errors.ts';
+import { iso } from '../../shared/db/db-errors.ts';
 
 /** Tagged actions or tagged outcomes. */
 export type TagKind = TaggedItemsTable['kind'];

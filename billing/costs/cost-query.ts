@@ -1,8 +1,8 @@
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
-import { dedupWindow } from '../../shared/clickhouse/usage.ts';
+import { dedupWindow } from '../usage/usage-query.ts';
 import { MAX_COST_QUANTITY } from '../../shared/events/limits.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { bucketSql, type Granularity } from '../reports/periods.ts';
+import { bucketSql, type Granularity } from '../report-periods.ts';
 
 /** Dimensions a cost aggregate can be grouped by; category and currency always are. */
 export interface CostQuery {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { chTime } from '../../shared/clickhouse/usage.ts';
+import { chTime } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { logger } from '../../shared/log.ts';

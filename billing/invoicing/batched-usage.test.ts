@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageQuery, UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import { BatchedUsage } from './batched-usage.ts';
 
 const row = (agent: string, account: string, actions: string): UsageRow => ({

@@ -1,4 +1,4 @@
-import type { UsageQuery, UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import type { UsageSource } from './context.ts';
 
 /**

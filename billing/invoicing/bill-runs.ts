@@ -10,7 +10,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
-import { iso, notFound } from '../catalog/db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 import type { Page } from '../../shared/db/paging.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { Invoicing } from './context.ts';

@@ -1,4 +1,4 @@
-import type { UsageQuery, UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { InvoicingConfig } from './config.ts';
 import type { Rater } from './rater.ts';

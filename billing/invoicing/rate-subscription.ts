@@ -7,7 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { SubscriptionsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { notFound } from '../catalog/db-errors.ts';
+import { notFound } from '../../shared/db/db-errors.ts';
 import type { BillingCycle, CanonicalPricing, ChargeModelKind, Period, RatedCharge, RateSegmentsResult, UnitOfMeasure } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { invoiceLines, usageRecord, type MeasuredSegment, type StoredLine, type UsageScope } from './lines.ts';

@@ -4,7 +4,7 @@
  * one (or `billing_period`), rated as a whole period: no proration.
  */
 import { AppError } from '../../shared/errors.ts';
-import { notFound } from '../catalog/db-errors.ts';
+import { notFound } from '../../shared/db/db-errors.ts';
 import { periodContaining, periodFromLabel, type ChargeModelKind, type CanonicalPricing, type RatedCharge, type UnitOfMeasure, type Usage } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 

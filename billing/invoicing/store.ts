@@ -24,7 +24,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { Database, InvoiceKind, InvoiceStatus, InvoicesTable, InvoiceLinesTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { iso, notFound } from '../catalog/db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 import type { Page } from '../../shared/db/paging.ts';
 import { Dec, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';

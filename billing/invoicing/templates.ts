@@ -7,7 +7,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database, InvoiceTemplatesTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
-import { iso, notFound } from '../catalog/db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 import type { InvoiceView } from './store.ts';
 
 type Row = Selectable<InvoiceTemplatesTable>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageRow } from '../usage/usage-query.ts';
 import { engineUsage, usageTotals } from './usage-map.ts';
 
 const row = (id: string, r: Partial<UsageRow>): UsageRow => ({ agent_instance_id: id, actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0', ...r });

@@ -11,7 +11,7 @@
  * Per-instance quantities are exact decimal strings; instances with zero of a unit are
  * left out of that unit's split.
  */
-import type { UsageRow } from '../../shared/clickhouse/usage.ts';
+import type { UsageRow } from '../usage/usage-query.ts';
 import type { UnitOfMeasure, Usage, UsageBreakdown } from '../rating/index.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 

@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { parseEnv, type Env } from '../../shared/config/parse.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { startLoop, type Loop } from '../../shared/loop.ts';
-import { chTime } from '../../shared/clickhouse/usage.ts';
+import { chTime } from '../usage/usage-query.ts';
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { outcomeEventData } from '../webhooks/payloads.ts';

@@ -7,7 +7,7 @@ import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
 import type { CostRollupReader } from '../costs/cost-query.ts';
 import { computePnl } from './pnl.ts';
-import type { Granularity } from './periods.ts';
+import type { Granularity } from '../report-periods.ts';
 
 const log = logger('pnl-analyses');
 

@@ -1,5 +1,5 @@
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
-import { dedupWindow } from '../../shared/clickhouse/usage.ts';
+import { dedupWindow } from '../usage/usage-query.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { queryCosts, type CostRollupReader, type CostStatus } from '../costs/cost-query.ts';

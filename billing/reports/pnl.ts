@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import { queryCosts, type CostRollupReader, type CostRow, type CostStatus } from '../costs/cost-query.ts';
 import { COST_CATEGORIES } from '../costs/cost-rules.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
-import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from './periods.ts';
+import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from '../report-periods.ts';
 import { loadRevenue, revenueEntries, type RevenueEntry } from './revenue.ts';
 
 export type PnlGroup = 'none' | 'agent' | 'customer';

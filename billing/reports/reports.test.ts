@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../rating/money.ts';
 import { dailyRevenue } from './embeds.ts';
-import { bucketEnd, bucketLabel, bucketStart, type Granularity } from './periods.ts';
+import { bucketEnd, bucketLabel, bucketStart, type Granularity } from '../report-periods.ts';
 import { combinePnl, marginPercent } from './pnl.ts';
 import { revenueEntries, totalsByCurrency, type RevenueInvoice } from './revenue.ts';
 

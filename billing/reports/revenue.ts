@@ -1,6 +1,6 @@
 import type { Db } from '../../shared/db/postgres.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
-import { bucketStart, compareText, periodsOf, type Granularity } from './periods.ts';
+import { bucketStart, compareText, periodsOf, type Granularity } from '../report-periods.ts';
 
 /**
  * Revenue = invoiced amounts. An invoice counts in the bucket of its `period_start`

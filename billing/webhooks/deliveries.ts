@@ -1,7 +1,7 @@
 import type { Db } from '../../shared/db/postgres.ts';
 import { newId } from '../../shared/ids.ts';
-import { iso, notFound } from '../catalog/db-errors.ts';
-import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
+import type { WebhookEvent } from './endpoints.ts';
 import { sampleEventData, webhookBodyProblems } from './payloads.ts';
 
 /** Queues a signed test delivery of `event` to one endpoint, whatever it subscribes to. */

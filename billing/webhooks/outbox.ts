@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
-import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import type { WebhookEvent } from './endpoints.ts';
 import { webhookBodyProblems } from './payloads.ts';
 
 type Tx = Transaction<Database> | Kysely<Database>;

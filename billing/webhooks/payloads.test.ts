@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from './endpoints.ts';
 import { invoiceEventData, outcomeEventData, sampleEventData, subscriptionEventData, webhookBodyProblems } from './payloads.ts';
 
 const body = (event: WebhookEvent, data: object) => ({ event, timestamp: '2026-01-01T00:00:00.000Z', data });

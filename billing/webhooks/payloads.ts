@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import type { WebhookEvent } from './endpoints.ts';
 
 /**
  * One schema per webhook event: the `data` of every delivery, real or test, is built by

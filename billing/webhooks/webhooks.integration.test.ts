@@ -10,7 +10,7 @@ import { RETRY_SCHEDULE_MS, WebhookDispatcher } from './dispatcher.ts';
 import { emitWebhookEvent } from './outbox.ts';
 import { deliveryBodySchema, sampleEventData, webhookBodyProblems } from './payloads.ts';
 import { isForbiddenAddress } from './targets.ts';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../catalog/webhook-endpoints.ts';
+import { WEBHOOK_EVENTS, type WebhookEvent } from './endpoints.ts';
 
 /** A receiver that checks every delivery's signature the way the spec tells receivers to. */
 interface Received {

@@ -1,5 +1,5 @@
 import { chdbRawOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { tsvInserter } from '../../shared/clickhouse/tsv-insert.ts';
+import { tsvInserter } from './tsv-insert.ts';
 import type { WireBatch } from '../../shared/events/wire.ts';
 import { chdbRowBinaryInserter } from './chdb-file-insert.ts';
 import { actionsRowBinary, outcomesRowBinary, RowBinaryWriter } from './rowbinary.ts';

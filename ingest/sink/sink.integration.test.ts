@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '@nats-io/jetstream';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { decodeBatch, encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
-import { tsvInserter } from '../../shared/clickhouse/tsv-insert.ts';
+import { tsvInserter } from './tsv-insert.ts';
 import { ACTION_COLUMNS, ACTION_TABLE, OUTCOME_COLUMNS, OUTCOME_TABLE } from './rows.ts';
 import { rowsFormatFor } from './encoders.ts';
 import { tsvEscape } from './tsv.ts';

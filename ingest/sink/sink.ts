@@ -5,26 +5,14 @@ import { performance } from 'node:perf_hooks';
 import { decodeBatch, WireFormatError, type WireBatch } from '../../shared/events/wire.ts';
 import { logger } from '../../shared/log.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
-import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
 import type { SinkConfig } from './config.ts';
+import { sinkMetrics as metrics } from './metrics.ts';
 import { isDataError } from './insert-errors.ts';
 import { rowsFormatFor, type RowsFormat } from './encoders.ts';
 import { recordInserted } from '../../shared/clickhouse/sink-progress.ts';
 
 const log = logger('sink');
 
-const metrics = {
-  inserted: new Counter({ name: 'tally_sink_events_inserted_total', help: 'Event rows inserted into ClickHouse', registers: [registry] }),
-  failures: new Counter({ name: 'tally_sink_insert_failures_total', help: 'Failed ClickHouse inserts (batches redelivered)', registers: [registry] }),
-  deadLetters: new Counter({ name: 'tally_sink_dead_letters_total', help: 'Undecodable messages set aside', registers: [registry] }),
-  insertSeconds: new Histogram({
-    name: 'tally_sink_insert_seconds',
-    help: 'Duration of one ClickHouse insert',
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  }),
-  pending: new Gauge({ name: 'tally_sink_pending_messages', help: 'Messages waiting in the consumer (lag)', registers: [registry] }),
-};
 
 export interface SinkHooks {
   /** Runs after the ClickHouse insert and before the acks (fault-injection in tests). */

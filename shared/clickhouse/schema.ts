@@ -32,7 +32,7 @@ const DERIVED_OUTCOMES_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived
  * event's identity (environment, agent instance, event id). ReplacingMergeTree keeps
  * the first-ingested copy of an identity when parts merge (`first_seen_rank` is larger
  * for earlier ingestion); every query that counts usage also deduplicates explicitly
- * (see usage.ts), so correctness never waits for a merge.
+ * (see billing/usage/usage-query.ts), so correctness never waits for a merge.
  */
 export const clickhouseMigrations: { id: string; statements: string[] }[] = [
   {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
-import { openClickHouse, type ClickHouseClient } from './client.ts';
-import { migrateClickHouse } from './schema.ts';
-import { UsageStore } from './usage.ts';
-import { parseCommonConfig } from '../config/common.ts';
+import { openClickHouse, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { migrateClickHouse } from '../../shared/clickhouse/schema.ts';
+import { UsageStore } from './usage-query.ts';
+import { parseCommonConfig } from '../../shared/config/common.ts';
 import { uniqueSuffix } from '../../test/harness.ts';
 
 const database = `u_${uniqueSuffix()}`;

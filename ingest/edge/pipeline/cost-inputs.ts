@@ -1,10 +1,10 @@
-import { CURRENCY_MESSAGE, isCurrency } from '../../shared/currency.ts';
+import { CURRENCY_MESSAGE, isCurrency } from '../../../shared/currency.ts';
 import {
   COST_CATEGORIES,
   MAX_COST_AMOUNT_DECIMALS,
   MAX_COST_QUANTITY,
   MAX_UNITS_DECIMALS,
-} from '../../shared/events/limits.ts';
+} from '../../../shared/events/limits.ts';
 
 /**
  * The metadata an action's cost is computed from, checked at ingest so that a cost is

@@ -3,7 +3,7 @@ import { OTLPTraceExporter as HttpExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
 let stack: TestStack;
 let agent: { id: string; secret: string };

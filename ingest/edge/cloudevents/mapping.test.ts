@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../../shared/errors.ts';
 import { normalizeStep, validateStep } from '../pipeline/normalize.ts';
 import { dataValueTexts, decodeCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally } from './mapping.ts';

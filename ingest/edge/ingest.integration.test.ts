@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from 'msgpackr';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
-import { insertKey } from '../billing/catalog/bootstrap.ts';
-import { refreshAgentSecret, setAgentActive } from '../billing/catalog/agent-instances.ts';
-import { MAX_EVENTS_PER_REQUEST } from '../shared/events/limits.ts';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { insertKey } from '../../billing/catalog/bootstrap.ts';
+import { refreshAgentSecret, setAgentActive } from '../../billing/catalog/agent-instances.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
 
 let stack: TestStack;
 let agent: { id: string; secret: string };

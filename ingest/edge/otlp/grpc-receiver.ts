@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
-import type { AuthFailureLimiter } from '../../shared/auth/auth-failures.ts';
-import { AppError } from '../../shared/errors.ts';
-import { logger } from '../../shared/log.ts';
+import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { logger } from '../../../shared/log.ts';
 import { decodeTraceRequest, encodeTraceResponse, ProtobufError } from './proto.ts';
 import { exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
 

@@ -1,16 +1,16 @@
 import type { TypeCheck } from '@sinclair/typebox/compiler';
-import type { ErrorCode } from '../../shared/errors.ts';
+import type { ErrorCode } from '../../../shared/errors.ts';
 import {
   MAX_EVENT_AGE_MS,
   MAX_EVENT_FUTURE_MS,
   MAX_METADATA_BYTES,
   MAX_METADATA_DEPTH,
-} from '../../shared/events/limits.ts';
-import { parseTimestamp } from '../../shared/time.ts';
-import { fieldProblems, type FieldProblem } from '../../shared/validation/typebox-errors.ts';
+} from '../../../shared/events/limits.ts';
+import { parseTimestamp } from '../../../shared/time.ts';
+import { fieldProblems, type FieldProblem } from '../../../shared/validation/typebox-errors.ts';
 import { costInputsProblem } from './cost-inputs.ts';
 import { plainDecimal } from './exact-values.ts';
-import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from '../../shared/events/schemas.ts';
+import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from '../../../shared/events/schemas.ts';
 
 export type EventKind = 'action' | 'outcome';
 
@@ -38,7 +38,7 @@ const reject = (code: ErrorCode, message: string): StepResult<never> => ({ ok: f
 
 /** Step 1: the event's shape (types, required fields, lengths, no unknown fields). */
 export function validateStep(kind: EventKind, value: unknown): StepResult<ActionEvent | OutcomeEvent> {
-  const checker: TypeCheck<typeof import('../../shared/events/schemas.ts').ActionEvent> | TypeCheck<typeof import('../../shared/events/schemas.ts').OutcomeEvent> =
+  const checker: TypeCheck<typeof import('../../../shared/events/schemas.ts').ActionEvent> | TypeCheck<typeof import('../../../shared/events/schemas.ts').OutcomeEvent> =
     kind === 'action' ? actionChecker : outcomeChecker;
   if (checker.Check(value)) return { ok: true, value: value as ActionEvent | OutcomeEvent };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return reject('validation_failed', `each ${kind} must be a JSON object`);

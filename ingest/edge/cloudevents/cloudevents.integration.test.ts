@@ -5,7 +5,7 @@
  */
 import { OpenMeter, type HTTPError } from '@openmeter/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
 // Ingest holds at most 8 unacknowledged events: a 9-event batch is the 503 of an outage.
 const MAX_INFLIGHT = 8;

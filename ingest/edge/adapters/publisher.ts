@@ -1,8 +1,8 @@
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { performance } from 'node:perf_hooks';
-import { AppError, DependencyUnavailableError } from '../../shared/errors.ts';
-import { encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
-import { logger } from '../../shared/log.ts';
+import { AppError, DependencyUnavailableError } from '../../../shared/errors.ts';
+import { encodeBatch, type WireEvent } from '../../../shared/events/wire.ts';
+import { logger } from '../../../shared/log.ts';
 import { inflightEvents, ingestMetrics } from '../metrics.ts';
 
 const log = logger('publisher');

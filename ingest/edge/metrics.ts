@@ -1,4 +1,4 @@
-import { Counter, Gauge, HotCounter, HotHistogram, registry } from '../shared/metrics.ts';
+import { Counter, Gauge, HotCounter, HotHistogram, registry } from '../../shared/metrics.ts';
 
 /** Events of every publisher of the process awaiting their PubAck; the gauge reads it when scraped. */
 export const inflightEvents = { count: 0 };

@@ -1,6 +1,6 @@
-import type { Db } from '../../shared/db/postgres.ts';
-import { DependencyUnavailableError } from '../../shared/errors.ts';
-import { LoadingCache } from '../../shared/auth/loading-cache.ts';
+import type { Db } from '../../../shared/db/postgres.ts';
+import { DependencyUnavailableError } from '../../../shared/errors.ts';
+import { LoadingCache } from '../../../shared/auth/loading-cache.ts';
 import type { SpanRules } from './mapping.ts';
 import type { SpanRuleSource } from './traces-handler.ts';
 

@@ -1,6 +1,6 @@
-import { AppError } from '../../shared/errors.ts';
-import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
-import { jsonMayHoldUnsafeText } from '../../shared/http/safe-text.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
+import { jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
 
 /** A body of CloudEvents in JSON: the events, and what the mapping needs of the JSON text. */
 export interface DecodedCloudEvents {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { chdbRawOf, type ClickHouseClient } from './client.ts';
+import { chdbRawOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 
 /** Inserts rows given as TabSeparated text (one row per line, fields escaped) into `table`'s `columns`. */
 export type TsvInsert = (table: string, columns: readonly string[], tsv: Buffer) => Promise<void>;

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { DEDUP_QUERY_SLACK_MS } from '../events/limits.ts';
-import { decimalFromClickHouse } from './decimal.ts';
+import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
+import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
 
 /** Quantities of one group; counts and sums are exact decimal strings. */
 export interface UsageRow {

@@ -4,7 +4,7 @@ import type { WebhookEndpointsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId, randomToken } from '../../shared/ids.ts';
 import type { Page } from '../../shared/db/paging.ts';
-import { iso, notFound } from './db-errors.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
 
 /** The spec's webhook event names (Events). `*` subscribes an endpoint to all of them. */
 export const WEBHOOK_EVENTS = [

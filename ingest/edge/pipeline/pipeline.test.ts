@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pack } from 'msgpackr';
 import { decodeEvents } from './decode.ts';
 import { decimalString, normalizeStep, validateStep } from './normalize.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError } from '../../../shared/errors.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { decodeBatch, type WireEvent } from '../../shared/events/wire.ts';
-import { deleteEventsStream, ensureEventsStream } from '../../shared/nats/connection.ts';
-import { natsNames } from '../../shared/nats/names.ts';
-import { uniqueSuffix } from '../../test/harness.ts';
+import { decodeBatch, type WireEvent } from '../../../shared/events/wire.ts';
+import { deleteEventsStream, ensureEventsStream } from '../../../shared/nats/connection.ts';
+import { natsNames } from '../../../shared/nats/names.ts';
+import { uniqueSuffix } from '../../../test/harness.ts';
 import { EventPublisher, type PublisherOptions } from './publisher.ts';
 
 // The publisher against the real NATS server: PubAcks on its own inbox, JetStream's

@@ -4,8 +4,8 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { TallyProcess } from '../../app/start.ts';
-import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import type { TallyProcess } from '../../../app/start.ts';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
 /**
  * Valmi's value-python SDK (v0.1.6), as its source sends: GET {VALUE_BACKEND_URL}/api/v1/agent_instance/info

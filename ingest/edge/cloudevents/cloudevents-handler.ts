@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { Principal } from '../../shared/auth/keys.ts';
-import { AppError, errorBody, toAppError, type ErrorCode } from '../../shared/errors.ts';
-import { MAX_EVENT_BODY_BYTES } from '../../shared/events/limits.ts';
-import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
-import { logger } from '../../shared/log.ts';
+import type { Principal } from '../../../shared/auth/keys.ts';
+import { AppError, errorBody, toAppError, type ErrorCode } from '../../../shared/errors.ts';
+import { MAX_EVENT_BODY_BYTES } from '../../../shared/events/limits.ts';
+import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
+import { logger } from '../../../shared/log.ts';
 import { ingestItems, type IngestDeps } from '../events-handler.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';

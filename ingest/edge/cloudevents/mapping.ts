@@ -16,7 +16,7 @@
  *
  * A key `data` already has is never replaced by an attribute (`_source`, `_<name>`).
  */
-import { findUnsafeText } from '../../shared/http/safe-text.ts';
+import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import { plainDecimal } from '../pipeline/exact-values.ts';
 import type { EventKind } from '../pipeline/normalize.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { parseEnv, type Env } from '../shared/config/parse.ts';
+import { parseEnv, type Env } from '../../shared/config/parse.ts';
 
 const IngestEnv = Type.Object({
   /** Most events in one JetStream message. */

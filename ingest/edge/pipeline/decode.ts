@@ -1,7 +1,7 @@
 import { Unpackr } from 'msgpackr';
-import { AppError } from '../../shared/errors.ts';
-import { MAX_EVENTS_PER_REQUEST } from '../../shared/events/limits.ts';
-import { findUnsafeText, jsonMayHoldUnsafeText } from '../../shared/http/safe-text.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
+import { findUnsafeText, jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
 import { valueTexts, withBigIntValue, withExactValue } from './exact-values.ts';
 
 /** One item of a request: a parsed value, or a line that could not be parsed. */

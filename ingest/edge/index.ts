@@ -1,11 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Authenticator } from '../shared/auth/authenticator.ts';
-import type { AgentDirectory } from '../shared/auth/agents.ts';
-import type { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
-import type { NatsNames } from '../shared/nats/names.ts';
-import type { Db } from '../shared/db/postgres.ts';
-import { ensureEventsStream } from '../shared/nats/connection.ts';
-import type { Route } from '../shared/http/types.ts';
+import type { Authenticator } from '../../shared/auth/authenticator.ts';
+import type { AgentDirectory } from '../../shared/auth/agents.ts';
+import type { AuthFailureLimiter } from '../../shared/auth/auth-failures.ts';
+import type { NatsNames } from '../../shared/nats/names.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import { ensureEventsStream } from '../../shared/nats/connection.ts';
+import type { Route } from '../../shared/http/types.ts';
 import { EventPublisher } from './adapters/publisher.ts';
 import type { IngestConfig } from './config.ts';
 import { ingestRoutes } from './events-handler.ts';
