@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
-import { findNatsServer, reachable, spawnNats } from '../shared/nats/connection.ts';
+import { call, createAgent, startTestStack, startPrivateNats, waitFor, type TestStack } from '../test/harness.ts';
+import { spawnNats } from '../shared/nats/connection.ts';
 import type { TallyProcess } from '../app/start.ts';
 
 const stacks: TestStack[] = [];
@@ -77,12 +77,10 @@ describe('NATS stopped', () => {
   });
 
   it('answers 503 with Retry-After, loses nothing acknowledged, and recovers by itself', async () => {
-    const bin = findNatsServer();
-    expect(bin, 'nats-server must be installed').toBeTruthy();
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
     store = mkdtempSync(path.join(os.tmpdir(), 'tally-nats-'));
-    nats = spawnNats(bin!, port, store);
-    await waitFor(() => reachable('127.0.0.1', port), Boolean);
+    const started = await startPrivateNats(store);
+    const { port, bin } = started;
+    nats = started.child;
 
     const stack = await startTestStack({ env: { NATS_URL: `nats://127.0.0.1:${port}`, TALLY_INGEST_ACK_TIMEOUT_MS: '1000' } });
     const agent = await createAgent(stack);
@@ -103,7 +101,7 @@ describe('NATS stopped', () => {
     expect(during.body.error.code).toBe('service_unavailable');
     expect((await call(stack, 'GET', '/readyz')).status).toBe(503);
 
-    nats = spawnNats(bin!, port, store);
+    nats = spawnNats(bin, port, store);
     const after = await waitFor(() => send('after-0'), (r) => r.status === 200, 30_000);
     expect(after.status).toBe(200);
     for (let i = 1; i < 10; i++) expect((await send(`after-${i}`)).status).toBe(200);

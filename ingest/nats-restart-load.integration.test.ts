@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { actionCounts, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
-import { findNatsServer, reachable, spawnNats } from '../shared/nats/connection.ts';
+import { actionCounts, createAgent, startTestStack, startPrivateNats, waitFor, type TestStack } from '../test/harness.ts';
+import { spawnNats } from '../shared/nats/connection.ts';
 
 const SENDERS = 8;
 const BATCH = 50;
@@ -32,16 +32,10 @@ describe('NATS restarted under load', () => {
   });
 
   it('loses no acknowledged event and counts each once', async () => {
-    const bin = findNatsServer();
-    expect(bin, 'nats-server must be installed').toBeTruthy();
-    let port = 0;
-    for (let i = 0; i < 20 && !port; i++) {
-      const p = 20_000 + Math.floor(Math.random() * 20_000);
-      if (!(await reachable('127.0.0.1', p))) port = p;
-    }
     store = mkdtempSync(path.join(os.tmpdir(), 'tally-nats-load-'));
-    nats = spawnNats(bin!, port, store);
-    await waitFor(() => reachable('127.0.0.1', port), Boolean);
+    const privateNats = await startPrivateNats(store);
+    const { port, bin } = privateNats;
+    nats = privateNats.child;
 
     stack = await startTestStack({ env: { NATS_URL: `nats://127.0.0.1:${port}`, TALLY_INGEST_ACK_TIMEOUT_MS: '1000', TALLY_SINK_ACK_WAIT_MS: '5000', TALLY_SINK_RETRY_DELAY_MS: '200' } });
     const s = stack;
@@ -92,7 +86,7 @@ describe('NATS restarted under load', () => {
     nats.kill('SIGKILL');
     await sleep(DOWN_MS);
     const ackedWhileDown = acknowledged.size;
-    nats = spawnNats(bin!, port, store);
+    nats = spawnNats(bin, port, store);
     await sleep(Math.max(0, LOAD_MS - (Date.now() - started)));
     stop = true;
     await load;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { initNewOrganization, initTally, type InitResult } from '../billing/catalog/bootstrap.ts';
 import { hashSecret } from '../shared/ids.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
-import { deleteEventsStream } from '../shared/nats/connection.ts';
+import type { ChildProcess } from 'node:child_process';
+import { deleteEventsStream, findNatsServer, reachable, spawnNats } from '../shared/nats/connection.ts';
 import { startTally, ROLES, type Role, type TallyProcess } from '../app/start.ts';
 import type { SinkHooks } from '../ingest/sink/sink.ts';
 import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
@@ -156,4 +157,30 @@ export async function actionCounts(stack: TestStack, agentId: string): Promise<M
     format: 'JSONEachRow',
   });
   return new Map((await rs.json<{ event_id: string; n: string }>()).map((r) => [r.event_id, Number(r.n)]));
+}
+
+/**
+ * A private nats-server with JetStream on a free loopback port, for fault tests that kill
+ * and restart it. A port taken between the check and the start (another test's) makes the
+ * server exit at once: another port is tried.
+ */
+export async function startPrivateNats(storeDir: string): Promise<{ port: number; child: ChildProcess; bin: string }> {
+  const bin = findNatsServer();
+  if (!bin) throw new Error('nats-server must be installed (Debian: apt-get install nats-server)');
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (await reachable('127.0.0.1', port)) continue;
+    const child = spawnNats(bin, port, storeDir);
+    const exited = new Promise<boolean>((resolve) => child.once('exit', () => resolve(false)));
+    const up = (async () => {
+      for (const start = Date.now(); Date.now() - start < 30_000; await new Promise((r) => setTimeout(r, 100))) {
+        if (child.exitCode !== null) return false;
+        if (await reachable('127.0.0.1', port)) return true;
+      }
+      return false;
+    })();
+    if (await Promise.race([up, exited])) return { port, child, bin };
+    child.kill('SIGKILL');
+  }
+  throw new Error('no private nats-server started after 10 attempts');
 }
