@@ -14,21 +14,21 @@ import { HttpServer } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady } from '../shared/metrics.ts';
-import { connectNats, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../shared/nats/connection.ts';
+import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
 import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
 import { natsNames, type NatsNames } from '../shared/nats/names.ts';
-import { parseIngestConfig } from '../ingest/edge/config.ts';
+import { parseIngestConfig, type IngestConfig } from '../ingest/edge/config.ts';
 import { startIngest, type IngestRole } from '../ingest/edge/index.ts';
-import { parseSinkConfig } from '../ingest/sink/config.ts';
+import { parseSinkConfig, type SinkConfig } from '../ingest/sink/config.ts';
 import { Sink, type SinkHooks } from '../ingest/sink/sink.ts';
 import { usageRoutes } from '../billing/api/usage-routes.ts';
 import { WebhookDispatcher } from '../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../billing/api/index.ts';
-import { createInvoicing, parseInvoicingConfig, startScheduler } from '../billing/invoicing/index.ts';
-import { OutcomeNotifier, parseOutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
-import { parseWebhookConfig } from '../billing/webhooks/config.ts';
+import { createInvoicing, parseInvoicingConfig, startScheduler, type Invoicing, type InvoicingConfig } from '../billing/invoicing/index.ts';
+import { OutcomeNotifier, parseOutcomeNotifierConfig, type OutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
+import { parseWebhookConfig, type WebhookConfig } from '../billing/webhooks/config.ts';
 
 const log = logger('runtime');
 
@@ -60,35 +60,195 @@ export interface TallyProcess {
 }
 
 /**
- * Every selected role's configuration, parsed before anything is connected: one error
- * lists every bad variable of every role.
+ * Each selected role's configuration: a role runs in this process exactly when its entry
+ * is here, and its entry holds every configuration it reads.
  */
-export function parseRoleConfigs(roles: ReadonlySet<Role>, env: Env) {
-  const any = (...r: Role[]) => r.some((x) => roles.has(x));
+export interface RoleConfigs {
+  common: CommonConfig;
+  ingest: { ingest: IngestConfig } | undefined;
+  sink: { ingest: IngestConfig; sink: SinkConfig } | undefined;
+  billing: { invoicing: InvoicingConfig; notifier: OutcomeNotifierConfig; webhooks: WebhookConfig } | undefined;
+  api: { invoicing: InvoicingConfig; webhooks: WebhookConfig } | undefined;
+}
+
+/**
+ * Every selected role's configuration, parsed before anything is connected: one error
+ * lists every bad variable of every role (each once, though two roles read it).
+ */
+export function parseRoleConfigs(roles: ReadonlySet<Role>, env: Env): RoleConfigs {
+  const when = <T>(role: Role, parse: () => T) => () => (roles.has(role) ? parse() : undefined);
+  // billing before api: the problems come out in the order ingest, sink, invoicing, notifier, webhooks.
   return parseAll({
     common: () => parseCommonConfig(env),
-    ingest: () => (any('ingest', 'sink') ? parseIngestConfig(env) : undefined),
-    sink: () => (any('sink') ? parseSinkConfig(env) : undefined),
-    invoicing: () => (any('api', 'billing') ? parseInvoicingConfig(env) : undefined),
-    notifier: () => (any('billing') ? parseOutcomeNotifierConfig(env) : undefined),
-    webhooks: () => (any('api', 'billing') ? parseWebhookConfig(env) : undefined),
+    ingest: when('ingest', () => ({ ingest: parseIngestConfig(env) })),
+    sink: when('sink', () => parseAll({ ingest: () => parseIngestConfig(env), sink: () => parseSinkConfig(env) })),
+    billing: when('billing', () => parseAll({ invoicing: () => parseInvoicingConfig(env), notifier: () => parseOutcomeNotifierConfig(env), webhooks: () => parseWebhookConfig(env) })),
+    api: when('api', () => parseAll({ invoicing: () => parseInvoicingConfig(env), webhooks: () => parseWebhookConfig(env) })),
   });
+}
+
+/** A dependency opened by the first role that asks for it, then shared by the others. */
+interface OpenedOnce<T> {
+  get(): Promise<T>;
+  /** The dependency once opened; undefined when no role of this process needed it. */
+  current(): T | undefined;
+}
+
+function openedOnce<T>(open: () => Promise<T>): OpenedOnce<T> {
+  let opening: Promise<T> | undefined;
+  let value: T | undefined;
+  return {
+    get: () => (opening ??= open().then((v) => (value = v))),
+    current: () => value,
+  };
+}
+
+/** Postgres, migrated, with the directory of agents and the authenticator reading it (ingest, api and billing roles). */
+interface Postgres {
+  db: Db;
+  agents: AgentDirectory;
+  auth: Authenticator;
+}
+
+/** ClickHouse, migrated, and the usage reader (sink, api and billing roles). */
+interface ClickHouse {
+  ch: ClickHouseClient;
+  database: string;
+  usage: UsageStore;
+}
+
+/** Invoicing and the daily cost rollup (api and billing roles: reports read the rollup, billing folds in new actions). */
+interface BillingCore {
+  invoicing: Invoicing;
+  costRollup: CostRollup;
+  /** How far the sink got: its ack floor, extended over what it recorded as inserted. */
+  sinkFloor: (waitMs: number) => Promise<number>;
+}
+
+/** What the roles of one process share: the listener, NATS, and the dependencies opened on first use. */
+interface Process {
+  config: CommonConfig;
+  env: Env;
+  names: NatsNames;
+  nc: NatsConnection;
+  /** The store directory of a nats-server Tally started itself. */
+  natsStoreDir: string | undefined;
+  bus: InvalidationBus;
+  http: HttpServer;
+  authFailures: AuthFailureLimiter | undefined;
+  /** Run in reverse order on stop: each role stops before what it uses. */
+  stops: (() => Promise<void>)[];
+  readiness: Map<Role, () => boolean>;
+  postgres: OpenedOnce<Postgres>;
+  clickhouse: OpenedOnce<ClickHouse>;
+  /** Opened with the invoicing configuration of the first role asking (api and billing read the same variables). */
+  billingCore(config: InvoicingConfig): Promise<BillingCore>;
+}
+
+async function openPostgres(config: CommonConfig, stops: Process['stops'], bus: InvalidationBus, limiter: RateLimiter | undefined): Promise<Postgres> {
+  const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
+  stops.push(pg.stop);
+  await ensureDatabase(pg.url);
+  const db = createDb(pg.url);
+  stops.push(() => db.destroy());
+  await migrate(db as never);
+  const agents = new AgentDirectory(db, bus);
+  return { db, agents, auth: new Authenticator(db, bus, agents, limiter ? { limiter } : {}) };
+}
+
+async function openClickHouseStore(config: CommonConfig, stops: Process['stops']): Promise<ClickHouse> {
+  const ch = await openClickHouse(config.clickhouse);
+  stops.push(() => closeClickHouse(ch));
+  const { database } = config.clickhouse;
+  await migrateClickHouse(ch, database);
+  return { ch, database, usage: new UsageStore(ch, database) };
+}
+
+async function openBillingCore(p: Process, config: InvoicingConfig): Promise<BillingCore> {
+  const { db } = await p.postgres.get();
+  const { ch, database, usage } = await p.clickhouse.get();
+  // Rating on piscina workers, usage from ClickHouse.
+  const invoicing = createInvoicing({ db, usage, config });
+  p.stops.push(() => invoicing.rater.close());
+  const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
+  const sinkFloor = (waitMs: number) => sinkAckFloor(p.nc, p.names, waitMs, extendFloor);
+  const costRollup = new CostRollup(db, ch, database, sinkFloor);
+  p.stops.push(() => costRollup.stop());
+  return { invoicing, costRollup, sinkFloor };
+}
+
+/** The events stream's settings: with a nats-server Tally started itself, its default size fits its disk. */
+function streamSized(p: Process, ingest: IngestConfig): IngestConfig {
+  if (!p.natsStoreDir || p.env.TALLY_STREAM_MAX_BYTES) return ingest;
+  return { ...ingest, streamMaxBytes: streamBytesForDisk(p.natsStoreDir, ingest.streamMaxBytes) };
+}
+
+/** The ingest role: the HTTP and OTLP edge publishing events to the stream. */
+async function startIngestRole(p: Process, cfg: NonNullable<RoleConfigs['ingest']>): Promise<IngestRole> {
+  const { db, auth, agents } = await p.postgres.get();
+  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures });
+  p.stops.push(() => ingest.close());
+  p.http.add(...ingest.routes);
+  p.readiness.set('ingest', () => ingest.ready());
+  return ingest;
+}
+
+/** The sink role: the stream into ClickHouse. Without the ingest role here, it makes sure the stream exists. */
+async function startSinkRole(p: Process, cfg: NonNullable<RoleConfigs['sink']>, opts: { ingestHere: boolean; hooks: SinkHooks | undefined }): Promise<Sink> {
+  if (!opts.ingestHere) {
+    const ic = streamSized(p, cfg.ingest);
+    await ensureEventsStream(p.nc, p.names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs, replicas: ic.streamReplicas });
+  }
+  const { ch, database } = await p.clickhouse.get();
+  const sink = new Sink(p.nc, p.names, ch, database, cfg.sink, opts.hooks);
+  await sink.start();
+  // Stop the sink first on shutdown: it finishes (or abandons) the batch in hand.
+  p.stops.push(() => sink.stop());
+  p.readiness.set('sink', () => sink.ready && !p.nc.isClosed());
+  return sink;
+}
+
+/** The api role: both API families, usage, reports and invoicing over HTTP. */
+async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): Promise<void> {
+  const { db, auth } = await p.postgres.get();
+  const { ch, database, usage } = await p.clickhouse.get();
+  const { invoicing, costRollup } = await p.billingCore(cfg.invoicing);
+  p.http.add(...usageRoutes(auth, usage));
+  p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, webhooks: cfg.webhooks }));
+  p.readiness.set('api', () => !p.nc.isClosed());
+}
+
+/** The billing role: the scheduler, the webhook dispatcher, the outcome notifier and the cost rollup's steps. */
+async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billing']>): Promise<void> {
+  const { db } = await p.postgres.get();
+  const { ch, database } = await p.clickhouse.get();
+  const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
+  // The billing scheduler: generates ended periods' invoices, finalizes drafts past grace.
+  const scheduler = startScheduler(invoicing, invoicing.config.schedulerIntervalMs);
+  p.stops.push(() => scheduler.stop());
+  // The webhook dispatcher: sends due deliveries from the Postgres outbox.
+  const dispatcher = new WebhookDispatcher(db, { allowPrivateTargets: cfg.webhooks.allowPrivateTargets });
+  dispatcher.start();
+  p.stops.push(() => dispatcher.stop());
+  // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
+  const notifier = new OutcomeNotifier(db, ch, database, cfg.notifier, () => sinkFloor(0));
+  notifier.start();
+  p.stops.push(() => notifier.stop());
+  await repairEmptyAccounts(db, ch, database);
+  costRollup.start(invoicing.config.costRollupIntervalMs);
+  p.readiness.set('billing', () => !p.nc.isClosed());
 }
 
 /**
  * Starts the named roles in this process, sharing one HTTP listener and one connection
- * to each dependency. Roles talk only through NATS, Postgres and ClickHouse, so any
- * split of roles across processes is configuration.
+ * to each dependency (opened by the first role that needs it). Roles talk only through
+ * NATS, Postgres and ClickHouse, so any split of roles across processes is configuration.
  */
 export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   const roles = new Set(opts.roles);
   const configs = parseRoleConfigs(roles, opts.env);
   const config = configs.common;
   setLogLevel(config.logLevel);
-  const needs = {
-    pg: roles.has('ingest') || roles.has('api') || roles.has('billing'),
-    ch: roles.has('sink') || roles.has('api') || roles.has('billing'),
-  };
   const stops: (() => Promise<void>)[] = [];
   const names = natsNames(config.natsPrefix);
   const readiness = new Map<Role, () => boolean>();
@@ -128,35 +288,11 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   stops.push(async () => http.close());
 
   try {
-    let db: Db | undefined;
-    if (needs.pg) {
-      const pg = await resolveDatabaseUrl(config.databaseUrl, config.dataDir);
-      stops.push(pg.stop);
-      await ensureDatabase(pg.url);
-      db = createDb(pg.url);
-      stops.push(() => db!.destroy());
-      await migrate(db as never);
-    }
     const natsUrl = await resolveNatsUrl(config.natsUrl, config.dataDir);
     stops.push(natsUrl.stop);
     const nc = await connectNats(natsUrl.url, `tally-${[...roles].join('+')}`);
-    // A nats-server Tally started itself: the stream's default size fits its disk.
-    const ingestConfig =
-      configs.ingest && natsUrl.storeDir && !opts.env.TALLY_STREAM_MAX_BYTES
-        ? { ...configs.ingest, streamMaxBytes: streamBytesForDisk(natsUrl.storeDir, configs.ingest.streamMaxBytes) }
-        : configs.ingest;
     stops.push(() => nc.drain().catch(() => nc.close()));
     const bus = new InvalidationBus(nc, names.invalidationSubject);
-
-    let ch: ClickHouseClient | undefined;
-    let usage: UsageStore | undefined;
-    if (needs.ch) {
-      ch = await openClickHouse(config.clickhouse);
-      stops.push(() => closeClickHouse(ch!));
-      await migrateClickHouse(ch, config.clickhouse.database);
-      usage = new UsageStore(ch, config.clickhouse.database);
-    }
-    const agents = db ? new AgentDirectory(db, bus) : undefined;
     const limiter = config.rateLimits ? new RateLimiter(nc, names.rateLimitSubject) : undefined;
     if (limiter) {
       stops.push(async () => limiter.stop());
@@ -165,58 +301,27 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
         if (h) res.headers = res.headers ? { ...res.headers, ...h } : h;
       });
     }
-    const auth = db && agents ? new Authenticator(db, bus, agents, limiter ? { limiter } : {}) : undefined;
-    // Invoicing (api and billing roles): rating on piscina workers, usage from ClickHouse.
-    const invoicing = roles.has('api') || roles.has('billing') ? createInvoicing({ db: db!, usage: usage!, config: configs.invoicing! }) : undefined;
-    if (invoicing) stops.push(() => invoicing.rater.close());
-    // The daily cost rollup (api and billing roles): reports read it; billing folds in new actions.
-    // How far the sink got: its ack floor, extended over what it recorded as inserted.
-    const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch!, config.clickhouse.database, created, floor, last);
-    const sinkFloor = (waitMs: number) => sinkAckFloor(nc, names, waitMs, extendFloor);
-    const costRollup = roles.has('api') || roles.has('billing') ? new CostRollup(db!, ch!, config.clickhouse.database, sinkFloor) : undefined;
-    if (costRollup) stops.push(() => costRollup.stop());
+    let billingCore: Promise<BillingCore> | undefined;
+    const p: Process = {
+      config,
+      env: opts.env,
+      names,
+      nc,
+      natsStoreDir: natsUrl.storeDir,
+      bus,
+      http,
+      authFailures,
+      stops,
+      readiness,
+      postgres: openedOnce(() => openPostgres(config, stops, bus, limiter)),
+      clickhouse: openedOnce(() => openClickHouseStore(config, stops)),
+      billingCore: (invoicing) => (billingCore ??= openBillingCore(p, invoicing)),
+    };
 
-    let ingest: IngestRole | undefined;
-    if (roles.has('ingest')) {
-      ingest = await startIngest(nc, names, ingestConfig!, { db: db!, auth: auth!, agents: agents!, host: config.httpHost, authFailures });
-      stops.push(() => ingest!.close());
-      http.add(...ingest.routes);
-      readiness.set('ingest', () => ingest!.ready());
-    }
-    let sink: Sink | undefined;
-    if (roles.has('sink')) {
-      if (!ingest) {
-        const { ensureEventsStream } = await import('../shared/nats/connection.ts');
-        const ic = ingestConfig!;
-        await ensureEventsStream(nc, names, { maxBytes: ic.streamMaxBytes, duplicateWindowMs: ic.streamDuplicateWindowMs, replicas: ic.streamReplicas });
-      }
-      sink = new Sink(nc, names, ch!, config.clickhouse.database, configs.sink!, opts.sinkHooks);
-      await sink.start();
-      // Stop the sink first on shutdown: it finishes (or abandons) the batch in hand.
-      stops.push(() => sink!.stop());
-      readiness.set('sink', () => sink!.ready && !nc.isClosed());
-    }
-    if (roles.has('api')) {
-      http.add(...usageRoutes(auth!, usage!));
-      http.add(...apiRoutes({ db: db!, auth: auth!, bus, ch: ch!, chDatabase: config.clickhouse.database, costRollup, invoicing, webhooks: configs.webhooks! }));
-      readiness.set('api', () => !nc.isClosed());
-    }
-    if (roles.has('billing')) {
-      // The billing scheduler: generates ended periods' invoices, finalizes drafts past grace.
-      const scheduler = startScheduler(invoicing!, invoicing!.config.schedulerIntervalMs);
-      stops.push(() => scheduler.stop());
-      // The webhook dispatcher: sends due deliveries from the Postgres outbox.
-      const dispatcher = new WebhookDispatcher(db!, { allowPrivateTargets: configs.webhooks!.allowPrivateTargets });
-      dispatcher.start();
-      stops.push(() => dispatcher.stop());
-      // outcome.completed: announces outcomes stored in ClickHouse through the outbox.
-      const notifier = new OutcomeNotifier(db!, ch!, config.clickhouse.database, configs.notifier!, () => sinkFloor(0));
-      notifier.start();
-      stops.push(() => notifier.stop());
-      await repairEmptyAccounts(db!, ch!, config.clickhouse.database);
-      costRollup!.start(invoicing!.config.costRollupIntervalMs);
-      readiness.set('billing', () => !nc.isClosed());
-    }
+    const ingest = configs.ingest ? await startIngestRole(p, configs.ingest) : undefined;
+    const sink = configs.sink ? await startSinkRole(p, configs.sink, { ingestHere: ingest !== undefined, hooks: opts.sinkHooks }) : undefined;
+    if (configs.api) await startApiRole(p, configs.api);
+    if (configs.billing) await startBillingRole(p, configs.billing);
     http.started();
     log.info('tally started', { roles: [...roles], port });
 
@@ -225,11 +330,11 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       port,
       config,
       names,
-      db,
+      db: p.postgres.current()?.db,
       nc,
-      ch,
+      ch: p.clickhouse.current()?.ch,
       bus,
-      usage,
+      usage: p.clickhouse.current()?.usage,
       ingest,
       sink,
       ready: readyMap,

@@ -2,12 +2,15 @@
  * The billing metrics on GET /metrics of a whole stack: the billing role's scheduler
  * generates (and, past grace, finalizes) an invoice, rating it on the worker pool; its
  * invoice.created goes out through the dispatcher to a receiver that takes it and to one
- * that refuses it.
+ * that refuses it; the cost rollup's steps keep its lag gauge current. Then, on an
+ * api-only stack (no scheduler running), the invoices the API, a bill run, a correction
+ * and a scheduler pass generate and finalize, each under its own `source`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+import { createInvoicing, parseInvoicingConfig, runSchedulerPass } from './invoicing/index.ts';
 
 let stack: TestStack;
 let receiver: http.Server;
@@ -32,15 +35,16 @@ afterAll(async () => {
   receiver?.close();
 });
 
-const post = async (path: string, body: unknown) => {
-  const r = await call(stack, 'POST', path, { key: stack.keys.development.admin, body });
+/** POSTs as the development admin of `on` (the whole stack unless told); any status of 300 or more fails the test. */
+const post = async (path: string, body?: unknown, on: TestStack = stack) => {
+  const r = await call(on, 'POST', path, { key: on.keys.development.admin, ...(body !== undefined ? { body } : {}) });
   expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
   return r.body;
 };
 
-/** Every sample of the exposition as `name{labels}` → value. */
-async function scrape(): Promise<Map<string, number>> {
-  const r = await call<string>(stack, 'GET', '/metrics');
+/** Every sample of the exposition as `name{labels}` → value (one registry per process: every stack of this file shows the same). */
+async function scrape(on: TestStack = stack): Promise<Map<string, number>> {
+  const r = await call<string>(on, 'GET', '/metrics');
   expect(r.status).toBe(200);
   const out = new Map<string, number>();
   for (const line of r.body.split('\n')) {
@@ -84,7 +88,91 @@ describe('billing metrics', () => {
     const lag = m.get('tally_billing_scheduler_lag_seconds')!;
     expect(lag).toBeGreaterThanOrEqual(0);
     expect(lag).toBeLessThan(5);
-    // Set by the cost rollup (its owner wires it); exposed from the start.
+    // Kept by the cost rollup's steps; exposed from the start.
     expect(m.has('tally_billing_cost_rollup_lag_seconds')).toBe(true);
+  });
+
+  it('keep the cost rollup lag current: each step of the billing role\'s rollup (every 5 s) brings it back under a second', async () => {
+    // Zero would mean no step ever reported; a value stuck above a second, steps that stopped reporting.
+    const lag = async () => (await scrape()).get('tally_billing_cost_rollup_lag_seconds') ?? 0;
+    await waitFor(lag, (s) => s > 0 && s < 1, 15_000);
+  });
+});
+
+/** The first day (ISO) of the UTC month `back` months before this one, and its YYYY-MM label. */
+function monthBefore(back: number): { start: string; label: string } {
+  const now = new Date();
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString();
+  return { start, label: start.slice(0, 7) };
+}
+
+describe('invoice metrics by source', () => {
+  let api: TestStack;
+  beforeAll(async () => {
+    api = await startTestStack({ roles: ['api'], env: { TALLY_INVOICE_GRACE_HOURS: '1' } });
+  });
+  afterAll(async () => {
+    await api?.cleanup();
+  });
+
+  it('count what the API, a bill run, a correction and the scheduler\'s finalization of drafts generate and finalize', async () => {
+    const typeId = (await post('/api/v1/agent_type/create', { name: 't' }, api)).id;
+    const productId = (await post('/api/v1/products', { name: 'p', agent_type_id: typeId }, api)).id;
+    const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: 'basic', billing_cycle_code: 'monthly' }, api)).id;
+    const flat = (await post('/api/v1/charge_models', { name: 'fee', description: 'fee', type: 'flat-fee', pricing_strategy: { amount: 10 } }, api)).id;
+    await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring' }, api);
+    const account = (await post('/api/v1/account/create', { name: 'Sources' }, api)).id;
+    const agentId = (await createAgent(api, 'development', { accountId: account })).id;
+    // Billable since the start of the month before last: two ended periods.
+    const [older, current] = [monthBefore(2), monthBefore(0)];
+    const subId = (await post('/v1/subscriptions', { account_id: account, rate_plan_id: plan, agent_instance_ids: [agentId] }, api)).id;
+    await api.tally.db!.transaction().execute(async (tx) => {
+      await tx.updateTable('subscription_events').set({ effective_at: new Date(older.start) }).where('subscription_id', '=', subId).execute();
+      await tx.updateTable('subscriptions').set({ contract_effective_date: new Date(older.start) }).where('id', '=', subId).execute();
+    });
+    const counted = async (since: Map<string, number>) => {
+      const m = await scrape(api);
+      const delta = (name: string, source: string) => {
+        const key = `tally_billing_invoices_${name}_total{source="${source}"}`;
+        return (m.get(key) ?? 0) - (since.get(key) ?? 0);
+      };
+      return Object.fromEntries(['api', 'bill_run', 'scheduler', 'correction'].map((s) => [s, [delta('generated', s), delta('finalized', s)]]));
+    };
+    const nothing = { api: [0, 0], bill_run: [0, 0], scheduler: [0, 0], correction: [0, 0] };
+    const before = await scrape(api);
+
+    // The API generates the older period (a draft), then finalizes it.
+    const generated = await post('/v1/invoices/generate', { billing_period: older.label, account_id: account }, api);
+    const draft = generated.invoices.find((i: { subscription_id: string }) => i.subscription_id === subId);
+    expect(draft.status).toBe('draft');
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 0] });
+    await post(`/api/v1/invoice/invoices/${draft.id}/finalize`, undefined, api);
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1] });
+    // Generating it again creates nothing.
+    await post('/v1/invoices/generate', { billing_period: older.label, account_id: account }, api);
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1] });
+
+    // A bill run dated the first of this month makes last month's invoice (a draft).
+    const run = await post('/api/v1/invoice/bill-runs/create', { billing_date: current.start }, api);
+    expect(run.invoices_created).toBe(1);
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 0] });
+
+    // Voided, the older invoice is corrected by a replacement alone: an invoice issued finalized.
+    await post(`/api/v1/invoice/invoices/${draft.id}/void`, undefined, api);
+    const correction = await post(`/api/v1/invoice/invoices/${draft.id}/correct`, {}, api);
+    expect(correction.credit_note).toBeNull();
+    expect(correction.invoice.status).toBe('finalized');
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 0], correction: [1, 1] });
+
+    // Billable only from this month on (history rewritten), last month's draft is frozen as it stands by a
+    // scheduler pass (none runs in this stack), past its grace; nothing is due to generate.
+    await api.tally.db!.updateTable('subscription_events').set({ effective_at: new Date(current.start) }).where('subscription_id', '=', subId).execute();
+    const inv = createInvoicing({ db: api.tally.db!, usage: api.tally.usage!, config: parseInvoicingConfig(api.env), inline: true });
+    try {
+      expect(await runSchedulerPass(inv)).toEqual({ generated: 0, finalized: 1, skipped: 0, failures: 0 });
+    } finally {
+      await inv.rater.close();
+    }
+    expect(await counted(before)).toEqual({ api: [1, 1], bill_run: [1, 0], scheduler: [0, 1], correction: [1, 1] });
   });
 });

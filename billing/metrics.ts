@@ -5,8 +5,12 @@
  */
 import { Gauge, HotCounter, registry } from '../shared/metrics.ts';
 
-/** What generated or finalized an invoice (the scheduler today; the API and bill runs can add theirs). */
-export type InvoiceSource = 'scheduler';
+/**
+ * What generated or finalized an invoice: the billing role's scheduler, an API call
+ * (generate, finalize), a bill run, or a correction (its replacement invoice, issued
+ * finalized; credit notes are not invoices and not counted).
+ */
+export type InvoiceSource = 'scheduler' | 'api' | 'bill_run' | 'correction';
 
 const invoicesGenerated = new HotCounter('tally_billing_invoices_generated_total', 'Invoices created, by what created them', ['source']);
 const invoicesFinalized = new HotCounter('tally_billing_invoices_finalized_total', 'Invoices finalized, by what finalized them', ['source']);
@@ -57,22 +61,28 @@ export function schedulerPassed(): void {
   scheduler.lastPassAt = Date.now();
 }
 
-const rollupLag = new Gauge({
+/** When this process's cost rollup last read the sink position that a completed step then folded in (ms since the epoch; 0 before the first). */
+let rollupCaughtUpAt = 0;
+
+new Gauge({
   name: 'tally_billing_cost_rollup_lag_seconds',
-  help: 'How far the daily cost rollup is behind what the sink stored, in seconds (set by the cost rollup)',
+  help: "How far the daily cost rollup is behind what the sink stored, in seconds: since the sink position its last completed step folded in was read (grows while steps fail or fall behind); 0 before this process's first step",
   registers: [registry],
+  collect() {
+    this.set(rollupCaughtUpAt === 0 ? 0 : (Date.now() - rollupCaughtUpAt) / 1000);
+  },
 });
 
-/** For the cost rollup: how far (seconds) it is behind the sink. */
-export function setRollupLag(seconds: number): void {
-  rollupLag.set(seconds);
+/** For the cost rollup, after each step: it now holds everything the sink had stored at `floorReadAt` (ms since the epoch). */
+export function rollupCaughtUp(floorReadAt: number): void {
+  rollupCaughtUpAt = Math.max(rollupCaughtUpAt, floorReadAt);
 }
 
 /**
  * A piscina pool's wait-time record (piscina keeps one per pool: `recordTiming`, on by
  * default): milliseconds from `run` to a worker taking the task.
  */
-export interface TimedPool {
+interface TimedPool {
   readonly completed: number;
   readonly waitTime: { mean: number; p50: number; p90: number; p99: number } | null;
 }

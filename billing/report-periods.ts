@@ -5,8 +5,6 @@
  */
 export type Granularity = 'day' | 'week' | 'month' | 'quarter';
 
-export const GRANULARITIES: readonly Granularity[] = ['day', 'week', 'month', 'quarter'];
-
 const DAY_MS = 86_400_000;
 
 /** Start (inclusive) of the bucket holding `t`: midnight, Monday, 1st of month, 1st of quarter. */
@@ -75,7 +73,7 @@ export function periodsOf(g: Granularity): (start: Date) => ReturnType<typeof pe
 }
 
 /** The period object reports show: `{period, period_start, period_end}`. */
-export function periodOf(start: Date, g: Granularity): { period: string; period_start: string; period_end: string } {
+function periodOf(start: Date, g: Granularity): { period: string; period_start: string; period_end: string } {
   return { period: bucketLabel(start, g), period_start: start.toISOString(), period_end: bucketEnd(start, g).toISOString() };
 }
 

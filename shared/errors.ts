@@ -96,7 +96,7 @@ export class DependencyUnavailableError extends AppError {
   }
 }
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; request_id: string; details?: ErrorDetail[] };
 }
 

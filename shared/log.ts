@@ -27,7 +27,7 @@ function write(level: Level, msg: string, fields?: Record<string, unknown>): voi
   process.stderr.write(JSON.stringify(line) + '\n');
 }
 
-export interface Logger {
+interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;

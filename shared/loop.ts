@@ -12,7 +12,7 @@ const log = logger('loop');
 /** Distinct errors remembered per failure streak (beyond it the memory starts over). */
 const MAX_DISTINCT_ERRORS = 100;
 
-export interface LoopOptions {
+interface LoopOptions {
   /** Names the loop in its log lines. */
   name: string;
   /** Pause between the end of one run and the start of the next. */

@@ -166,7 +166,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       response: Invoice,
       summary: 'Finalize a draft now (re-rated first); finalized invoices never change',
       handle: async (req, p) => {
-        const id = await finalizeInvoice(inv, p.environmentId, req.params.invoice_id!);
+        const id = await finalizeInvoice(inv, p.environmentId, req.params.invoice_id!, 'api');
         return ok(await getInvoice(db, p.environmentId, id));
       },
     },

@@ -10,7 +10,7 @@ import { EventAccepted, EventBatchResult, Health, OtlpTraceResponse, Readiness, 
 import { UsageQuery } from './usage-routes.ts';
 
 /** What the document says of one operation: an {@link Endpoint} without its handler, or a route of another module. */
-export type DocumentedRoute = Omit<Endpoint, 'handle' | 'capability'> & {
+type DocumentedRoute = Omit<Endpoint, 'handle' | 'capability'> & {
   /** The capability required; absent: no credential (`security: []`). */
   capability?: Capability;
   /** The tag (default: Family A for /v1, Family B for /api/v1). */
@@ -93,7 +93,7 @@ const otlpError = (description: string) => ({
  * `capability`): the document then shows its parameters, a JSON object answer and the
  * errors every authenticated route can give.
  */
-export const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
+const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
   {
     method: 'POST',
     path: '/v1/actions',
@@ -189,7 +189,7 @@ export const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
 ];
 
 /** Who may call an endpoint of each capability (the permission matrix). */
-export const CAPABILITY_HOLDERS: Readonly<Record<Capability, string>> = {
+const CAPABILITY_HOLDERS: Readonly<Record<Capability, string>> = {
   read: 'read-only, read-write and admin API keys',
   write: 'read-write and admin API keys',
   admin: 'admin API keys',
@@ -249,7 +249,7 @@ function errorStatuses(e: DocumentedRoute): ErrorStatus[] {
 }
 
 /** `getApiAccountByAccountId` from `GET /api/v1/account/:account_id`. */
-export function operationIdOf(method: string, path: string): string {
+function operationIdOf(method: string, path: string): string {
   const words = path
     .split('/')
     .filter((s) => s !== '' && s !== 'v1')
@@ -268,7 +268,7 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'depend
  * `[Kind]` symbols are not own enumerable string keys and vanish too), and every
  * sub-schema that is a named response component replaced by a `$ref` to it.
  */
-export function toJsonSchema(node: unknown, refs: ReadonlyMap<object, string> = new Map(), self?: object): unknown {
+function toJsonSchema(node: unknown, refs: ReadonlyMap<object, string> = new Map(), self?: object): unknown {
   if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, refs));
   if (node === null || typeof node !== 'object') return node;
   const name = refs.get(node);
@@ -340,7 +340,7 @@ const ERROR_SCHEMA = {
 };
 
 /** An OpenAPI 3.1 document of both families, generated from the endpoints that are registered. */
-export function openApiDocument(endpoints: readonly Endpoint[]): Record<string, unknown> {
+function openApiDocument(endpoints: readonly Endpoint[]): Record<string, unknown> {
   const refs = new Map<object, string>(Object.entries(RESPONSE_COMPONENTS).map(([name, s]) => [s, name]));
   const paths: Record<string, Record<string, unknown>> = {};
   const ids = new Set<string>();

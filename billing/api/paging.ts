@@ -4,10 +4,8 @@ import { query } from './validate.ts';
 
 import type { Page } from '../../shared/db/paging.ts';
 
-export type { Page };
-
 /** Largest `offset`/`skip` accepted. */
-export const MAX_OFFSET = 1_000_000_000;
+const MAX_OFFSET = 1_000_000_000;
 
 const FamilyA = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: 'must be an integer from 1 to 100' }),

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
-import { parseTimestamp } from '../../shared/time.ts';
 import { queryCosts, type CostStatus } from '../costs/cost-query.ts';
 import { CostRuleCreate, CostRuleStore, CostRuleUpdate } from '../costs/cost-rules.ts';
 import { OutcomeRuleCreate, OutcomeRuleStore, OutcomeRuleUpdate } from '../outcomes/outcome-rules.ts';

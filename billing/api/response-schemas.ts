@@ -219,7 +219,7 @@ export const WebhookTestResult = extend(AttemptResult, { event_id: Str });
 
 // ---- Invoicing
 
-export const InvoiceLine = Type.Object({
+const InvoiceLine = Type.Object({
   position: Count,
   charge_id: Str,
   charge_name: Str,

@@ -6,7 +6,7 @@ import { CURRENCY_CODES, CURRENCY_MESSAGE } from '../../shared/currency.ts';
  * `errorMessage` gives the text of the validation detail.
  */
 export const Name = Type.String({ minLength: 1, maxLength: 200, errorMessage: 'must be a non-empty string of at most 200 characters' });
-export const Text = Type.String({ maxLength: 2000, errorMessage: 'must be a string of at most 2000 characters' });
+const Text = Type.String({ maxLength: 2000, errorMessage: 'must be a string of at most 2000 characters' });
 export const NullableText = Type.Union([Text, Type.Null()], { errorMessage: 'must be a string or null' });
 export const Id = Type.String({ minLength: 1, maxLength: 100, errorMessage: 'must be an id' });
 const NullableId = Type.Union([Id, Type.Null()], { errorMessage: 'must be an id or null' });
@@ -18,7 +18,7 @@ export const DateLike = Type.String({
 });
 
 const AddressPart = Type.String({ maxLength: 200, errorMessage: 'must be a string' });
-export const BillingAddress = Type.Object(
+const BillingAddress = Type.Object(
   {
     street: Type.Optional(AddressPart),
     city: Type.Optional(AddressPart),
@@ -39,14 +39,14 @@ const accountFields = {
 export const AccountCreate = Type.Object({ name: Name, ...accountFields });
 export const AccountUpdate = Type.Object({ name: Type.Optional(Name), ...accountFields });
 
-export const ContactRole = Type.Union([Type.Literal('billing'), Type.Literal('technical')], { errorMessage: 'must be billing or technical' });
+const ContactRole = Type.Union([Type.Literal('billing'), Type.Literal('technical')], { errorMessage: 'must be billing or technical' });
 export const ContactCreate = Type.Object({ first_name: Name, last_name: Name, email: Email, account_id: Id, role: Type.Optional(ContactRole) });
 export const ContactUpdate = Type.Partial(ContactCreate);
 
 export const AgentTypeCreate = Type.Object({ name: Name, description: Type.Optional(NullableText) });
 export const AgentTypeUpdate = Type.Partial(AgentTypeCreate);
 
-export const Framework = Type.Union([Type.Literal('langgraph'), Type.Literal('crewai'), Type.Literal('n8n'), Type.Literal('custom')], {
+const Framework = Type.Union([Type.Literal('langgraph'), Type.Literal('crewai'), Type.Literal('n8n'), Type.Literal('custom')], {
   errorMessage: 'must be one of langgraph, crewai, n8n, custom',
 });
 /** Family A agent create. */
@@ -80,7 +80,7 @@ export const ValidateSecret = Type.Object({ secret: Type.String({ minLength: 1, 
 export const ProductCreate = Type.Object({ name: Name, description: Type.Optional(NullableText), agent_type_id: Id });
 export const ProductUpdate = Type.Partial(Type.Object({ name: Name, description: NullableText, agent_type_id: Id }));
 
-export const BillingCycle = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('annual')], {
+const BillingCycle = Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('annual')], {
   errorMessage: 'must be monthly, quarterly or annual',
 });
 /** An ISO 4217 currency (shared/currency.ts), in upper or lower case. */

@@ -24,7 +24,7 @@ function details(check: TypeCheck<TSchema>, value: unknown): ErrorDetail[] {
  * throws `validation_failed` (400) listing every failing field. The one validation
  * path of the control-plane API.
  */
-export function validate<T extends TSchema>(schema: T, value: unknown, what = 'request body'): Static<T> {
+function validate<T extends TSchema>(schema: T, value: unknown, what = 'request body'): Static<T> {
   const c = checker(schema);
   // Only declared properties go on: unknown ones (`__proto__`, typos) never reach a query.
   if (c.Check(value)) return Value.Clean(schema, value) as Static<T>;

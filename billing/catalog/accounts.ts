@@ -3,10 +3,10 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { AccountsTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** Billing address of an account (all fields optional strings). */
-export interface BillingAddress {
+interface BillingAddress {
   street?: string;
   city?: string;
   state?: string;
@@ -15,7 +15,7 @@ export interface BillingAddress {
 }
 
 /** Fields of an account accepted on create and update, both families. */
-export interface AccountInput {
+interface AccountInput {
   name?: string;
   email?: string | null;
   external_id?: string | null;
@@ -24,7 +24,7 @@ export interface AccountInput {
 }
 
 /** An account as both families return it. */
-export function accountView(r: Selectable<AccountsTable>) {
+function accountView(r: Selectable<AccountsTable>) {
   return {
     id: r.id,
     name: r.name,
@@ -59,11 +59,9 @@ export async function createAccount(db: Db, environmentId: string, input: Accoun
 
 /** One page of the environment's accounts, oldest first, and the total count. */
 export async function listAccounts(db: Db, environmentId: string, page: Page) {
-  const [rows, count] = await Promise.all([
-    db.selectFrom('accounts').selectAll().where('environment_id', '=', environmentId).orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('accounts').select((e) => e.fn.countAll<string>().as('n')).where('environment_id', '=', environmentId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(accountView), total: Number(count.n) };
+  const q = db.selectFrom('accounts').where('environment_id', '=', environmentId);
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(accountView), total };
 }
 
 /** One account of this environment, or 404. */

@@ -1,11 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import type { AgentInstancesTable } from '../../shared/db/schema.ts';
 import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
 import { generateAgentSecret } from '../../shared/auth/keys.ts';
 import { digestsEqual, hashSecret, newId } from '../../shared/ids.ts';
 
-export interface NewAgentInstance {
+interface NewAgentInstance {
   environmentId: string;
   name: string;
   description?: string | null;
@@ -97,13 +98,9 @@ export function agentView(r: Selectable<AgentInstancesTable>) {
 }
 
 /** One page of the environment's instances, oldest first, and the total. */
-export async function listAgentInstances(db: Db, environmentId: string, page: { offset: number; limit: number }) {
+export async function listAgentInstances(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('agent_instances').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
 }
 
 /** One instance of this environment, or undefined. */

@@ -3,10 +3,10 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { AgentTypesTable } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** An agent type as the API returns it. */
-export function agentTypeView(r: Selectable<AgentTypesTable>) {
+function agentTypeView(r: Selectable<AgentTypesTable>) {
   return { id: r.id, name: r.name, description: r.description, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 
@@ -26,11 +26,8 @@ export async function createAgentType(db: Db, environmentId: string, input: { na
 
 export async function listAgentTypes(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('agent_types').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(agentTypeView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(agentTypeView), total };
 }
 
 export async function getAgentType(db: Db, environmentId: string, id: string) {

@@ -3,6 +3,7 @@ import type { InvalidationBus } from '../../shared/auth/invalidation.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
 import { insertKey } from './bootstrap.ts';
 import type { Db } from '../../shared/db/postgres.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import type { ApiKeysTable, Permission } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hashSecret } from '../../shared/ids.ts';
@@ -10,10 +11,10 @@ import { DEFAULT_API_LIMIT_PER_MINUTE, DEFAULT_SDK_LIMIT_PER_MINUTE } from '../.
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 
 /** How long a rotated key keeps working next to its replacement. */
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** A key as the API lists it: never the key nor its hash, only a display prefix. */
-export function apiKeyView(r: Selectable<ApiKeysTable>, now = Date.now()) {
+function apiKeyView(r: Selectable<ApiKeysTable>, now = Date.now()) {
   const status = r.revoked_at ? 'revoked' : r.expires_at && r.expires_at.getTime() <= now ? 'expired' : r.rotated_to ? 'rotating' : 'active';
   return {
     id: r.id,
@@ -45,14 +46,11 @@ export async function createApiKey(db: Db, p: Principal, input: { name: string; 
 }
 
 /** One page of this environment's keys (revoked ones included), oldest first. */
-export async function listApiKeys(db: Db, environmentId: string, page: { offset: number; limit: number }) {
+export async function listApiKeys(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('api_keys').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
   const now = Date.now();
-  return { rows: rows.map((r) => apiKeyView(r, now)), total: Number(count.n) };
+  return { rows: rows.map((r) => apiKeyView(r, now)), total };
 }
 
 /** Revokes a key at once in every process (the authenticator caches drop it). */

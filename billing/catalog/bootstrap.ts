@@ -71,7 +71,7 @@ async function saveCredentials(file: string, r: Omit<InitResult, 'created'>): Pr
   await writeFile(file, JSON.stringify({ organization_id: r.organization_id, environments: r.environments }, null, 2), { mode: 0o600 });
 }
 
-export interface MintedKey {
+interface MintedKey {
   id: string;
   key: string;
   organization_id: string;

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { validateChargeModel, type ValidationIssue } from '../rating/charge-models.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** A charge model as the API returns it: canonical `type` and `pricing_strategy`. */
 export function chargeModelView(r: Selectable<ChargeModelsTable>) {
@@ -45,11 +45,8 @@ export async function createChargeModel(db: Db, environmentId: string, input: { 
 
 export async function listChargeModels(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('charge_models').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(chargeModelView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(chargeModelView), total };
 }
 
 /** One charge model row of this environment, or 404. */

@@ -7,10 +7,10 @@ import { buildRatedCharge } from '../rating/charge-models.ts';
 import { pricingError } from './charge-models.ts';
 import { guarded, iso } from '../../shared/db/db-errors.ts';
 import { getRatePlanRow } from './products.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** A charge as the API returns it; `charge_type_code` and `charge_type` are the same canonical value. */
-export function chargeView(r: Selectable<ChargesTable>) {
+function chargeView(r: Selectable<ChargesTable>) {
   return {
     id: r.id,
     rate_plan_id: r.rate_plan_id,
@@ -29,7 +29,7 @@ export function chargeView(r: Selectable<ChargesTable>) {
 }
 
 /** Input of a new charge (raw spellings; the rating engine normalizes them). */
-export interface ChargeInput {
+interface ChargeInput {
   name: string;
   description?: string | null;
   charge_model_id: string;
@@ -110,9 +110,6 @@ export async function chargesOf(db: Db, environmentId: string, ratePlanId: strin
 /** One page of a rate plan's charges, oldest first, and the total count. */
 export async function listCharges(db: Db, environmentId: string, ratePlanId: string, page: Page) {
   const q = db.selectFrom('charges').where('environment_id', '=', environmentId).where('rate_plan_id', '=', ratePlanId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(chargeView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(chargeView), total };
 }

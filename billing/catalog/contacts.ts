@@ -5,13 +5,13 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** Contact roles: billing contacts receive invoices, technical contacts notifications. */
-export const CONTACT_ROLES = ['billing', 'technical'] as const;
-export type ContactRole = (typeof CONTACT_ROLES)[number];
+const CONTACT_ROLES = ['billing', 'technical'] as const;
+type ContactRole = (typeof CONTACT_ROLES)[number];
 
-export interface ContactInput {
+interface ContactInput {
   first_name?: string;
   last_name?: string;
   email?: string;
@@ -20,7 +20,7 @@ export interface ContactInput {
 }
 
 /** A contact as the API returns it. */
-export function contactView(r: Selectable<ContactsTable>) {
+function contactView(r: Selectable<ContactsTable>) {
   return {
     id: r.id,
     account_id: r.account_id,
@@ -56,11 +56,8 @@ export async function createContact(db: Db, environmentId: string, input: Requir
 export async function listContacts(db: Db, environmentId: string, page: Page, accountId?: string) {
   let q = db.selectFrom('contacts').where('environment_id', '=', environmentId);
   if (accountId) q = q.where('account_id', '=', accountId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(contactView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(contactView), total };
 }
 
 export async function getContact(db: Db, environmentId: string, id: string) {

@@ -4,10 +4,10 @@ import type { BillingCycle, ProductsTable, RatePlansTable } from '../../shared/d
 import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /** A product as the API returns it. */
-export function productView(r: Selectable<ProductsTable>) {
+function productView(r: Selectable<ProductsTable>) {
   return { id: r.id, name: r.name, description: r.description, agent_type_id: r.agent_type_id, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 
@@ -42,11 +42,8 @@ export async function createProduct(db: Db, environmentId: string, input: { name
 
 export async function listProducts(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('products').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(productView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(productView), total };
 }
 
 export async function getProduct(db: Db, environmentId: string, id: string) {
@@ -77,7 +74,7 @@ export async function deleteProduct(db: Db, environmentId: string, id: string): 
 }
 
 /** Input of a new rate plan. */
-export interface RatePlanInput {
+interface RatePlanInput {
   name: string;
   description?: string | null;
   billing_cycle_code: BillingCycle;
@@ -110,11 +107,8 @@ export async function createRatePlan(db: Db, environmentId: string, productId: s
 export async function listRatePlans(db: Db, environmentId: string, page: Page, productId?: string) {
   let q = db.selectFrom('rate_plans').where('environment_id', '=', environmentId);
   if (productId) q = q.where('product_id', '=', productId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(ratePlanView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(ratePlanView), total };
 }
 
 /** One rate plan row of this environment, or 404. */

@@ -2,7 +2,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import { AppError } from '../../shared/errors.ts';
 
 /** Tables whose rows a request body may reference by id. */
-export type RefTable = 'accounts' | 'contacts' | 'agent_types' | 'agent_instances' | 'products' | 'rate_plans' | 'charge_models';
+type RefTable = 'accounts' | 'contacts' | 'agent_types' | 'agent_instances' | 'products' | 'rate_plans' | 'charge_models';
 
 /**
  * Checks that `id` names a row of `table` in this environment; otherwise a 400

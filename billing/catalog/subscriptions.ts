@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { getRatePlanRow } from './products.ts';
 import { requireRef } from './refs.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /**
  * Subscription state machine. Every move is recorded in `subscription_events` with the
@@ -47,7 +47,7 @@ type Row = Selectable<SubscriptionsTable>;
 type Tx = Transaction<Database>;
 
 /** A subscription as both families return it. */
-export function subscriptionView(r: Row, agentInstanceIds: string[]) {
+function subscriptionView(r: Row, agentInstanceIds: string[]) {
   return {
     id: r.id,
     account_id: r.account_id,
@@ -102,7 +102,7 @@ async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | n
 }
 
 /** Input of a new subscription. */
-export interface SubscriptionInput {
+interface SubscriptionInput {
   account_id: string;
   rate_plan_id: string;
   contract_effective_date?: Date;
@@ -156,12 +156,9 @@ export async function createSubscription(db: Db, environmentId: string, input: S
 
 export async function listSubscriptions(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('subscriptions').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
   const ids = await instanceIds(db, rows.map((r) => r.id));
-  return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!)), total: Number(count.n) };
+  return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!)), total };
 }
 
 export async function getSubscription(db: Db, environmentId: string, id: string) {
@@ -174,11 +171,8 @@ export async function getSubscription(db: Db, environmentId: string, id: string)
 export async function subscriptionEvents(db: Db, environmentId: string, id: string, page: Page) {
   await getSubscription(db, environmentId, id);
   const q = db.selectFrom('subscription_events').where('environment_id', '=', environmentId).where('subscription_id', '=', id);
-  const [rows, count] = await Promise.all([
-    // Rows recorded with their transaction's one time (before `clock_timestamp()`): the creation first.
-    q.selectAll().orderBy('created_at').orderBy(sql`type = 'created'`, 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  // Rows recorded with their transaction's one time (before `clock_timestamp()`): the creation first.
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy(sql`type = 'created'`, 'desc').orderBy('id'));
   const events = rows.map((r) => ({
     id: r.id,
     type: r.type,
@@ -189,11 +183,11 @@ export async function subscriptionEvents(db: Db, environmentId: string, id: stri
     data: r.data,
     created_at: iso(r.created_at),
   }));
-  return { rows: events, total: Number(count.n) };
+  return { rows: events, total };
 }
 
 /** Options of a move: `effectiveAt` (pause, resume, change_plan), cancel date and reason, the new plan. */
-export interface MoveOptions {
+interface MoveOptions {
   effectiveAt?: Date;
   cancelDate?: Date;
   reason?: string;

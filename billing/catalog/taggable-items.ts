@@ -4,7 +4,7 @@ import type { Page } from '../../shared/db/paging.ts';
 import { tagIndex, type TagKind } from './tags.ts';
 
 /** An action or outcome type seen in the environment's events. */
-export interface TaggableItem {
+interface TaggableItem {
   kind: TagKind;
   /** The event's action_type or outcome_type. */
   name: string;
@@ -33,7 +33,7 @@ interface SeenRow {
  * with environment_id). `database` is the configured, identifier-validated name; every
  * value is a server-side query parameter.
  */
-export async function seenEventTypes(ch: Pick<ClickHouseClient, 'query'>, database: string, environmentId: string, kind?: TagKind): Promise<SeenRow[]> {
+async function seenEventTypes(ch: Pick<ClickHouseClient, 'query'>, database: string, environmentId: string, kind?: TagKind): Promise<SeenRow[]> {
   const parts: string[] = [];
   if (kind !== 'outcome') {
     parts.push(`SELECT 'action' AS kind, action_type AS name, toString(count()) AS n, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms

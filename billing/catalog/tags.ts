@@ -11,7 +11,7 @@ export type TagKind = TaggedItemsTable['kind'];
 export const MAX_TAGS_PER_KIND = 1000;
 
 /** One tag of a PUT body, with its name field already read (`action_name` or `outcome_name`). */
-export interface TagInput {
+interface TagInput {
   name: string;
   description?: string | null | undefined;
 }

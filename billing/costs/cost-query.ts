@@ -37,7 +37,7 @@ const RULE_TUPLE = `tuple(toString(category), toString(currency), toString(basis
   ifNull(rate, toDecimal128(0, 12)), isNotNull(rate), models, model_rates, unit_field)`;
 
 /** Every rule version of the environment {env:String}, as one array (a scalar subquery). */
-export const envRulesSql = (database: string): string =>
+const envRulesSql = (database: string): string =>
   `(SELECT groupArray(${RULE_TUPLE}) FROM ${database}.cost_rules FINAL WHERE environment_id = {env:String})`;
 
 /** Rule versions per environment (`environment_id`, `rules`), to join actions of many environments with. */

@@ -4,6 +4,8 @@ import { chTime } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
+import { rollupCaughtUp } from '../metrics.ts';
 import { COST_LINES_SQL, rulesByEnvironmentSql, type CostRollupReader } from './cost-query.ts';
 
 const log = logger('cost-rollup');
@@ -14,7 +16,7 @@ const DAY_MS = 86_400_000;
  * event message is inserted into ClickHouse (the sink consumer's ack floor). `waitMs`:
  * how long to wait for the sink to acknowledge what the stream held when asked.
  */
-export type AckFloor = (waitMs: number) => Promise<number>;
+type AckFloor = (waitMs: number) => Promise<number>;
 
 /** The Postgres advisory lock serializing rollup steps (and whatever else rewrites the rollup) of one ClickHouse database. */
 export const costRollupLockKey = (database: string): string => `cost_rollup:${database}`;
@@ -54,8 +56,7 @@ const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_toke
 export class CostRollup implements CostRollupReader {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
+  #loop: Loop | undefined;
 
   constructor(
     private readonly db: Db,
@@ -65,22 +66,14 @@ export class CostRollup implements CostRollupReader {
     private readonly opts: { readWaitMs?: number; readBudgetMs?: number } = {},
   ) {}
 
-  /** Folds in new actions every `intervalMs` (the billing role runs this). */
+  /** Folds in new actions now, then every `intervalMs` after each step (the billing role runs this). */
   start(intervalMs: number): void {
-    const tick = async () => {
-      try {
-        await this.catchUp(0);
-      } catch (err) {
-        log.warn('cost rollup step failed; retrying', { err });
-      }
-      if (!this.#stopped) this.#timer = setTimeout(tick, intervalMs);
-    };
-    this.#timer = setTimeout(tick, 0);
+    this.#loop ??= startLoop({ name: 'cost-rollup', intervalMs, run: () => this.catchUp(0) });
   }
 
+  /** Ends the loop and waits for the steps in flight (readers' included). */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
+    await this.#loop?.stop();
     await Promise.allSettled([this.#running, this.#queued]);
   }
 
@@ -141,7 +134,8 @@ export class CostRollup implements CostRollupReader {
 
   async #step(waitMs: number): Promise<void> {
     const floor = await this.ackFloor(waitMs);
-    await this.db.connection().execute(async (conn) => {
+    const floorReadAt = Date.now();
+    const caughtUp = await this.db.connection().execute(async (conn) => {
       const key = costRollupLockKey(this.database);
       await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
       try {
@@ -160,10 +154,12 @@ export class CostRollup implements CostRollupReader {
           done = floor;
           await conn.updateTable('cost_rollup_state').set({ done_seq: done, planned_seq: null, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
         }
+        return floor >= done;
       } finally {
         await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
       }
     });
+    if (caughtUp) rollupCaughtUp(floorReadAt);
   }
 
   /** The folded sequence (-1: none yet); finishes a step a crash interrupted. */
@@ -289,7 +285,7 @@ export async function markCostsStale(db: Db, chDatabase: string, environmentId: 
 }
 
 /** The earliest stale time per environment of a set of marks (pure). */
-export function earliestPerEnvironment(marks: readonly { environment_id: string; from_ts: Date | string }[]): Map<string, Date> {
+function earliestPerEnvironment(marks: readonly { environment_id: string; from_ts: Date | string }[]): Map<string, Date> {
   const out = new Map<string, Date>();
   for (const m of marks) {
     const t = new Date(m.from_ts);

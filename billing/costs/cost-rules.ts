@@ -15,21 +15,21 @@ import { markCostsStale } from './cost-rollup.ts';
  * actions never change, unless the change is explicitly backdated (`reallocate: true`).
  */
 export const COST_BASES = ['per_input_token', 'per_output_token', 'per_total_token', 'per_api_call', 'per_action', 'per_unit'] as const;
-export type CostBasis = (typeof COST_BASES)[number];
+type CostBasis = (typeof COST_BASES)[number];
 export { COST_CATEGORIES };
-export type CostCategory = (typeof COST_CATEGORIES)[number];
+type CostCategory = (typeof COST_CATEGORIES)[number];
 
 /** How far in the past an effective time may be without `reallocate: true`. */
-export const BACKDATE_TOLERANCE_MS = 5 * 60_000;
+const BACKDATE_TOLERANCE_MS = 5 * 60_000;
 /** Rates stay below this, so quantity x rate fits ClickHouse's Decimal(38, 18) intermediate. */
-export const MAX_RATE = '1000000';
+const MAX_RATE = '1000000';
 /** Most rates one rule carries (one per model). */
 const MAX_MODEL_RATES = 500;
 
 const Rate = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], { errorMessage: 'must be a non-negative decimal (number or string) with at most 12 decimals' });
 const Name = Type.String({ minLength: 1, maxLength: 200, errorMessage: 'must be a string of 1 to 200 characters' });
 
-export const CostRuleFields = {
+const CostRuleFields = {
   name: Name,
   category: Type.Union(COST_CATEGORIES.map((c) => Type.Literal(c)), { errorMessage: 'must be llm, api or infrastructure' }),
   currency: Type.String({ minLength: 3, maxLength: 3, errorMessage: 'must be an ISO 4217 code such as USD' }),
@@ -59,7 +59,7 @@ export const CostRuleUpdate = Type.Partial(CostRuleCreate);
 export type CostRuleUpdate = Static<typeof CostRuleUpdate>;
 
 /** One stored version of a rule (ClickHouse row, decimals as strings). */
-export interface CostRuleVersion extends RuleVersion {
+interface CostRuleVersion extends RuleVersion {
   name: string;
   category: CostCategory;
   currency: string;
@@ -72,7 +72,7 @@ export interface CostRuleVersion extends RuleVersion {
 }
 
 /** A rule as the API shows it: the current (or last) version and its history. */
-export interface CostRuleView extends RuleView {
+interface CostRuleView extends RuleView {
   name: string;
   category: CostCategory;
   currency: string;
@@ -85,7 +85,7 @@ export interface CostRuleView extends RuleView {
 }
 
 /** A rate as a canonical decimal string; a validation error names the field otherwise. */
-export function parseRate(v: unknown, path: string): string {
+function parseRate(v: unknown, path: string): string {
   const d = tryParseDecimal(v);
   if (d === null || d.isNegative() || d.decimalPlaces() > 12 || d.gte(MAX_RATE)) {
     const message = `${path} must be a non-negative decimal below ${MAX_RATE} with at most 12 decimals`;

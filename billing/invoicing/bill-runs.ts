@@ -11,7 +11,7 @@ import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { Invoicing } from './context.ts';
 import { billableSubscriptionIds, generateInvoice, generationFailure, lastEndedPeriod, type GenerationFailure } from './generate.ts';
@@ -23,14 +23,14 @@ const log = logger('bill-runs');
 type BillRunRow = Selectable<BillRunsTable>;
 
 /** Subscriptions generated at once in a bill run (each holds at most one Postgres connection at a time, plus short reads). */
-export const BILL_RUN_CONCURRENCY = 4;
+const BILL_RUN_CONCURRENCY = 4;
 
 /**
  * First key of the session advisory lock a running bill run holds (the second is
  * `hashtext(id)`): a 'running' row whose lock is free has no live run behind it (its
  * process died, or Postgres restarted under it) and is marked failed by the next run.
  */
-export const BILL_RUN_LOCK_CLASS = 734_190;
+const BILL_RUN_LOCK_CLASS = 734_190;
 
 /** How long a run retries recording its result while Postgres is unreachable. */
 const RECORD_RETRY_MS = 20_000;
@@ -44,7 +44,7 @@ async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-export function billRunView(r: BillRunRow, invoiceIds?: string[]) {
+function billRunView(r: BillRunRow, invoiceIds?: string[]) {
   return {
     id: r.id,
     bill_run_id: r.id,
@@ -123,7 +123,7 @@ async function execute(inv: Invoicing, runId: string, environmentId: string, bil
         t.considered++;
         try {
           const subject = await loadSubject(db, environmentId, id);
-          const r = await generateInvoice(inv, subject, lastEndedPeriod(subject, billingDate), { billRunId: run.id });
+          const r = await generateInvoice(inv, subject, lastEndedPeriod(subject, billingDate), { billRunId: run.id, source: 'bill_run' });
           if (!r.invoice) {
             t.skipped++;
             return;
@@ -216,11 +216,8 @@ async function failAbandonedRuns(db: Db, conn: Db, environmentId: string, now: D
 
 export async function listBillRuns(inv: Invoicing, environmentId: string, page: Page) {
   const q = inv.db.selectFrom('bill_runs').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map((r) => billRunView(r)), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map((r) => billRunView(r)), total };
 }
 
 export async function getBillRun(inv: Invoicing, environmentId: string, id: string) {

@@ -29,6 +29,7 @@
  */
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { countInvoiceFinalized, countInvoiceGenerated } from '../metrics.ts';
 import { Dec, formatDecimal, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { invoiceEventData } from '../webhooks/payloads.ts';
@@ -39,7 +40,7 @@ import { assignNumber, getInvoiceRow, invoiceView, lineValues, linesOf, slotHead
 const DAY_MS = 86_400_000;
 
 /** The answer of a correction: the credit note (null for a void invoice) and the replacement, with their lines. */
-export interface CorrectionResult {
+interface CorrectionResult {
   corrected_invoice_id: string;
   credit_note: ReturnType<typeof invoiceView> | null;
   invoice: ReturnType<typeof invoiceView>;
@@ -94,7 +95,7 @@ function comparable(l: {
 }
 
 /** Whether the stored lines equal the re-rated ones, field by field. */
-export function sameLines(stored: readonly LineRow[], rerated: readonly LineValues[]): boolean {
+function sameLines(stored: readonly LineRow[], rerated: readonly LineValues[]): boolean {
   if (stored.length !== rerated.length) return false;
   const a = stored.map((l) => comparable({ ...l, invoice_id: undefined } as never));
   const b = rerated.map((l) => comparable({ ...l, invoice_id: undefined, tiers: json(l.tiers), detail: json(l.detail), usage_query: json(l.usage_query) } as never));
@@ -103,26 +104,19 @@ export function sameLines(stored: readonly LineRow[], rerated: readonly LineValu
 
 const conflict = (message: string) => new AppError('conflict', message);
 
-/** The full reversal of `head`'s lines. */
+/** A jsonb column's value as the JSON text that writes it back (null stays null). */
+const jsonText = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** The full reversal of `head`'s lines: each stored line under the credit note, quantity and amount negated. */
 function reversedLines(creditNoteId: string, lines: readonly LineRow[], currency: string) {
   return lines.map((l) => ({
+    ...l,
     invoice_id: creditNoteId,
-    position: l.position,
-    charge_id: l.charge_id,
-    charge_name: l.charge_name,
-    model: l.model,
-    charge_type: l.charge_type,
-    unit: l.unit,
     quantity: formatDecimal(new Dec(l.quantity).neg()),
-    unit_price: l.unit_price,
-    tiers: l.tiers === null || l.tiers === undefined ? null : JSON.stringify(l.tiers),
-    detail: JSON.stringify(l.detail),
-    proration: l.proration,
     amount: formatMoney(new Dec(l.amount).neg(), currency),
-    agent_instance_id: l.agent_instance_id,
-    service_start: l.service_start,
-    service_end: l.service_end,
-    usage_query: l.usage_query === null || l.usage_query === undefined ? null : JSON.stringify(l.usage_query),
+    tiers: jsonText(l.tiers),
+    detail: JSON.stringify(l.detail),
+    usage_query: jsonText(l.usage_query),
   }));
 }
 
@@ -176,7 +170,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
   const rated = await rateSubscription(inv, subject, period);
   const now = inv.now();
 
-  return inv.db.transaction().execute(async (tx) => {
+  const result = await inv.db.transaction().execute(async (tx) => {
     await tx.selectFrom('subscriptions').select('id').where('id', '=', row.subscription_id).forUpdate().executeTakeFirstOrThrow();
     const head = await slotHead(tx, row.subscription_id, row.period_start).forUpdate().executeTakeFirstOrThrow();
     if (head.status === 'draft') throw conflict(`invoice ${head.id} is a draft: drafts are re-rated, not corrected`);
@@ -234,4 +228,8 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       invoice: invoiceView(replacement, await linesOf(tx, replacement.id)),
     };
   });
+  // The replacement is an invoice, issued finalized (the credit note is not counted).
+  countInvoiceGenerated('correction');
+  countInvoiceFinalized('correction');
+  return result;
 }

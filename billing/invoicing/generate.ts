@@ -6,6 +6,8 @@
 import type { Db } from '../../shared/db/postgres.ts';
 import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
+import type { InvoiceStatus } from '../../shared/db/schema.ts';
+import { countInvoiceFinalized, countInvoiceGenerated, type InvoiceSource } from '../metrics.ts';
 import { periodContaining, periodFromLabel, previousPeriod, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
@@ -13,12 +15,14 @@ import { BatchedUsage } from './batched-usage.ts';
 import { assignNumber, findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
 
 /** Result of generating one (subscription, period): `skipped` when the subscription was not billable in the period. */
-export type GenerateResult =
+type GenerateResult =
   | { outcome: StoreOutcome; invoice: ReturnType<typeof invoiceView> & { id: string } }
   | { outcome: 'skipped'; invoice: null };
 
 /** Options of {@link generateInvoice}. */
-export interface GenerateOptions {
+interface GenerateOptions {
+  /** What asks for the invoice (the invoice metrics' `source`). */
+  source: InvoiceSource;
   finalize?: boolean;
   billRunId?: string | null;
 }
@@ -26,15 +30,16 @@ export interface GenerateOptions {
 /**
  * Generates (or re-rates a draft of) the invoice of one subscription for one period.
  * Finalized, paid and void invoices are returned unchanged without querying usage.
+ * Counts, under `opts.source`, an invoice it created and a draft it finalized.
  */
-export async function generateInvoice(inv: Invoicing, subject: BillingSubject, period: Period, opts: GenerateOptions = {}): Promise<GenerateResult> {
+export async function generateInvoice(inv: Invoicing, subject: BillingSubject, period: Period, opts: GenerateOptions): Promise<GenerateResult> {
   const existing = await findInvoice(inv.db, subject.sub.id, period.start);
   if (existing && existing.status !== 'draft') return { outcome: 'unchanged', invoice: invoiceView(existing) };
   const rated = await rateSubscription(inv, subject, period);
   if (!rated) {
     if (!existing) return { outcome: 'skipped', invoice: null };
     // No longer billable in the period (e.g. a cancel dated back): the draft stays as rated, and is frozen when asked.
-    const row = opts.finalize ? await finalizeAsIs(inv, existing.id) : existing;
+    const row = opts.finalize ? await finalizeAsIs(inv, existing.id, opts.source) : existing;
     return { outcome: 'unchanged', invoice: invoiceView(row) };
   }
   const { invoice, outcome } = await storeInvoice(inv.db, rated, {
@@ -44,15 +49,26 @@ export async function generateInvoice(inv: Invoicing, subject: BillingSubject, p
     finalize: opts.finalize ?? false,
     billRunId: opts.billRunId ?? null,
   });
+  countStored(opts.source, outcome, invoice.status);
   return { outcome, invoice: invoiceView(invoice) };
 }
 
-async function finalizeAsIs(inv: Invoicing, invoiceId: string) {
+/** The invoice metrics of one store: an invoice created, and one that left draft finalized (created so, or a draft updated so). */
+function countStored(source: InvoiceSource, outcome: StoreOutcome, status: InvoiceStatus): void {
+  if (outcome === 'created') countInvoiceGenerated(source);
+  if (outcome !== 'unchanged' && status === 'finalized') countInvoiceFinalized(source);
+}
+
+/** Finalizes a draft as it stands (counted when this call moved it). */
+async function finalizeAsIs(inv: Invoicing, invoiceId: string, source: InvoiceSource) {
   const now = inv.now();
-  return inv.db.transaction().execute(async (tx) => {
+  const { row, moved } = await inv.db.transaction().execute(async (tx) => {
     const row = await tx.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
-    return row ? assignNumber(tx, row) : tx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow();
+    if (row) return { row: await assignNumber(tx, row), moved: true };
+    return { row: await tx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow(), moved: false };
   });
+  if (moved) countInvoiceFinalized(source);
+  return row;
 }
 
 /** Subscriptions of an environment that may have billable time (drafts never do), optionally of one account. */
@@ -63,7 +79,7 @@ export async function billableSubscriptionIds(db: Db, environmentId: string, acc
 }
 
 /** The billing period of a YYYY-MM label in a subscription's cycle; a period that has not started yet is a 400. */
-export function periodOfLabel(label: string, subject: BillingSubject, now: Date): Period {
+function periodOfLabel(label: string, subject: BillingSubject, now: Date): Period {
   const period = periodFromLabel(label, subject.cycle);
   if (new Date(period.start) > now) {
     throw new AppError('validation_failed', `billing_period ${label} has not started yet`, { details: [{ path: 'billing_period', message: 'billing_period must not be in the future' }] });
@@ -91,7 +107,7 @@ export async function generateForPeriod(base: Invoicing, environmentId: string, 
     const subject = await loadSubject(inv.db, environmentId, id);
     const period = periodOfLabel(label, subject, now);
     try {
-      const r = await generateInvoice(inv, subject, period);
+      const r = await generateInvoice(inv, subject, period, { source: 'api' });
       if (r.invoice) invoices.push({ ...r.invoice, generation: r.outcome });
     } catch (err) {
       // An outage stops the request (503, retry); a subscription that cannot be rated is
@@ -141,11 +157,11 @@ export async function previewInvoice(inv: Invoicing, environmentId: string, subs
 }
 
 /** Finalizes a draft now (re-rated first so late events land on it); a finalized invoice is returned as is. */
-export async function finalizeInvoice(inv: Invoicing, environmentId: string, invoiceId: string) {
+export async function finalizeInvoice(inv: Invoicing, environmentId: string, invoiceId: string, source: InvoiceSource) {
   const row = await getInvoiceRow(inv.db, environmentId, invoiceId);
   if (row.status === 'finalized') return row.id;
   if (row.status !== 'draft') throw new AppError('conflict', `cannot finalize an invoice that is ${row.status} (allowed from: draft)`);
   const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
-  await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true });
+  await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true, source });
   return row.id;
 }

@@ -8,8 +8,8 @@ import type { Invoicing, UsageSource } from './context.ts';
 import { inlineRater, poolRater } from './rater.ts';
 
 export { parseInvoicingConfig, type InvoicingConfig } from './config.ts';
-export type { Invoicing, UsageSource } from './context.ts';
-export { startScheduler, schedulerTick, runSchedulerPass } from './scheduler.ts';
+export type { Invoicing } from './context.ts';
+export { startScheduler, runSchedulerPass } from './scheduler.ts';
 
 /** Builds the invoicing context; rating runs on piscina workers unless `inline` (tests). */
 export function createInvoicing(opts: { db: Db; usage: UsageSource; config: InvoicingConfig; now?: () => Date; inline?: boolean }): Invoicing {

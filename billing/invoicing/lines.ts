@@ -15,7 +15,7 @@ export interface MeasuredSegment extends PlanSegment {
 }
 
 /** The usage query behind one usage line. */
-export interface LineUsageQuery {
+interface LineUsageQuery {
   from: string;
   to: string;
   scope: UsageScope;

@@ -100,7 +100,7 @@ async function oneTimeAlreadyBilled(db: Db, subscriptionId: string, periodStart:
 }
 
 /** Whose usage the subscription bills: its listed agent instances, else every event of its account. */
-export function scopeOf(subject: BillingSubject): UsageScope {
+function scopeOf(subject: BillingSubject): UsageScope {
   return subject.agentInstanceIds.length ? { agent_instance_ids: subject.agentInstanceIds } : { account_id: subject.sub.account_id };
 }
 

@@ -27,7 +27,7 @@ export function inlineRater(): Rater {
 }
 
 /** Options of {@link poolRater}. */
-export interface PoolRaterOptions {
+interface PoolRaterOptions {
   /** Worker threads (at least 1). */
   threads: number;
   /** Tasks waiting for a thread beyond which `rate` fails with a 503. */

@@ -6,7 +6,7 @@
 import { rateSegments, type RateSegmentsInput, type RateSegmentsResult } from '../rating/index.ts';
 
 /** Why a task's input could not be rated (RatingError, MoneyError or PeriodError). */
-export interface RatingRejection {
+interface RatingRejection {
   name: string;
   /** The offending input field when known, e.g. "input.segments[0].usage.@tokens". */
   path: string;

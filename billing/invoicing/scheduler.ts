@@ -14,7 +14,7 @@
 import { sql } from 'kysely';
 import { logger } from '../../shared/log.ts';
 import { startLoop } from '../../shared/loop.ts';
-import { countInvoiceFinalized, countInvoiceGenerated, schedulerPassed, schedulerStarted } from '../metrics.ts';
+import { schedulerPassed, schedulerStarted } from '../metrics.ts';
 import { BILLING_CYCLES, periodContaining, previousPeriod } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { finalizeInvoice, generateInvoice } from './generate.ts';
@@ -27,7 +27,7 @@ const log = logger('billing-scheduler');
 export const SCHEDULER_LOCK_KEY = 7_341_902_115;
 
 /** What one tick did. */
-export interface TickReport {
+interface TickReport {
   /** False when another process held the lock. */
   ran: boolean;
   generated: number;
@@ -68,12 +68,9 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
       const finalize = now.getTime() >= new Date(due.period.end).getTime() + inv.config.graceMs;
-      const r = await generateInvoice(inv, subject, due.period, { finalize });
-      if (r.outcome === 'created') {
-        report.generated++;
-        countInvoiceGenerated('scheduler');
-        if (r.invoice.status === 'finalized') countInvoiceFinalized('scheduler');
-      } else report.skipped++;
+      const r = await generateInvoice(inv, subject, due.period, { finalize, source: 'scheduler' });
+      if (r.outcome === 'created') report.generated++;
+      else report.skipped++;
     } catch (err) {
       report.failures++;
       log.warn('scheduled generation failed', { subscription_id: due.subscriptionId, err });
@@ -82,9 +79,8 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   const drafts = await inv.db.selectFrom('invoices').select(['id', 'environment_id']).where('status', '=', 'draft').where('grace_until', '<=', now).orderBy('id').execute();
   for (const d of drafts) {
     try {
-      await finalizeInvoice(inv, d.environment_id, d.id);
+      await finalizeInvoice(inv, d.environment_id, d.id, 'scheduler');
       report.finalized++;
-      countInvoiceFinalized('scheduler');
     } catch (err) {
       report.failures++;
       log.warn('scheduled finalization failed', { invoice_id: d.id, err });

@@ -9,7 +9,7 @@ import { periodContaining, periodFromLabel, type ChargeModelKind, type Canonical
 import type { Invoicing } from './context.ts';
 
 /** Input of {@link simulateCharges}; `usageField` names the body field in errors (usage or usage_data). */
-export interface SimulateInput {
+interface SimulateInput {
   ratePlanId: string;
   usage: Usage;
   usageField: 'usage' | 'usage_data';

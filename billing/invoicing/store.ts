@@ -25,7 +25,7 @@ import type { Database, InvoiceKind, InvoiceStatus, InvoicesTable, InvoiceLinesT
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { Dec, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
@@ -41,7 +41,7 @@ const DAY_MS = 86_400_000;
 export type StoreOutcome = 'created' | 'updated' | 'unchanged';
 
 /** Options of {@link storeInvoice}. */
-export interface StoreOptions {
+interface StoreOptions {
   now: Date;
   graceMs: number;
   netDays: number;
@@ -174,7 +174,7 @@ export async function findInvoice(db: Db, subscriptionId: string, periodStart: s
 }
 
 /** One line as the API shows it. */
-export function lineView(l: LineRow) {
+function lineView(l: LineRow) {
   const detail = l.detail as Record<string, unknown>;
   return {
     position: l.position,
@@ -198,7 +198,7 @@ export function lineView(l: LineRow) {
 }
 
 /** The documents that corrected an invoice (derived by query; the invoice row itself is never updated). */
-export interface CorrectedBy {
+interface CorrectedBy {
   /** The replacement invoice. */
   invoice_id: string;
   /** The credit note that reversed it (null when the corrected invoice was void). */
@@ -255,7 +255,7 @@ export async function linesOf(db: Db | Tx, invoiceId: string): Promise<LineRow[]
 }
 
 /** Which of these invoices were corrected, and by which documents (one query). */
-export async function correctionsOf(db: Db | Tx, ids: readonly string[]): Promise<Map<string, CorrectedBy>> {
+async function correctionsOf(db: Db | Tx, ids: readonly string[]): Promise<Map<string, CorrectedBy>> {
   const out = new Map<string, CorrectedBy>();
   if (ids.length === 0) return out;
   const rows = await db
@@ -299,16 +299,13 @@ export async function listInvoices(db: Db, environmentId: string, filter: Invoic
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.subscription_id) q = q.where('subscription_id', '=', filter.subscription_id);
   if (filter.kind) q = q.where('kind', '=', filter.kind);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
   const corrections = await correctionsOf(db, rows.map((r) => r.id));
-  return { rows: rows.map((r) => invoiceView(r, undefined, corrections.get(r.id) ?? null)), total: Number(count.n) };
+  return { rows: rows.map((r) => invoiceView(r, undefined, corrections.get(r.id) ?? null)), total };
 }
 
 /** Input of a payment. */
-export interface PaymentInput {
+interface PaymentInput {
   amount?: string;
   reference?: string;
   paid_at?: Date;

@@ -12,13 +12,13 @@ import type { InvoiceView } from './store.ts';
 
 type Row = Selectable<InvoiceTemplatesTable>;
 
-export interface TemplateData {
+interface TemplateData {
   company_name?: string;
   logo_url?: string;
   [k: string]: unknown;
 }
 
-export function templateView(r: Row) {
+function templateView(r: Row) {
   return { id: r.id, name: r.name, template_data: r.template_data, is_active: r.is_active, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 

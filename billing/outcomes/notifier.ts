@@ -24,7 +24,7 @@ export function parseOutcomeNotifierConfig(env: Env): OutcomeNotifierConfig {
 }
 
 /** The sink's ack floor (shared/nats/connection.ts `sinkAckFloor`): sequences up to it are in ClickHouse. */
-export type AckFloor = () => Promise<number>;
+type AckFloor = () => Promise<number>;
 
 const CURSOR = 'outcome_completed_seq';
 /** The last outcome read: (stream_seq, environment, agent, event id), and the history cut-off. */

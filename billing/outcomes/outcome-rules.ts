@@ -49,7 +49,7 @@ interface Version extends RuleVersion {
   value_field: string;
 }
 
-export interface OutcomeRuleView extends RuleView {
+interface OutcomeRuleView extends RuleView {
   name: string;
   action_type: string;
   metadata_match: Record<string, unknown>;

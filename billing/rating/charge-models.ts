@@ -33,17 +33,17 @@ import { CHARGE_MODEL_KINDS, CHARGE_MODEL_SPELLINGS, USAGE_KINDS, chargeModel, d
 import type { CanonicalPricing, ChargeModelKind, ChargeType, PricingStrategy, RatedCharge, Result, UnitOfMeasure, ValidationIssue } from './types.ts';
 import { Ctx, type Raw, nonNegative, pick, schemaErrors } from './validation-kit.ts';
 
-export type { CanonicalPricing, ChargeModelKind, ChargeType, PricingStrategy, RatedCharge, Result, Tier, UnitOfMeasure, ValidationIssue } from './types.ts';
-export { CHARGE_MODEL_KINDS, CHARGE_MODEL_SPELLINGS, USAGE_KINDS, defaultChargeType } from './models/index.ts';
+export type { CanonicalPricing, ChargeModelKind, ChargeType, RatedCharge, Tier, UnitOfMeasure, ValidationIssue } from './types.ts';
+export { CHARGE_MODEL_KINDS, defaultChargeType } from './models/index.ts';
 
 /** All canonical charge types. */
-export const CHARGE_TYPES: readonly ChargeType[] = ['usage', 'recurring', 'one_time'];
+const CHARGE_TYPES: readonly ChargeType[] = ['usage', 'recurring', 'one_time'];
 
 /** All units of measure. */
-export const UNITS_OF_MEASURE: readonly UnitOfMeasure[] = ['@action', '@outcome', '@user', '@seat'];
+const UNITS_OF_MEASURE: readonly UnitOfMeasure[] = ['@action', '@outcome', '@user', '@seat'];
 
 /** Accepted input spellings of each charge type. */
-export const CHARGE_TYPE_SPELLINGS: Readonly<Record<ChargeType, readonly string[]>> = {
+const CHARGE_TYPE_SPELLINGS: Readonly<Record<ChargeType, readonly string[]>> = {
   usage: ['usage', 'usage_based', 'metered'],
   recurring: ['recurring'],
   one_time: ['one_time', 'onetime'],
@@ -81,13 +81,13 @@ export function normalizeUnitOfMeasure(input: unknown): UnitOfMeasure | null {
 }
 
 /** A charge model after validation. */
-export interface ChargeModelDef {
+interface ChargeModelDef {
   type: ChargeModelKind;
   pricing_strategy: PricingStrategy;
 }
 
 /** Raw input of {@link buildRatedCharge}: charge model fields plus charge fields, as clients send them. */
-export interface RatedChargeInput {
+interface RatedChargeInput {
   id: string;
   name: string;
   /** Charge model `type` (any accepted spelling). */

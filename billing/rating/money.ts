@@ -30,7 +30,7 @@ export const Dec = Decimal.clone({
 export type Dec = InstanceType<typeof Dec>;
 
 /** Anything accepted where a decimal is expected: a finite JS number or a decimal string ("12", "-0.5", "2e-6"). */
-export type DecimalInput = number | string;
+type DecimalInput = number | string;
 
 /** Thrown on malformed decimals or currency codes. `path` names the offending input field when known. */
 export class MoneyError extends Error {

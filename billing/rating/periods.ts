@@ -12,7 +12,7 @@ export type BillingCycle = 'monthly' | 'quarterly' | 'annual';
 export const BILLING_CYCLES: readonly BillingCycle[] = ['monthly', 'quarterly', 'annual'];
 
 /** Accepted input spellings (case-insensitive) of each cycle. */
-export const BILLING_CYCLE_SPELLINGS: Readonly<Record<BillingCycle, readonly string[]>> = {
+const BILLING_CYCLE_SPELLINGS: Readonly<Record<BillingCycle, readonly string[]>> = {
   monthly: ['monthly', 'month'],
   quarterly: ['quarterly', 'quarter'],
   annual: ['annual', 'annually', 'yearly', 'year'],

@@ -29,8 +29,8 @@ import { type Period, prorationRatio, toEpochMs, toIso } from './periods.ts';
 import { type ChargeWindow, RatingError, Rounder, type UnitUsage, type Window, num } from './rating-kit.ts';
 import type { InvoiceLine, PricingOf, RatedCharge, UnitOfMeasure } from './types.ts';
 
-export type { AppliedTier, DiscountDetail, InvoiceLine, OverageDetail } from './types.ts';
-export { RatingError, tieredBands, volumeBand } from './rating-kit.ts';
+export type { InvoiceLine } from './types.ts';
+export { RatingError } from './rating-kit.ts';
 
 /** Usage of one unit split by agent instance; `total` defaults to the sum (a larger total leaves an unattributed remainder). */
 export interface UsageBreakdown {
@@ -39,7 +39,7 @@ export interface UsageBreakdown {
 }
 
 /** Quantity of one unit: a decimal string (or number), or a per-agent-instance breakdown. */
-export type UsageQuantity = string | number | UsageBreakdown;
+type UsageQuantity = string | number | UsageBreakdown;
 
 /** Usage of a period per unit of measure (keys in any accepted spelling, e.g. "@action"). */
 export type Usage = Partial<Record<UnitOfMeasure, UsageQuantity>>;
@@ -56,7 +56,7 @@ export interface RateInput {
 }
 
 /** Output of {@link rate}. */
-export interface RateResult {
+interface RateResult {
   currency: string;
   lines: InvoiceLine[];
   /** Sum of the charge lines. */
@@ -68,7 +68,7 @@ export interface RateResult {
 }
 
 /** One segment of a period for {@link rateSegments}: [from, to), the charges in force, and the usage within it. */
-export interface RateSegment {
+interface RateSegment {
   from: string;
   to: string;
   charges: RatedCharge[];
@@ -83,7 +83,7 @@ export interface RateSegmentsInput {
 }
 
 /** One rated segment. */
-export interface SegmentResult extends RateResult {
+interface SegmentResult extends RateResult {
   from: string;
   to: string;
   /** Fraction of the period the segment covers. */

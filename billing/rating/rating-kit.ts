@@ -42,7 +42,7 @@ export function packagesOf(q: Dec, size: Dec): Dec {
  * as under per_unit; quantities are never rounded), or whole packages of `counter`
  * units (partial packages round up, as package pricing does).
  */
-export function unitsOrPackages(units: Dec, counter: Dec): Dec {
+function unitsOrPackages(units: Dec, counter: Dec): Dec {
   return counter.eq(1) ? units : packagesOf(units, counter);
 }
 
@@ -55,7 +55,7 @@ export interface UnitUsage {
 }
 
 /** Canonical tiers as numeric bands: lower = units before the band, upper = units up to its end (null = unbounded). */
-export function bands(tiers: readonly Tier[], path: string) {
+function bands(tiers: readonly Tier[], path: string) {
   if (!tiers.length) throw new RatingError(path, 'tiers must contain at least one tier');
   return tiers.map((t, i) => {
     const start = num(t.start, `${path}[${i}].start`);
@@ -73,11 +73,6 @@ export function bands(tiers: readonly Tier[], path: string) {
       counter,
     };
   });
-}
-
-/** Graduated tiers: every band with units, priced at its own rate. Exported for simulations and tests. */
-export function tieredBands(tiers: readonly Tier[], quantity: string): AppliedTier[] {
-  return tieredBandsBetween(tiers, new Dec(0), num(quantity, 'quantity', { nonNegative: true }));
 }
 
 /**
@@ -175,7 +170,7 @@ export class Rounder {
 }
 
 /** The fields every line of a charge starts with (in this order). */
-export type LineBase = Pick<InvoiceLine, 'charge_id' | 'charge_name' | 'model' | 'charge_type' | 'unit' | 'service_period'>;
+type LineBase = Pick<InvoiceLine, 'charge_id' | 'charge_name' | 'model' | 'charge_type' | 'unit' | 'service_period'>;
 
 /**
  * What a model's `rate` sees of one window. Tiers, volume bands, packages and included

@@ -97,7 +97,7 @@ export interface AppliedTier {
 }
 
 /** Detail of an overage line (exact, unrounded parts). */
-export interface OverageDetail {
+interface OverageDetail {
   base_fee: string;
   included_units: string;
   overage_quantity: string;
@@ -106,7 +106,7 @@ export interface OverageDetail {
 }
 
 /** Detail of a discount line. */
-export interface DiscountDetail {
+interface DiscountDetail {
   /** Charge id the discount targeted, or null for the whole invoice. */
   applies_to: string | null;
   percent: string | null;

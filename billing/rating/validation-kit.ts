@@ -1,7 +1,7 @@
 /**
  * Building blocks the charge model modules (models/*.ts) use to validate pricing
  * input: an error collector ({@link Ctx}), field pickers and checks, tier lists, and
- * TypeBox error formatting. Pure; imports neither the registry nor charge-models.ts.
+ * the wording of TypeBox errors. Pure; imports neither the registry nor charge-models.ts.
  *
  * Tier semantics: `start` is the first unit of the band (inclusive) and the band ends
  * where the next tier starts. Input may be 0-based or 1-based, told by the FIRST
@@ -12,7 +12,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { fieldProblems } from '../../shared/validation/typebox-errors.ts';
 import { Dec, formatDecimal, tryParseDecimal } from './money.ts';
 import type { ChargeModelKind, Tier, ValidationIssue } from './types.ts';
 
@@ -31,31 +31,16 @@ export class Ctx {
   }
 }
 
-/** Converts a TypeBox JSON pointer ("/tiers/0/price") into "prefix.tiers[0].price". */
-function joinPath(prefix: string, pointer: string): string {
-  let out = prefix;
-  for (const seg of pointer.split('/').slice(1)) {
-    const key = seg.replace(/~1/g, '/').replace(/~0/g, '~');
-    out += /^\d+$/.test(key) ? `[${key}]` : out ? `.${key}` : key;
-  }
-  return out;
-}
-
-/** Structure errors of `value` against a compiled schema, one per path, named like the semantic messages. */
+/**
+ * Structure errors of `value` against a compiled schema, one per path (the shared
+ * reading of TypeBox's errors), each worded like the semantic messages: the field's last
+ * key ("price", "tiers[1]") then what is wrong with it.
+ */
 export function schemaErrors(check: TypeCheck<TSchema>, value: unknown, prefix: string): ValidationIssue[] {
-  const seen = new Set<string>();
-  const out: ValidationIssue[] = [];
-  for (const e of check.Errors(value)) {
-    const path = joinPath(prefix, e.path);
-    if (seen.has(path)) continue;
-    seen.add(path);
-    const custom = (e.schema as { errorMessage?: string }).errorMessage;
-    const message = e.type === ValueErrorType.ObjectRequiredProperty ? 'is required' : (custom ?? e.message);
-    // Name the field by its last key ("price", "tiers[1]"), as semantic messages do.
+  return fieldProblems(check.Errors(value), prefix).map(({ path, message }) => {
     const name = /([A-Za-z_][\w]*(?:\[\d+\])*)$/.exec(path)?.[1] ?? (path || 'value');
-    out.push({ path, message: `${name} ${message}` });
-  }
-  return out;
+    return { path, message: `${name} ${message}` };
+  });
 }
 
 /** First present field among `names`: its name and value. */

@@ -11,7 +11,7 @@ import type { Granularity } from '../report-periods.ts';
 
 const log = logger('pnl-analyses');
 
-export interface AnalysisRequest {
+interface AnalysisRequest {
   analysisType: 'agent' | 'customer' | 'environment';
   agentInstanceId?: string;
   accountId?: string;
@@ -41,12 +41,12 @@ export function analysisView(r: Selectable<PnlAnalysesTable>) {
 }
 
 /** A pending analysis no process claimed for this long was left by a process that stopped. */
-export const ORPHANED_PENDING_MS = 60_000;
+const ORPHANED_PENDING_MS = 60_000;
 /** A running analysis this old was left by a process that stopped (analyses take seconds). */
-export const ORPHANED_RUNNING_MS = 10 * 60_000;
+const ORPHANED_RUNNING_MS = 10 * 60_000;
 
 /** Whether an analysis was abandoned by the process that ran it (pure). */
-export function isOrphaned(r: { status: string; created_at: Date; started_at: Date | null }, now: number): boolean {
+function isOrphaned(r: { status: string; created_at: Date; started_at: Date | null }, now: number): boolean {
   if (r.status === 'pending') return new Date(r.created_at).getTime() < now - ORPHANED_PENDING_MS;
   if (r.status === 'running') return r.started_at !== null && new Date(r.started_at).getTime() < now - ORPHANED_RUNNING_MS;
   return false;

@@ -7,7 +7,7 @@ import { Dec, formatDecimal } from '../rating/money.ts';
 
 const DAY_MS = 86_400_000;
 
-export interface EmbedLine {
+interface EmbedLine {
   amount: string;
   service_start: Date;
   service_end: Date;

@@ -6,10 +6,10 @@ import { Dec, formatDecimal } from '../rating/money.ts';
 import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from '../report-periods.ts';
 import { loadRevenue, revenueEntries, type RevenueEntry } from './revenue.ts';
 
-export type PnlGroup = 'none' | 'agent' | 'customer';
-export type CostsView = 'blended' | 'itemized';
+type PnlGroup = 'none' | 'agent' | 'customer';
+type CostsView = 'blended' | 'itemized';
 
-export interface PnlFigures {
+interface PnlFigures {
   currency: string;
   revenue: string;
   costs: string;
@@ -19,7 +19,7 @@ export interface PnlFigures {
   margin_percent: string | null;
 }
 
-export interface PnlRow extends PnlFigures {
+interface PnlRow extends PnlFigures {
   period: string;
   period_start: string;
   period_end: string;
@@ -91,7 +91,7 @@ export function combinePnl(revenue: readonly RevenueEntry[], costs: readonly Cos
   return { rows: out, totals: [...totals.values()].map((a) => figures(a, view)).sort((a, b) => compareText(a.currency, b.currency)) };
 }
 
-export interface PnlQuery {
+interface PnlQuery {
   environmentId: string;
   from: Date;
   to: Date;

@@ -36,7 +36,7 @@ export interface RevenueInvoice {
   lines: { agent_instance_id: string | null; rate_plan_id: string | null; amount: string }[];
 }
 
-export interface RevenueMaps {
+interface RevenueMaps {
   /** rate plan id -> product id */
   productOfPlan: ReadonlyMap<string, string>;
   /** agent instance id -> agent type id (or null) */
@@ -92,7 +92,7 @@ export function totalsByCurrency(rows: readonly { currency: string; amount: stri
   return Object.fromEntries([...sums.entries()].sort(([a], [b]) => compareText(a, b)).map(([c, d]) => [c, format(d, c)]));
 }
 
-export interface RevenueScope {
+interface RevenueScope {
   environmentId: string;
   from: Date;
   to: Date;

@@ -24,7 +24,7 @@ import { AppError, isUnavailableError } from '../../shared/errors.ts';
  */
 
 /** The names an analyst queries, each the environment's rows of Tally's table (rule tables read FINAL). */
-export const SQL_TABLES: Readonly<Record<string, { final?: boolean }>> = {
+const SQL_TABLES: Readonly<Record<string, { final?: boolean }>> = {
   actions: {},
   outcomes: {},
   cost_rules: { final: true },
@@ -47,7 +47,7 @@ export type SqlFormat = keyof typeof SQL_FORMATS;
 export const SQL_FORMAT_NAMES = Object.keys(SQL_FORMATS) as SqlFormat[];
 
 /** Limits of every analyst query (ClickHouse settings, fixed: a query may set none). */
-export const SQL_LIMITS = {
+const SQL_LIMITS = {
   max_execution_time: 30,
   max_result_rows: 1_000_000,
   max_result_bytes: 100_000_000,
@@ -59,7 +59,7 @@ export const SQL_LIMITS = {
 const DENIED_FUNCTIONS = /^(file|joinget|joingetornull|dict[a-z0-9]*|hascolumnintable|getserversetting|getmergetreesetting|getmacro|catboostevaluate|naivebayesclassifier|showcertificate|filesystem[a-z]*)$/;
 const IN_FUNCTIONS = /^(global)?(not)?(null)?in$/;
 
-export interface SqlQuery {
+interface SqlQuery {
   database: string;
   environmentId: string;
   query: string;

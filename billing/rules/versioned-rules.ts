@@ -17,10 +17,10 @@ import { parseTimestamp } from '../../shared/time.ts';
 /** Open end of the current version (DateTime64 reaches 2299). */
 export const OPEN_END = '2299-12-31 00:00:00.000';
 /** Most active rules of one kind an environment may have. */
-export const MAX_RULES = 1000;
+const MAX_RULES = 1000;
 
 /** A time as ClickHouse's DateTime64(3) text ("2026-11-21 10:00:00.000", UTC). */
-export const chTime = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+const chTime = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 const msOf = (ch: string): number => Date.parse(ch.replace(' ', 'T') + 'Z');
 const isoOf = (ch: string): string => new Date(msOf(ch)).toISOString();
 const OPEN_END_MS = msOf(OPEN_END);

@@ -1,4 +1,5 @@
 import type { Db } from '../../shared/db/postgres.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import type { WebhookEvent } from './endpoints.ts';
@@ -37,20 +38,19 @@ export async function getDelivery(db: Db, environmentId: string, id: string) {
 }
 
 /** One page of an endpoint's deliveries, newest first, with their attempts. */
-export async function listDeliveries(db: Db, environmentId: string, endpointId: string, page: { offset: number; limit: number }) {
+export async function listDeliveries(db: Db, environmentId: string, endpointId: string, page: Page) {
   const endpoint = await db.selectFrom('webhook_endpoints').select('id').where('environment_id', '=', environmentId).where('id', '=', endpointId).executeTakeFirst();
   if (!endpoint) throw notFound('webhook', endpointId);
   const q = db.selectFrom('webhook_deliveries as d').where('d.endpoint_id', '=', endpointId);
-  const [rows, count] = await Promise.all([
-    q.innerJoin('webhook_events as e', 'e.id', 'd.event_id').selectAll('d').select(['e.event', 'e.body']).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageAndCount(q, page, (q) =>
+    q.innerJoin('webhook_events as e', 'e.id', 'd.event_id').selectAll('d').select(['e.event', 'e.body']).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc'),
+  );
   const attempts = rows.length
     ? await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempt').execute()
     : [];
   return {
     rows: rows.map((r) => ({ ...deliveryView(r), attempts: attempts.filter((a) => a.delivery_id === r.id).map(attemptView) })),
-    total: Number(count.n),
+    total,
   };
 }
 

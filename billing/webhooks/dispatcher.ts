@@ -12,9 +12,9 @@ const log = logger('webhooks');
 
 /** Waits before each retry after a failed attempt: 6 retries, then the delivery fails. */
 export const RETRY_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 6 * 60 * 60_000, 24 * 60 * 60_000] as const;
-export const ATTEMPT_TIMEOUT_MS = 30_000;
+const ATTEMPT_TIMEOUT_MS = 30_000;
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   /** The clock (tests move it instead of waiting 31 hours). */
   now?: () => Date;
   pollIntervalMs?: number;
@@ -24,7 +24,7 @@ export interface DispatcherOptions {
   allowPrivateTargets?: boolean;
 }
 
-export interface AttemptResult {
+interface AttemptResult {
   delivery_id: string;
   status: 'delivered' | 'pending' | 'failed';
   attempt: number;

@@ -3,7 +3,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { WebhookEndpointsTable } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId, randomToken } from '../../shared/ids.ts';
-import type { Page } from '../../shared/db/paging.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 
 /** The spec's webhook event names (Events). `*` subscribes an endpoint to all of them. */
@@ -19,7 +19,7 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** Fields of an endpoint accepted on create and update (the secret only on create and rotate). */
-export interface WebhookEndpointInput {
+interface WebhookEndpointInput {
   url?: string;
   events?: string[];
   description?: string | null;
@@ -27,7 +27,7 @@ export interface WebhookEndpointInput {
 }
 
 /** A new signing secret: `whsec_` then 40 random characters (~230 bits). */
-export function generateWebhookSecret(): string {
+function generateWebhookSecret(): string {
   return 'whsec_' + randomToken(40);
 }
 
@@ -38,7 +38,7 @@ function secretHint(secret: string): string {
 }
 
 /** An endpoint as the API returns it: never the secret, only a hint to tell secrets apart. */
-export function webhookEndpointView(r: Selectable<WebhookEndpointsTable>) {
+function webhookEndpointView(r: Selectable<WebhookEndpointsTable>) {
   return {
     id: r.id,
     url: r.url,
@@ -56,7 +56,7 @@ export function webhookEndpointView(r: Selectable<WebhookEndpointsTable>) {
  * Checks what the schema cannot: the URL parses as http(s) with a host, and `*` stands
  * alone in `events`. A 400 naming the field otherwise.
  */
-export function checkWebhookInput(input: WebhookEndpointInput): void {
+function checkWebhookInput(input: WebhookEndpointInput): void {
   if (input.url !== undefined) {
     let u: URL | undefined;
     try {
@@ -103,11 +103,8 @@ export async function createWebhookEndpoint(db: Db, environmentId: string, input
 /** One page of the environment's endpoints, oldest first, and the total count. */
 export async function listWebhookEndpoints(db: Db, environmentId: string, page: Page) {
   const q = db.selectFrom('webhook_endpoints').where('environment_id', '=', environmentId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    q.select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(webhookEndpointView), total: Number(count.n) };
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: rows.map(webhookEndpointView), total };
 }
 
 /** One endpoint of this environment, or 404. */

@@ -52,21 +52,21 @@ const LIVE_STATUSES = ['draft', 'active', 'paused'];
 /** The changes `subscription.updated` reports. */
 const SUBSCRIPTION_UPDATES = ['activated', 'paused', 'resumed', 'renewed', 'plan_changed'];
 
-export const SubscriptionCreatedData = subscriptionData({
+const SubscriptionCreatedData = subscriptionData({
   status: Type.Literal('draft', { description: 'its status: draft (created active, a subscription.updated `activated` follows)' }),
   previous_status: Null('null: it did not exist'),
   change: Type.Literal('created'),
   cancel_date: Null('null (cancelled only)'),
   reason: Null('null (cancelled only)'),
 });
-export const SubscriptionUpdatedData = subscriptionData({
+const SubscriptionUpdatedData = subscriptionData({
   status: OneOf(LIVE_STATUSES, 'its status after the change'),
   previous_status: OneOf(LIVE_STATUSES, 'its status before the change'),
   change: OneOf(SUBSCRIPTION_UPDATES, 'what changed (plan_changed carries from_rate_plan_id and to_rate_plan_id)'),
   cancel_date: Null('null (cancelled only)'),
   reason: Null('null (cancelled only)'),
 });
-export const SubscriptionCancelledData = subscriptionData({
+const SubscriptionCancelledData = subscriptionData({
   status: Type.Literal('cancelled'),
   previous_status: OneOf(LIVE_STATUSES, 'its status before the cancellation'),
   change: Type.Literal('cancelled'),
@@ -94,10 +94,10 @@ function invoiceData(status: TSchema) {
     { additionalProperties: false },
   );
 }
-export const InvoiceCreatedData = invoiceData(OneOf(['draft', 'finalized'], 'draft (final after the grace period) or finalized'));
-export const InvoicePaidData = invoiceData(Type.Literal('paid'));
+const InvoiceCreatedData = invoiceData(OneOf(['draft', 'finalized'], 'draft (final after the grace period) or finalized'));
+const InvoicePaidData = invoiceData(Type.Literal('paid'));
 
-export const OutcomeCompletedData = Type.Object(
+const OutcomeCompletedData = Type.Object(
   {
     event_id: Str('the outcome event’s id (as sent, or generated)'),
     agent_instance_id: Str('the agent instance'),
@@ -113,7 +113,7 @@ export const OutcomeCompletedData = Type.Object(
 );
 
 /** The schema of each event's `data`: one per event, for real and test deliveries alike. */
-export const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
+const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'subscription.created': SubscriptionCreatedData,
   'subscription.updated': SubscriptionUpdatedData,
   'subscription.cancelled': SubscriptionCancelledData,
@@ -124,15 +124,15 @@ export const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
 };
 
 /** The fields of every subscription event (the schemas above narrow them per event). */
-export type SubscriptionEventData = Omit<Static<typeof SubscriptionCancelledData>, 'status' | 'previous_status' | 'change' | 'cancel_date' | 'reason'> & {
+type SubscriptionEventData = Omit<Static<typeof SubscriptionCancelledData>, 'status' | 'previous_status' | 'change' | 'cancel_date' | 'reason'> & {
   status: string;
   previous_status: string | null;
   change: string;
   cancel_date: string | null;
   reason: string | null;
 };
-export type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind'> & { status: string; kind: string };
-export type OutcomeEventData = Static<typeof OutcomeCompletedData>;
+type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind'> & { status: string; kind: string };
+type OutcomeEventData = Static<typeof OutcomeCompletedData>;
 
 const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
 function checkOf(event: WebhookEvent): TypeCheck<TSchema> {

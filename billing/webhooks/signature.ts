@@ -18,7 +18,7 @@ const MAX_KEY_BYTES = 64;
  * secret (one given by the user without the prefix) is keyed with its characters.
  * Receivers pass a `whsec_` secret to their verifier as is, any other with `format: 'raw'`.
  */
-export function standardKey(secret: string): Buffer {
+function standardKey(secret: string): Buffer {
   return secret.startsWith(STANDARD_PREFIX) ? Buffer.from(secret.slice(STANDARD_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 

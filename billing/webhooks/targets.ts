@@ -126,7 +126,7 @@ const guardedLookup: net.LookupFunction = (hostname, options, callback) => {
   });
 };
 
-export interface PostResult {
+interface PostResult {
   statusCode: number | null;
   error: DeliveryFailure | null;
 }

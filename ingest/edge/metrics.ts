@@ -5,6 +5,11 @@ export const inflightEvents = { count: 0 };
 
 export const ingestMetrics = {
   events: new HotCounter('tally_ingest_events_total', 'Events answered by ingest, by kind and outcome (accepted, or the rejection code)', ['kind', 'outcome']),
+  pipelineEvents: new HotCounter(
+    'tally_ingest_pipeline_events_total',
+    'Events answered by ingest, by kind, pipeline step (decode, validate, normalize, resolve_agent, to_wire) and what the step did (passed, the rejection code, or duplicate: a copy of an id already in its batch, answered but sent once)',
+    ['kind', 'step', 'outcome'],
+  ),
   batches: new Counter({ name: 'tally_ingest_batches_published_total', help: 'Micro-batches acknowledged by JetStream', registers: [registry] }),
   publishFailures: new Counter({
     name: 'tally_ingest_publish_failures_total',

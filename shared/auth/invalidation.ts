@@ -3,7 +3,7 @@ import { logger } from '../log.ts';
 
 const log = logger('invalidation');
 
-export type Invalidation = { type: 'agent'; id: string } | { type: 'key'; hash: string } | { type: 'all' };
+type Invalidation = { type: 'agent'; id: string } | { type: 'key'; hash: string } | { type: 'all' };
 type Listener = (msg: Invalidation) => void;
 
 /**

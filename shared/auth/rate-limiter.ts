@@ -9,14 +9,14 @@ const log = logger('rate-limit');
 export const DEFAULT_SDK_LIMIT_PER_MINUTE = 10_000;
 export const DEFAULT_API_LIMIT_PER_MINUTE = 1_000;
 
-export interface RateDecision {
+interface RateDecision {
   limit: number;
   remaining: number;
   /** Unix time (seconds) when the window resets. */
   resetAt: number;
 }
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   windowMs?: number;
   /** How often a process tells the others its counts. */
   syncIntervalMs?: number;
@@ -70,6 +70,8 @@ export class RateLimiter {
         }
       },
     });
+    // A plain unref'd interval, not shared/loop.ts: the broadcast is synchronous (runs cannot
+    // overlap), handles its own failure, and must not keep a process alive or make stop() wait.
     this.#timer = setInterval(() => this.#broadcast(), opts.syncIntervalMs ?? 250);
     this.#timer.unref();
   }

@@ -15,7 +15,7 @@ const EMBEDDED_PORT = 54329;
 const USER = 'postgres';
 const PASSWORD = 'tally';
 
-export interface EmbeddedPostgres {
+interface EmbeddedPostgres {
   url: string;
   stop: () => Promise<void>;
 }

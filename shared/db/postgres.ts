@@ -1,8 +1,6 @@
 import pg from 'pg';
 import { canConnect, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { Kysely, Migrator, PostgresDialect, type MigrationProvider, type Migration } from 'kysely';
-import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import type { Database } from './schema.ts';
 import { migrations as coreMigrations } from './migrations/index.ts';
 import { DEFAULT_DATABASE_URL } from '../config/common.ts';

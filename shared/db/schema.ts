@@ -7,13 +7,13 @@ export type EnvironmentName = 'development' | 'staging' | 'production';
 export type KeyKind = 'sdk' | 'api';
 export type Permission = 'sdk' | 'read-only' | 'read-write' | 'admin';
 
-export interface OrganizationsTable {
+interface OrganizationsTable {
   id: string;
   name: string;
   created_at: Generated<Date>;
 }
 
-export interface EnvironmentsTable {
+interface EnvironmentsTable {
   id: string;
   organization_id: string;
   name: EnvironmentName;
@@ -165,13 +165,13 @@ export interface SubscriptionsTable {
   updated_at: Generated<Date>;
 }
 
-export interface SubscriptionAgentInstancesTable {
+interface SubscriptionAgentInstancesTable {
   subscription_id: string;
   agent_instance_id: string;
 }
 
 /** One recorded state change of a subscription, with the time it takes effect. */
-export interface SubscriptionEventsTable {
+interface SubscriptionEventsTable {
   id: string;
   environment_id: string;
   subscription_id: string;
@@ -204,8 +204,6 @@ export interface Database {
   subscription_events: SubscriptionEventsTable;
 }
 
-export type { Timestamp };
-
 // --- Invoicing (migration 0004) --------------------------------------------------
 // Declared as a second `Database` block (interface merging) so other migrations can
 // append their tables without touching the same lines.
@@ -215,7 +213,7 @@ type JsonValue<T> = ColumnType<T, string, string>;
 
 export type InvoiceStatus = 'draft' | 'finalized' | 'paid' | 'void';
 
-export interface InvoiceSequencesTable {
+interface InvoiceSequencesTable {
   environment_id: string;
   last_number: ColumnType<string, string | number, string | number>;
 }
@@ -291,7 +289,7 @@ export interface BillRunsTable {
   completed_at: NullableTimestamp;
 }
 
-export interface BillRunInvoicesTable {
+interface BillRunInvoicesTable {
   bill_run_id: string;
   invoice_id: string;
   /** False when the invoice already existed (made by an earlier run or on demand). */
@@ -355,7 +353,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
 }
 
-export interface WebhookEventsTable {
+interface WebhookEventsTable {
   id: string;
   environment_id: string;
   event: string;
@@ -364,7 +362,7 @@ export interface WebhookEventsTable {
   created_at: Generated<Date>;
 }
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: string;
   environment_id: string;
   event_id: string;
@@ -380,7 +378,7 @@ export interface WebhookDeliveriesTable {
   updated_at: Generated<Date>;
 }
 
-export interface WebhookAttemptsTable {
+interface WebhookAttemptsTable {
   id: string;
   delivery_id: string;
   attempt: number;
@@ -399,7 +397,7 @@ export interface Database {
 
 // ---- Migration 0006: P&L analyses and the outcome.completed poller.
 
-export type PnlAnalysisStatus = 'pending' | 'running' | 'completed' | 'failed';
+type PnlAnalysisStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 /** A P&L analysis computed in the background (POST /api/v1/pnl, GET /api/v1/pnl/{id}). */
 export interface PnlAnalysesTable {
@@ -420,7 +418,7 @@ export interface PnlAnalysesTable {
 }
 
 /** Outcomes announced with outcome.completed, one per event identity. */
-export interface OutcomeNotificationsTable {
+interface OutcomeNotificationsTable {
   environment_id: string;
   agent_instance_id: string;
   event_id: string;
@@ -429,7 +427,7 @@ export interface OutcomeNotificationsTable {
 }
 
 /** Named positions of pollers (e.g. the ClickHouse insertion time the outcome poller reached). */
-export interface PollerCursorsTable {
+interface PollerCursorsTable {
   name: string;
   position: string;
   updated_at: Generated<Date>;
@@ -458,7 +456,7 @@ export interface InvoicesTable {
 }
 
 /** Gapless credit note numbers per environment (CN-000001, ...), separate from invoice numbers. */
-export interface CreditNoteSequencesTable {
+interface CreditNoteSequencesTable {
   environment_id: string;
   last_number: ColumnType<string, string | number, string | number>;
 }
@@ -469,7 +467,7 @@ export interface Database {
 
 // ---- Migration 0009: the daily cost rollup's state (billing/costs/cost-rollup.ts).
 
-export interface CostRollupStateTable {
+interface CostRollupStateTable {
   ch_database: string;
   /** bigint: read as a string. */
   done_seq: ColumnType<string, string | number, string | number>;
@@ -477,7 +475,7 @@ export interface CostRollupStateTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-export interface CostRollupDirtyTable {
+interface CostRollupDirtyTable {
   id: Generated<string>;
   ch_database: string;
   environment_id: string;

@@ -5,7 +5,7 @@ interface ParamRoute {
   segments: string[];
 }
 
-export type Match =
+type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };

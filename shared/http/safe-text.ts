@@ -24,7 +24,7 @@ export function jsonMayHoldUnsafeText(json: string): boolean {
   return json.includes('\\u') && /\\u(?:0000|[dD][89a-fA-F])/.test(json);
 }
 
-export interface UnsafeTextProblem {
+interface UnsafeTextProblem {
   /** `metadata.notes[2]`, or '' for the value itself. */
   path: string;
   message: string;

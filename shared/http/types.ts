@@ -26,7 +26,7 @@ export interface HttpResponse {
   headers?: Record<string, string>;
 }
 
-export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
+type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';

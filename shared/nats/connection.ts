@@ -114,7 +114,7 @@ export function reachable(host: string, port: number): Promise<boolean> {
   });
 }
 
-export interface StreamOptions {
+interface StreamOptions {
   /** Upper bound of stored, not yet consumed event data; beyond it ingest answers 503. */
   maxBytes: number;
   /** JetStream's Nats-Msg-Id duplicate window for publish retries. */

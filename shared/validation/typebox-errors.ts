@@ -7,7 +7,7 @@
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 
 /** What went wrong with a field: missing, not declared by its object, or any other check. */
-export type FieldProblemKind = 'required' | 'unknown' | 'invalid';
+type FieldProblemKind = 'required' | 'unknown' | 'invalid';
 
 export interface FieldProblem {
   /** "billing_address.zip", "tiers[0].price"; '' (or the prefix) for the value itself. */

@@ -29,8 +29,6 @@ import { PER_UNIT } from './per-unit.ts';
 import { TIERED } from './tiered.ts';
 import { VOLUME } from './volume.ts';
 
-export type { ChargeModel, ChargePricing } from './model.ts';
-
 /** Every charge model by kind. Key order is the canonical order of {@link CHARGE_MODEL_KINDS} (used in messages). */
 export const CHARGE_MODELS: Readonly<{ [K in ChargeModelKind]: ChargeModel<K> }> = Object.freeze({
   flat: FLAT,

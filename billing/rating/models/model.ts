@@ -11,7 +11,7 @@ import type { ChargeModelKind, ChargeType, InvoiceLine, OneTimeRule, PricingOf, 
 import type { Ctx, Raw } from '../validation-kit.ts';
 
 /** A charge's `pricing` object after its structure check, with its price override already validated. */
-export interface ChargePricing {
+interface ChargePricing {
   /** The raw `pricing` fields. */
   fields: Raw;
   /** `unit_price` (alias `list_price`; `unit_price` wins) in canonical form, if given and valid. */

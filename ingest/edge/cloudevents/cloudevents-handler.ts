@@ -4,8 +4,8 @@ import { AppError, errorBody, toAppError, type ErrorCode } from '../../../shared
 import { MAX_EVENT_BODY_BYTES } from '../../../shared/events/limits.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
 import { logger } from '../../../shared/log.ts';
-import { ingestItems, type IngestDeps } from '../events-handler.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
+import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally, type MappedCloudEvent } from './mapping.ts';
 
@@ -54,7 +54,7 @@ async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<Ht
 }
 
 /**
- * Maps each event and hands the actions and the outcomes to the pipeline (`ingestItems`,
+ * Maps each event and hands the actions and the outcomes to the pipeline (`runPipeline`,
  * one call per kind); the results are merged back in the request's order. Throws an
  * AppError (503) when the events could not be stored.
  */
@@ -67,7 +67,7 @@ async function ingestCloudEvents(deps: IngestDeps, principal: Principal, decoded
     (['action', 'outcome'] as const).map(async (kind) => {
       const at = indexes[kind];
       if (at.length === 0) return;
-      const out = await ingestItems(deps, kind, principal, at.map((i) => mapped[i]!.item));
+      const out = await runPipeline(deps, kind, principal, at.map((i) => mapped[i]!.item));
       out.results.forEach((r, j) => {
         const i = at[j]!;
         results[i] = r.status === 'processed' ? { index: i, id: r.id, status: 'processed' } : rejected(i, mapped[i]!, r.error);

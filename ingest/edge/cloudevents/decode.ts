@@ -1,6 +1,7 @@
 import { AppError } from '../../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
+import { scanNumberTexts, type JsonFrame } from '../pipeline/exact-values.ts';
 
 /** A body of CloudEvents in JSON: the events, and what the mapping needs of the JSON text. */
 export interface DecodedCloudEvents {
@@ -54,64 +55,24 @@ export function decodeCloudEvents(body: Buffer, contentType: string | undefined)
 }
 
 type Role = 'batch' | 'event' | 'data' | 'other';
-interface Frame {
-  object: boolean;
-  role: Role;
-  /** Objects: the last key read, and whether the next string is a key. */
-  key: string | undefined;
-  expectKey: boolean;
-  /** Arrays: the index of the current element. Event and data objects: their event's index. */
-  index: number;
-}
 
 /**
  * The number text of `data.value` of each event of a JSON text (one event object, or an
  * array of them), by index: JSON.parse turns 123456789.123456789 into a double, and
- * Node 20's JSON.parse cannot show a number's source text (ingest/pipeline/exact-values.ts
- * does the same for the top-level `value` of Tally's own events). Assumes valid JSON.
+ * Node 20's JSON.parse cannot show a number's source text (the same scan as
+ * ingest/edge/pipeline/exact-values.ts's for the top-level `value` of Tally's own events).
+ * Assumes valid JSON.
  */
 export function dataValueTexts(text: string): (string | undefined)[] {
   const out: (string | undefined)[] = [];
-  const stack: Frame[] = [];
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    const frame = stack[stack.length - 1];
-    if (c === 0x22 /* " */) {
-      let j = i + 1;
-      for (;;) {
-        j = text.indexOf('"', j);
-        let backslashes = 0;
-        while (text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
-        if (backslashes % 2 === 0) break;
-        j++;
-      }
-      if (frame?.object && frame.expectKey) frame.key = text.slice(i + 1, j);
-      i = j + 1;
-    } else if (c === 0x3a /* : */) {
-      if (frame) frame.expectKey = false;
-      i++;
-    } else if (c === 0x2c /* , */) {
-      if (frame?.object) frame.expectKey = true;
-      else if (frame) frame.index++;
-      i++;
-    } else if (c === 0x7b /* { */) {
-      const role: Role = !frame || frame.role === 'batch' ? 'event' : frame.role === 'event' && frame.key === 'data' ? 'data' : 'other';
-      stack.push({ object: true, role, key: undefined, expectKey: true, index: frame?.index ?? 0 });
-      i++;
-    } else if (c === 0x5b /* [ */) {
-      stack.push({ object: false, role: frame ? 'other' : 'batch', key: undefined, expectKey: false, index: 0 });
-      i++;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop();
-      i++;
-    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
-      let j = i + 1;
-      while (j < n && /[0-9eE+\-.]/.test(text[j]!)) j++;
-      if (frame?.role === 'data' && frame.key === 'value') out[frame.index] = text.slice(i, j);
-      i = j;
-    } else i++;
-  }
+  scanNumberTexts<Role>(text, 'value', cloudEventRole, (frame, number) => {
+    if (frame.role === 'data') out[frame.index] = number;
+  });
   return out;
+}
+
+/** A top-level array is the batch; its elements, or the top-level object, are events; an event's `data` object is its data. */
+function cloudEventRole(object: boolean, parent: JsonFrame<Role> | undefined): Role {
+  if (!object) return parent ? 'other' : 'batch';
+  return !parent || parent.role === 'batch' ? 'event' : parent.role === 'event' && parent.key === 'data' ? 'data' : 'other';
 }

@@ -24,7 +24,7 @@ import type { EventKind } from '../pipeline/normalize.ts';
 /** A CloudEvent `type` with this prefix is an outcome; the rest of the type is its outcome type. */
 const OUTCOME_TYPE_PREFIX = 'outcome.';
 
-/** A CloudEvent as a Tally event of one kind, ready for the pipeline (`ingestItems`), or why it is refused. */
+/** A CloudEvent as a Tally event of one kind, ready for the pipeline (`runPipeline`), or why it is refused. */
 export interface MappedCloudEvent {
   kind: EventKind;
   item: RawItem;
@@ -125,7 +125,7 @@ const ATTRIBUTE_OF: Readonly<Record<string, string>> = {
   metadata: 'data',
 };
 
-/** A message of the event pipeline (`ingestItems`) with Tally's field names given as CloudEvents attributes. */
+/** A message of the event pipeline (`runPipeline`) with Tally's field names given as CloudEvents attributes. */
 export function cloudEventMessage(message: string): string {
   return message
     .replace(/`([A-Za-z0-9_.[\]]+)`/g, (_, field: string) => '`' + attributeOf(field) + '`')

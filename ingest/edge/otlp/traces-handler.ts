@@ -7,8 +7,8 @@ import type { Principal } from '../../../shared/auth/keys.ts';
 import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
+import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
-import { ingestItems, type IngestDeps } from '../events-handler.ts';
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
 import type { OtlpAttributes, OtlpTraceRequest } from './model.ts';
@@ -82,7 +82,7 @@ export interface ExportResult {
 /**
  * One trace export, whatever its transport (OTLP/HTTP or OTLP/gRPC): authenticate, map
  * each span to an action (or ignore it), and hand the actions to the event pipeline
- * (`ingestItems`: validate, normalize, resolve the agent, publish, wait for JetStream).
+ * (`runPipeline`: validate, normalize, resolve the agent, to wire, publish, wait for JetStream).
  * Throws an AppError for the export as a whole (401, 503, ...).
  *
  * The agent of a span: a span or resource attribute naming it (`tally.agent_key`, ...,
@@ -125,7 +125,7 @@ export async function exportTraces(deps: OtlpDeps, headers: Readonly<Record<stri
   }
   for (const [principal, { actions, spanIds }] of groups) {
     for (let i = 0; i < actions.length; i += MAX_EVENTS_PER_REQUEST) {
-      const { results } = await ingestItems(deps, 'action', principal, actions.slice(i, i + MAX_EVENTS_PER_REQUEST));
+      const { results } = await runPipeline(deps, 'action', principal, actions.slice(i, i + MAX_EVENTS_PER_REQUEST));
       results.forEach((r, j) => {
         if (r.status === 'rejected') tally.reject(1, r.error.code, `span ${spanIds[i + j]}: ${r.error.message}`);
       });

@@ -13,17 +13,6 @@ export interface ValueTexts {
   events: (string | undefined)[];
 }
 
-type Role = 'top' | 'events' | 'event' | 'other';
-interface Frame {
-  object: boolean;
-  role: Role;
-  /** Objects: the last key read, and whether the next string is a key. */
-  key: string | undefined;
-  expectKey: boolean;
-  /** Arrays: the index of the current element. Event objects: their index in the batch. */
-  index: number;
-}
-
 /**
  * Number texts of `value` in an event object (a top-level object, an element of a
  * top-level array, or of the top-level object's `events` array). Assumes valid JSON
@@ -31,7 +20,46 @@ interface Frame {
  */
 export function valueTexts(text: string): ValueTexts {
   const out: ValueTexts = { top: undefined, events: [] };
-  const stack: Frame[] = [];
+  scanNumberTexts<EventRole>(text, 'value', eventRole, (frame, number) => {
+    if (frame.role === 'top') out.top = number;
+    else if (frame.role === 'event') out.events[frame.index] = number;
+  });
+  return out;
+}
+
+type EventRole = 'top' | 'events' | 'event' | 'other';
+
+/** Tally's bodies: a top-level object, its `events` array, or a top-level array, of event objects. */
+function eventRole(object: boolean, parent: JsonFrame<EventRole> | undefined): EventRole {
+  if (object) return !parent ? 'top' : parent.role === 'events' ? 'event' : 'other';
+  return !parent || (parent.role === 'top' && parent.key === 'events') ? 'events' : 'other';
+}
+
+/** An object or array open at a point of a JSON text, and what it is to the reader ({@link scanNumberTexts}). */
+export interface JsonFrame<R> {
+  object: boolean;
+  role: R;
+  /** Objects: the last key read, and whether the next string is a key. */
+  key: string | undefined;
+  expectKey: boolean;
+  /** Arrays: the index of the current element. Objects: the index of the element they are (their parent's, inside an object). */
+  index: number;
+}
+
+/**
+ * Reads a JSON text (assumed valid: it runs after JSON.parse succeeded) once and hands
+ * `found` the source text of every number that is the value of `key` in an object, with
+ * that object's frame. `roleOf` names each object or array as it opens, from its parent
+ * (undefined at the top): what `found` reads to tell event objects from metadata. Strings
+ * are skipped whole, so a key or a number inside a string is never read.
+ */
+export function scanNumberTexts<R>(
+  text: string,
+  key: string,
+  roleOf: (object: boolean, parent: JsonFrame<R> | undefined) => R,
+  found: (frame: JsonFrame<R>, number: string) => void,
+): void {
+  const stack: JsonFrame<R>[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -56,12 +84,10 @@ export function valueTexts(text: string): ValueTexts {
       else if (frame) frame.index++;
       i++;
     } else if (c === 0x7b /* { */) {
-      const role: Role = !frame ? 'top' : frame.role === 'events' ? 'event' : 'other';
-      stack.push({ object: true, role, key: undefined, expectKey: true, index: frame?.index ?? 0 });
+      stack.push({ object: true, role: roleOf(true, frame), key: undefined, expectKey: true, index: frame?.index ?? 0 });
       i++;
     } else if (c === 0x5b /* [ */) {
-      const role: Role = !frame || (frame.role === 'top' && frame.key === 'events') ? 'events' : 'other';
-      stack.push({ object: false, role, key: undefined, expectKey: false, index: 0 });
+      stack.push({ object: false, role: roleOf(false, frame), key: undefined, expectKey: false, index: 0 });
       i++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
@@ -69,14 +95,10 @@ export function valueTexts(text: string): ValueTexts {
     } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       while (j < n && /[0-9eE+\-.]/.test(text[j]!)) j++;
-      if (frame?.object && frame.key === 'value') {
-        if (frame.role === 'top') out.top = text.slice(i, j);
-        else if (frame.role === 'event') out.events[frame.index] = text.slice(i, j);
-      }
+      if (frame?.object && frame.key === key) found(frame, text.slice(i, j));
       i = j;
     } else i++;
   }
-  return out;
 }
 
 /** The event with its `value` replaced by the exact decimal text, when the parsed value is a number. */

@@ -6,6 +6,7 @@ import {
   MAX_METADATA_BYTES,
   MAX_METADATA_DEPTH,
 } from '../../../shared/events/limits.ts';
+import type { WireEvent } from '../../../shared/events/wire.ts';
 import { parseTimestamp } from '../../../shared/time.ts';
 import { fieldProblems, type FieldProblem } from '../../../shared/validation/typebox-errors.ts';
 import { costInputsProblem } from './cost-inputs.ts';
@@ -17,26 +18,20 @@ export type EventKind = 'action' | 'outcome';
 /** The result of a step: the value, or why the event is rejected. */
 export type StepResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string };
 
-/** An event that passed validation, before its agent is resolved. */
-export interface NormalizedEvent {
+/**
+ * An event that passed validation, before its agent is resolved: the fields of its wire
+ * form ({@link WireEvent}) that come from the event itself, with its kind, its
+ * `agent_key` and its id when it has one (to-wire.ts adds the agent's and the server's).
+ */
+export interface NormalizedEvent extends Pick<WireEvent, 'type' | 'ts' | 'uid' | 'anon' | 'meta' | 'model' | 'tin' | 'tout' | 'ttot' | 'val'> {
   kind: EventKind;
   agentKey: string | undefined;
   id: string | undefined;
-  type: string;
-  ts: number;
-  uid: string;
-  anon: string;
-  meta: string;
-  model: string;
-  tin: number;
-  tout: number;
-  ttot: number;
-  val: string;
 }
 
 const reject = (code: ErrorCode, message: string): StepResult<never> => ({ ok: false, code, message });
 
-/** Step 1: the event's shape (types, required fields, lengths, no unknown fields). */
+/** The step validate (pipeline/run.ts STEPS): the event's shape (types, required fields, lengths, no unknown fields). */
 export function validateStep(kind: EventKind, value: unknown): StepResult<ActionEvent | OutcomeEvent> {
   const checker: TypeCheck<typeof import('../../../shared/events/schemas.ts').ActionEvent> | TypeCheck<typeof import('../../../shared/events/schemas.ts').OutcomeEvent> =
     kind === 'action' ? actionChecker : outcomeChecker;
@@ -55,7 +50,7 @@ function describe({ path, kind, message }: FieldProblem): string {
 }
 
 /**
- * Step 2: id, timestamp bounds, metadata limits, token counts and attribution, into
+ * The step normalize (pipeline/run.ts STEPS): id, timestamp bounds, metadata limits, token counts and attribution, into
  * the normalized event.
  */
 export function normalizeStep(
