@@ -88,3 +88,19 @@ export async function resolveDatabaseUrl(
   return startEmbeddedPostgres(dataDir);
 }
 
+
+/** Parameters Postgres takes in one statement (its wire protocol counts them in 16 bits). */
+export const MAX_STATEMENT_PARAMETERS = 65_535;
+
+/**
+ * `rows` in slices of at most `perStatement` rows, so that a multi-row INSERT of
+ * `columns` parameters a row stays under {@link MAX_STATEMENT_PARAMETERS} (a bill run of
+ * 100,000 invoices records 300,000 values).
+ */
+export function insertSlices<T>(rows: readonly T[], columns: number, perStatement = Math.floor(MAX_STATEMENT_PARAMETERS / columns)): T[][] {
+  if (!(columns >= 1 && perStatement >= 1)) throw new RangeError(`insertSlices: ${columns} columns, ${perStatement} rows a statement`);
+  const n = Math.min(perStatement, Math.floor(MAX_STATEMENT_PARAMETERS / columns));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += n) out.push(rows.slice(i, i + n));
+  return out;
+}
