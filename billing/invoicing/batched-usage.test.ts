@@ -45,6 +45,14 @@ describe('BatchedUsage', () => {
     expect(s.calls[0]!.agentInstanceIds).toBeUndefined();
   });
 
+  it('gives an agent list\'s rows in the source\'s order, each once, whatever the order and repeats of the ids', async () => {
+    const b = new BatchedUsage(source());
+    const rows = await b.query({ ...base, groupBy: 'agent', agentInstanceIds: ['a3', 'a1', 'a3', 'nobody'] });
+    expect(rows.map((r) => [r.agent_instance_id, r.actions])).toEqual([['a1', '5'], ['a3', '9']]);
+    const one = await b.query({ ...base, groupBy: 'agent', agentInstanceIds: ['a2'], accountIds: ['acc2'] });
+    expect(one).toEqual([]);
+  });
+
   it('answers one-account queries from the (agent, account) grouping, without the account column', async () => {
     const s = source();
     const b = new BatchedUsage(s);

@@ -12,7 +12,7 @@ import type { UsageSource } from './context.ts';
  * filters, no grouping) go to the underlying source.
  */
 export class BatchedUsage implements UsageSource {
-  readonly #cache = new Map<string, Promise<UsageRow[]>>();
+  readonly #cache = new Map<string, Promise<IndexedRows>>();
 
   constructor(private readonly source: UsageSource) {}
 
@@ -22,16 +22,34 @@ export class BatchedUsage implements UsageSource {
     const key = `${q.environmentId}|${q.from.toISOString()}|${q.to.toISOString()}|${byAccount}`;
     let all = this.#cache.get(key);
     if (!all) {
-      all = this.source.query({ environmentId: q.environmentId, from: q.from, to: q.to, groupBy: byAccount ? 'agent_account' : 'agent' });
+      all = this.source.query({ environmentId: q.environmentId, from: q.from, to: q.to, groupBy: byAccount ? 'agent_account' : 'agent' }).then(indexByAgent);
       this.#cache.set(key, all);
       all.catch(() => this.#cache.delete(key)); // a failed fetch is retried by the next query
     }
-    return all.then((rows) => {
-      const agents = q.agentInstanceIds ? new Set(q.agentInstanceIds) : undefined;
+    return all.then(({ rows, byAgent }) => {
+      // Looked up per agent (a run of n subscriptions must not scan the environment's rows
+      // n times), in the order of the environment's rows, as a scan would give them.
+      const candidates = q.agentInstanceIds
+        ? [...new Set(q.agentInstanceIds)].flatMap((id) => byAgent.get(id) ?? []).sort((a, b) => a - b).map((i) => rows[i]!)
+        : rows;
       const account = q.accountIds?.[0];
-      return rows
-        .filter((r) => (!agents || agents.has(r.agent_instance_id!)) && (account === undefined || r.account_id === account))
-        .map(({ account_id: _a, ...r }) => r);
+      return candidates.filter((r) => account === undefined || r.account_id === account).map(({ account_id: _a, ...r }) => r);
     });
   }
+}
+
+/** An environment's usage rows, and the positions of each agent instance's rows. */
+interface IndexedRows {
+  rows: UsageRow[];
+  byAgent: Map<string, number[]>;
+}
+
+function indexByAgent(rows: UsageRow[]): IndexedRows {
+  const byAgent = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    const list = byAgent.get(r.agent_instance_id!);
+    if (list) list.push(i);
+    else byAgent.set(r.agent_instance_id!, [i]);
+  });
+  return { rows, byAgent };
 }
