@@ -147,6 +147,15 @@ describe('wire format', () => {
     const v2 = [2, ...v3.slice(1, -3), ...v3.slice(-3).map((col) => (col as string).split('\n'))];
     expect(batchEvents(decodeBatch(new Packr({ useRecords: false, moreTypes: true }).pack(v2)))).toEqual([e, e]);
   });
+  it('refuses dictionary codes outside the dictionary, and code columns of the wrong length', () => {
+    const e: WireEvent = { k: 1, env: 'e', org: 'o', agent: 'a', acct: '', id: 'i', src: 1, type: 't', ts: 1, ing: 2, uid: '', anon: '', meta: '{}', model: '', tin: 0, tout: 0, ttot: 0, val: '' };
+    const packr = new Packr({ useRecords: false, moreTypes: true });
+    const v = unpack(encodeBatch([e, e])) as unknown[];
+    const env = 3 + 2; // [version, n, dict, k, src, env, ...]
+    expect(() => decodeBatch(packr.pack(v.with(env, new Uint8Array([0, (v[2] as string[]).length]))))).toThrow(/env holds codes outside the dictionary/);
+    expect(() => decodeBatch(packr.pack(v.with(env, new Uint8Array([0]))))).toThrow(WireFormatError);
+    expect(batchEvents(decodeBatch(packr.pack(v)))).toEqual([e, e]);
+  });
 });
 
 describe('ids', () => {

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
@@ -11,31 +11,44 @@ export type RowBinaryInsert = (table: string, columns: readonly (readonly [strin
  * RowBinary into chDB. chDB's raw insert takes text formats only, so the rows go through a
  * file the engine reads (`INSERT ... SELECT * FROM file(path, RowBinary, structure)`), in
  * a directory of its own under /dev/shm (memory) when there is one, else the system's
- * temporary directory; each file is removed once its insert is done. Settings as the
- * TSV path's (tsv-insert.ts): optimize_on_insert off.
+ * temporary directory. Files are kept and overwritten, one per insert in flight:
+ * rewriting a file's pages in place costs a third of writing a new file (whose pages the
+ * kernel must find and zero first). Settings as the TSV path's (tsv-insert.ts):
+ * optimize_on_insert off.
  */
 export function chdbRowBinaryInserter(ch: ClickHouseClient): RowBinaryInsert {
   let dir: string | undefined;
   let counter = 0;
-  return async (table, columns, rows) => {
+  const free: { file: string; fd: number }[] = [];
+  const slot = () => {
     dir ??= scratchDir('/dev/shm');
-    let file = path.join(dir, `${process.pid}-${counter++}.rowbinary`);
+    const file = path.join(dir, `${process.pid}-${counter++}.rowbinary`);
+    return { file, fd: openSync(file, 'w') };
+  };
+  const write = (s: { file: string; fd: number }, rows: Buffer) => {
+    for (let at = 0; at < rows.length; ) at += writeSync(s.fd, rows, at, rows.length - at, at);
+    ftruncateSync(s.fd, rows.length);
+  };
+  return async (table, columns, rows) => {
+    let s = free.pop() ?? slot();
     try {
-      writeFileSync(file, rows);
+      write(s, rows);
     } catch (err) {
       // A small /dev/shm (containers get 64 MiB): the temporary directory from now on.
-      if ((err as { code?: string }).code !== 'ENOSPC' || dir.startsWith(os.tmpdir())) throw err;
-      rmSync(file, { force: true });
+      closeSync(s.fd);
+      rmSync(s.file, { force: true });
+      if ((err as { code?: string }).code !== 'ENOSPC' || dir!.startsWith(os.tmpdir())) throw err;
+      for (const f of free.splice(0)) closeSync(f.fd), rmSync(f.file, { force: true });
       dir = scratchDir(os.tmpdir());
-      file = path.join(dir, `${process.pid}-${counter++}.rowbinary`);
-      writeFileSync(file, rows);
+      s = slot();
+      write(s, rows);
     }
     try {
       const names = columns.map(([name]) => name).join(', ');
       const structure = structureOf(columns).replaceAll('\\', '\\\\').replaceAll("'", "\\'");
-      await ch.command({ query: `INSERT INTO ${table} (${names}) SELECT * FROM file('${file}', 'RowBinary', '${structure}') SETTINGS optimize_on_insert = 0` });
+      await ch.command({ query: `INSERT INTO ${table} (${names}) SELECT * FROM file('${s.file}', 'RowBinary', '${structure}') SETTINGS optimize_on_insert = 0` });
     } finally {
-      unlinkSync(file);
+      free.push(s);
     }
   };
 }

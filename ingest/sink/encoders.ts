@@ -29,9 +29,17 @@ export function rowsFormatFor(ch: ClickHouseClient, format: 'auto' | 'tsv' = 'au
 
 function rowBinaryRows(ch: ClickHouseClient): RowsFormat {
   const insert = chdbRowBinaryInserter(ch);
+  // Writers are reused from insert to insert (one per table and insert in flight): a
+  // fresh one grows by doubling to the insert's size, copying as it goes.
+  const free: RowBinaryWriter[] = [];
+  const writer = () => {
+    const w = free.pop() ?? new RowBinaryWriter();
+    w.rewind(0);
+    return w;
+  };
   return () => {
-    const actions = new RowBinaryWriter();
-    const outcomes = new RowBinaryWriter();
+    const actions = writer();
+    const outcomes = writer();
     let nActions = 0;
     let nOutcomes = 0;
     return {
@@ -48,10 +56,14 @@ function rowBinaryRows(ch: ClickHouseClient): RowsFormat {
         }
       },
       async insert(database) {
-        await Promise.all([
-          nActions > 0 && insert(`${database}.actions`, ACTION_TABLE, actions.bytes()),
-          nOutcomes > 0 && insert(`${database}.outcomes`, OUTCOME_TABLE, outcomes.bytes()),
-        ]);
+        try {
+          await Promise.all([
+            nActions > 0 && insert(`${database}.actions`, ACTION_TABLE, actions.bytes()),
+            nOutcomes > 0 && insert(`${database}.outcomes`, OUTCOME_TABLE, outcomes.bytes()),
+          ]);
+        } finally {
+          free.push(actions, outcomes);
+        }
       },
     };
   };

@@ -16,149 +16,180 @@ import type { WireBatch } from '../../shared/events/wire.ts';
  * and throws a RangeError instead; the sink sets such a message aside.
  */
 export class RowBinaryWriter {
-  #buf: Buffer;
-  #n = 0;
+  /** The rows written so far are `buf[0, n)`. */
+  buf: Buffer;
+  n = 0;
 
   constructor(initialBytes = 1 << 20) {
-    this.#buf = Buffer.allocUnsafe(initialBytes);
+    this.buf = Buffer.allocUnsafe(initialBytes);
   }
 
   /** The rows written so far (a view of the writer's buffer: use it before writing more). */
   bytes(): Buffer {
-    return this.#buf.subarray(0, this.#n);
+    return this.buf.subarray(0, this.n);
   }
 
   /** Where the next row starts: {@link rewind} to it drops what was written since (a message that failed to encode). */
   get mark(): number {
-    return this.#n;
+    return this.n;
   }
 
   rewind(mark: number): void {
-    this.#n = mark;
+    this.n = mark;
   }
 
-  #room(k: number): void {
-    if (this.#n + k <= this.#buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#n + k));
-    this.#buf.copy(next, 0, 0, this.#n);
-    this.#buf = next;
-  }
-
-  #varint(v: number): void {
-    while (v >= 0x80) {
-      this.#buf[this.#n++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
+  /** The buffer, with room for `k` more bytes from `n` (grown by doubling). */
+  room(k: number): Buffer {
+    if (this.n + k > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + k));
+      this.buf.copy(next, 0, 0, this.n);
+      this.buf = next;
     }
-    this.#buf[this.#n++] = v;
+    return this.buf;
   }
+}
 
-  /** A String from JS text. */
-  string(s: string): void {
-    // At most 3 bytes a UTF-16 unit, plus the length: room first, then the exact length.
-    this.#room(s.length * 3 + 5);
-    const buf = this.#buf;
-    if (s.length < 128) {
-      // Short ASCII text (ids, most metadata) byte by byte: cheaper than a native call.
-      let i = 0;
-      const at = this.#n + 1;
-      for (; i < s.length; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 0x7f) break;
-        buf[at + i] = c;
-      }
-      if (i === s.length) {
-        buf[this.#n] = i;
-        this.#n = at + i;
-        return;
-      }
+// Row writing: each step writes one value at `n` of a buffer with room for the whole row
+// (reserved once per row) and returns where the next value starts.
+
+function varint(buf: Uint8Array, n: number, v: number): number {
+  while (v >= 0x80) {
+    buf[n++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[n++] = v;
+  return n;
+}
+
+/** Bytes already in RowBinary (a String with its length, from {@link stringsOf}). */
+function putBytes(buf: Buffer, n: number, b: Uint8Array): number {
+  const k = b.length;
+  if (k < 48) for (let i = 0; i < k; i++) buf[n + i] = b[i]!;
+  else buf.set(b, n);
+  return n + k;
+}
+
+/** Room a String of `s` may take: at most 3 bytes a UTF-16 unit, plus its length. */
+const stringRoom = (s: string): number => s.length * 3 + 5;
+
+/** A String from JS text. */
+function putString(buf: Buffer, n: number, s: string): number {
+  const len = s.length;
+  if (len < 128) {
+    // Short ASCII text (ids, most metadata) byte by byte: cheaper than a native call.
+    let i = 0;
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) break;
+      buf[n + 1 + i] = c;
     }
-    const len = Buffer.byteLength(s, 'utf8');
-    this.#varint(len);
-    this.#n += buf.write(s, this.#n, len, 'utf8');
+    if (i === len) {
+      buf[n] = len;
+      return n + 1 + len;
+    }
   }
+  const bytes = Buffer.byteLength(s, 'utf8');
+  n = varint(buf, n, bytes);
+  return n + buf.write(s, n, bytes, 'utf8');
+}
 
-  /** A String already encoded (dictionary entries, encoded once per batch). */
-  encoded(b: Uint8Array): void {
-    this.#room(b.length + 5);
-    this.#varint(b.length);
-    const buf = this.#buf;
-    if (b.length < 64) for (let i = 0; i < b.length; i++) buf[this.#n + i] = b[i]!;
-    else buf.set(b, this.#n);
-    this.#n += b.length;
-  }
+/** A non-negative integer up to 2^53 as UInt64 or Int64 (times, counts, sequences). */
+function putUInt64(buf: Buffer, n: number, v: number): number {
+  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`${v} is not a non-negative integer`);
+  const lo = v >>> 0;
+  const hi = (v - lo) / 4294967296;
+  buf[n] = lo;
+  buf[n + 1] = lo >>> 8;
+  buf[n + 2] = lo >>> 16;
+  buf[n + 3] = lo >>> 24;
+  buf[n + 4] = hi;
+  buf[n + 5] = hi >>> 8;
+  buf[n + 6] = hi >>> 16;
+  buf[n + 7] = hi >>> 24;
+  return n + 8;
+}
 
-  /** An Enum8 value, one of `allowed`. */
-  enum8(v: number, allowed: ReadonlySet<number>): void {
-    if (!allowed.has(v)) throw new RangeError(`enum value ${v} is not one of ${[...allowed].join(', ')}`);
-    this.#room(1);
-    this.#buf[this.#n++] = v & 0xff;
-  }
+/** id_source as its Enum8 value: 1 client, 2 server. */
+function putIdSource(buf: Buffer, n: number, v: number): number {
+  if (v !== 1 && v !== 2) throw new RangeError(`enum value ${v} is not one of 1, 2`);
+  buf[n] = v;
+  return n + 1;
+}
 
-  /** A non-negative integer up to 2^53 as UInt64 or Int64 (times, counts, sequences). */
-  uint64(v: number): void {
-    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${v} is not a non-negative integer`);
-    this.#room(8);
-    const buf = this.#buf;
-    const n = this.#n;
-    const lo = v % 4294967296;
-    const hi = (v - lo) / 4294967296;
-    buf[n] = lo & 0xff;
-    buf[n + 1] = (lo >>> 8) & 0xff;
-    buf[n + 2] = (lo >>> 16) & 0xff;
-    buf[n + 3] = lo >>> 24;
-    buf[n + 4] = hi & 0xff;
-    buf[n + 5] = (hi >>> 8) & 0xff;
-    buf[n + 6] = (hi >>> 16) & 0xff;
-    buf[n + 7] = hi >>> 24;
-    this.#n = n + 8;
-  }
-
-  /** A canonical non-negative decimal text (at most 9 decimals) as Decimal(38, 9). */
-  decimal38x9(text: string): void {
-    if (!DECIMAL_38_9.test(text)) throw new RangeError(`${JSON.stringify(text.slice(0, 50))} is not a Decimal(38, 9)`);
-    const [whole = '0', fraction = ''] = text.split('.');
-    const v = BigInt(whole) * 1_000_000_000n + BigInt((fraction + '000000000').slice(0, 9));
-    this.#room(16);
-    this.#buf.writeBigUInt64LE(v & 0xffffffffffffffffn, this.#n);
-    this.#buf.writeBigInt64LE(v >> 64n, this.#n + 8);
-    this.#n += 16;
-  }
+/** A canonical non-negative decimal text (at most 9 decimals) as Decimal(38, 9): the Int128 of value x 10^9. */
+function putDecimal38x9(buf: Buffer, n: number, text: string): number {
+  if (!DECIMAL_38_9.test(text)) throw new RangeError(`${JSON.stringify(text.slice(0, 50))} is not a Decimal(38, 9)`);
+  const [whole = '0', fraction = ''] = text.split('.');
+  const v = BigInt(whole) * 1_000_000_000n + BigInt((fraction + '000000000').slice(0, 9));
+  buf.writeBigUInt64LE(v & 0xffffffffffffffffn, n);
+  buf.writeBigInt64LE(v >> 64n, n + 8);
+  return n + 16;
 }
 
 /** What Decimal(38, 9) holds, non-negative: at most 29 digits, then at most 9 decimals. */
 const DECIMAL_38_9 = /^\d{1,29}(?:\.\d{1,9})?$/;
-/** id_source: 1 client, 2 server. */
-const ID_SOURCES: ReadonlySet<number> = new Set([1, 2]);
+/** A batch's dictionary entries as RowBinary Strings, each encoded once (entries repeat across rows), and the longest. */
+function stringsOf(dict: readonly string[]): { strings: Buffer[]; longest: number } {
+  let longest = 0;
+  const strings = dict.map((s) => {
+    const text = Buffer.from(s, 'utf8');
+    const out = Buffer.allocUnsafe(text.length + 5);
+    const at = varint(out, 0, text.length);
+    text.copy(out, at);
+    longest = Math.max(longest, at + text.length);
+    return out.subarray(0, at + text.length);
+  });
+  return { strings, longest };
+}
 
-
-/** A batch's dictionary, each entry encoded once (entries repeat across rows). */
-function encodedDict(b: WireBatch): Buffer[] {
-  return b.dict.map((s) => Buffer.from(s, 'utf8'));
+/**
+ * The four leading columns (environment, organization, agent, account) of a row, which
+ * repeat from row to row within a batch: the key of their dictionary codes (each below
+ * 2^13, else -1: written each time).
+ */
+function leadKey(b: WireBatch, i: number): number {
+  const e = b.env[i]!, o = b.org[i]!, ag = b.agent[i]!, ac = b.acct[i]!;
+  return e < 8192 && o < 8192 && ag < 8192 && ac < 8192 ? ((e * 8192 + o) * 8192 + ag) * 8192 + ac : -1;
 }
 
 /** The actions of a batch as RowBinary rows into `w`; `seq` is its JetStream sequence (stream_seq). Returns the rows written. */
 export function actionsRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter): number {
-  const d = encodedDict(b);
+  const { strings: d, longest } = stringsOf(b.dict);
+  const { k, env, org, agent, acct, id, src, type, ts, ing, uid, anon, model, tin, tout, ttot, meta } = b;
   let rows = 0;
+  // Where the previous row's leading columns are in the buffer, to copy when they repeat.
+  let leadAt = 0, leadEnd = 0, lead = -1;
   for (let i = 0; i < b.n; i++) {
-    if (b.k[i] !== 1) continue;
-    w.encoded(d[b.env[i]!]!);
-    w.encoded(d[b.org[i]!]!);
-    w.encoded(d[b.agent[i]!]!);
-    w.encoded(d[b.acct[i]!]!);
-    w.string(b.id[i]!);
-    w.enum8(b.src[i]!, ID_SOURCES);
-    w.encoded(d[b.type[i]!]!);
-    w.uint64(b.ts[i]!);
-    w.uint64(b.ing[i]!);
-    w.encoded(d[b.uid[i]!]!);
-    w.encoded(d[b.anon[i]!]!);
-    w.encoded(d[b.model[i]!]!);
-    w.uint64(b.tin[i]!);
-    w.uint64(b.tout[i]!);
-    w.uint64(b.ttot[i]!);
-    w.string(b.meta[i]!);
-    w.uint64(seq);
+    if (k[i] !== 1) continue;
+    const eventId = id[i]!, metadata = meta[i]!;
+    const buf = w.room(8 * longest + stringRoom(eventId) + stringRoom(metadata) + 1 + 6 * 8);
+    let n = w.n;
+    const key = leadKey(b, i);
+    if (key !== -1 && key === lead) {
+      buf.copyWithin(n, leadAt, leadEnd);
+      n += leadEnd - leadAt;
+    } else {
+      leadAt = n;
+      n = putBytes(buf, n, d[env[i]!]!);
+      n = putBytes(buf, n, d[org[i]!]!);
+      n = putBytes(buf, n, d[agent[i]!]!);
+      n = putBytes(buf, n, d[acct[i]!]!);
+      leadEnd = n;
+      lead = key;
+    }
+    n = putString(buf, n, eventId);
+    n = putIdSource(buf, n, src[i]!);
+    n = putBytes(buf, n, d[type[i]!]!);
+    n = putUInt64(buf, n, ts[i]!);
+    n = putUInt64(buf, n, ing[i]!);
+    n = putBytes(buf, n, d[uid[i]!]!);
+    n = putBytes(buf, n, d[anon[i]!]!);
+    n = putBytes(buf, n, d[model[i]!]!);
+    n = putUInt64(buf, n, tin[i]!);
+    n = putUInt64(buf, n, tout[i]!);
+    n = putUInt64(buf, n, ttot[i]!);
+    n = putString(buf, n, metadata);
+    w.n = putUInt64(buf, n, seq);
     rows++;
   }
   return rows;
@@ -166,24 +197,28 @@ export function actionsRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter):
 
 /** The outcomes of a batch (every event that is not an action) as RowBinary rows into `w`. Returns the rows written. */
 export function outcomesRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter): number {
-  const d = encodedDict(b);
+  const { strings: d, longest } = stringsOf(b.dict);
+  const { k, env, org, agent, acct, id, src, type, val, ts, ing, uid, anon, meta } = b;
   let rows = 0;
   for (let i = 0; i < b.n; i++) {
-    if (b.k[i] === 1) continue;
-    w.encoded(d[b.env[i]!]!);
-    w.encoded(d[b.org[i]!]!);
-    w.encoded(d[b.agent[i]!]!);
-    w.encoded(d[b.acct[i]!]!);
-    w.string(b.id[i]!);
-    w.enum8(b.src[i]!, ID_SOURCES);
-    w.encoded(d[b.type[i]!]!);
-    w.decimal38x9(b.val[i] || '0');
-    w.uint64(b.ts[i]!);
-    w.uint64(b.ing[i]!);
-    w.encoded(d[b.uid[i]!]!);
-    w.encoded(d[b.anon[i]!]!);
-    w.string(b.meta[i]!);
-    w.uint64(seq);
+    if (k[i] === 1) continue;
+    const eventId = id[i]!, metadata = meta[i]!;
+    const buf = w.room(7 * longest + stringRoom(eventId) + stringRoom(metadata) + 1 + 16 + 3 * 8);
+    let n = w.n;
+    n = putBytes(buf, n, d[env[i]!]!);
+    n = putBytes(buf, n, d[org[i]!]!);
+    n = putBytes(buf, n, d[agent[i]!]!);
+    n = putBytes(buf, n, d[acct[i]!]!);
+    n = putString(buf, n, eventId);
+    n = putIdSource(buf, n, src[i]!);
+    n = putBytes(buf, n, d[type[i]!]!);
+    n = putDecimal38x9(buf, n, val[i] || '0');
+    n = putUInt64(buf, n, ts[i]!);
+    n = putUInt64(buf, n, ing[i]!);
+    n = putBytes(buf, n, d[uid[i]!]!);
+    n = putBytes(buf, n, d[anon[i]!]!);
+    n = putString(buf, n, metadata);
+    w.n = putUInt64(buf, n, seq);
     rows++;
   }
   return rows;

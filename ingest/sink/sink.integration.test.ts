@@ -86,6 +86,35 @@ describe.each([
   });
 });
 
+describe('RowBinary inserts one after another (chDB)', () => {
+  it('store exactly each insert\'s rows when writers and files are reused, a large insert before small ones', async () => {
+    const format = rowsFormatFor(stack.tally.ch!, 'auto');
+    const now = Date.now();
+    const run = uid();
+    const ev = (i: number, k: 1 | 2): WireEvent => ({
+      k, env: 'env_r', org: 'org_r', agent: `ai_${i % 3}`, acct: '', src: 1, ts: now - i, ing: now, anon: '', model: '', tin: i, tout: 0, ttot: i, val: k === 2 ? '1' : '',
+      id: `${run}-${i}`, type: 't', uid: '', meta: JSON.stringify({ i, pad: 'x'.repeat(i % 50) }),
+    });
+    const sizes = [3000, 10, 1, 500];
+    let next = 0;
+    for (const size of sizes) {
+      const rows = format();
+      rows.add(decodeBatch(encodeBatch(Array.from({ length: size }, () => ev(next, next++ % 7 === 0 ? 2 : 1)))), 77);
+      await rows.insert(db()!);
+    }
+    const rs = await stack.tally.ch!.query({
+      query: `SELECT (SELECT count() FROM ${db()}.actions WHERE startsWith(event_id, {run:String})) + (SELECT count() FROM ${db()}.outcomes WHERE startsWith(event_id, {run:String})) AS n,
+        (SELECT sum(input_tokens) FROM ${db()}.actions WHERE startsWith(event_id, {run:String})) AS tokens`,
+      query_params: { run },
+      format: 'JSONEachRow',
+    });
+    const [got] = await rs.json<{ n: string; tokens: string }>();
+    const actions = Array.from({ length: next }, (_, i) => i).filter((i) => i % 7 !== 0);
+    expect(Number(got!.n)).toBe(next);
+    expect(Number(got!.tokens)).toBe(actions.reduce((s, i) => s + i, 0));
+  });
+});
+
 describe('the columns the sink writes', () => {
   it('are those of the tables, with the same types, in the order the rows are written', async () => {
     for (const [table, columns] of [['actions', ACTION_TABLE], ['outcomes', OUTCOME_TABLE]] as const) {

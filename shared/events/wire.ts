@@ -299,7 +299,17 @@ export function decodeBatch(data: Uint8Array): WireBatch {
   if (typeof b.n !== 'number' || !Array.isArray(b.dict) || !(b.ts instanceof Float64Array) || b.ts.length !== b.n || TEXT_COLUMNS.some((c) => !Array.isArray(b[c]) || b[c].length !== b.n)) {
     throw new WireFormatError('inconsistent batch columns');
   }
+  for (const c of CODE_COLUMNS) if (!codesIn(b[c], b.n, b.dict.length)) throw new WireFormatError(`inconsistent batch columns: ${c} holds codes outside the dictionary`);
   return b;
+}
+
+const CODE_COLUMNS = ['env', 'org', 'agent', 'acct', 'type', 'model', 'uid', 'anon'] as const;
+
+/** Whether `codes` is a typed array of `n` dictionary codes below `size`. */
+function codesIn(codes: unknown, n: number, size: number): boolean {
+  if (!(codes instanceof Uint8Array || codes instanceof Uint16Array || codes instanceof Uint32Array) || codes.length !== n) return false;
+  for (let i = 0; i < n; i++) if (codes[i]! >= size) return false;
+  return true;
 }
 
 /** The events of a batch as objects (tests and tools; the sink reads columns). */
