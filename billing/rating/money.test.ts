@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec, MoneyError, formatMoney, minorUnits, normalizeCurrency, parseDecimal, roundToMinor, sumDecimals, toDecimalString } from './money.ts';
+import { Dec, MoneyError, formatDecimal, formatMoney, formatScaled, minorUnits, normalizeCurrency, parseDecimal, percentOf, roundToMinor, sumDecimals, toDecimalString, toScaled } from './money.ts';
 
 describe('minorUnits', () => {
   it.each([
@@ -111,5 +111,43 @@ describe('canonical decimal strings', () => {
   it('sums exactly (0.1 + 0.2 = 0.3)', () => {
     expect(sumDecimals(['0.1', '0.2']).toFixed()).toBe('0.3');
     expect(sumDecimals(['0.000002', '1000000000000', -1]).toFixed()).toBe('999999999999.000002');
+  });
+});
+
+describe('fixed-point decimals (reports): exact, and as Decimal.js prints', () => {
+  it.each([
+    ['0', '0'], ['-0', '0'], ['0.000', '0'], ['10', '10'], ['149.00', '149'], ['0.000000000001', '0.000000000001'],
+    ['-7.5', '-7.5'], ['123456789012345678901234567890.123456789012', '123456789012345678901234567890.123456789012'],
+  ])('%s reads back as %s', (input, printed) => {
+    expect(formatScaled(toScaled(input, 12), 12)).toBe(printed);
+  });
+
+  it('refuses what is not plain decimal text with at most the scale\'s decimals', () => {
+    for (const bad of ['', '1e5', '0.0000000000001', '+1', '1.', '.5', ' 1', 'NaN']) expect(() => toScaled(bad, 12), bad).toThrow(MoneyError);
+  });
+
+  it('sums, differences and percentages equal Decimal.js\'s on random amounts, zeros and signs', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed / 2 ** 31);
+    const amount = () => {
+      const r = rand();
+      if (r < 0.1) return '0';
+      const whole = String(Math.floor(rand() * 10 ** Math.floor(rand() * 12)));
+      const decimals = Math.floor(rand() * 13);
+      const text = decimals ? `${whole}.${String(Math.floor(rand() * 10 ** decimals)).padStart(decimals, '0')}` : whole;
+      return r < 0.4 ? `-${text}` : text;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const xs = Array.from({ length: 1 + Math.floor(rand() * 5) }, amount);
+      const [revenue, ...costs] = xs as [string, ...string[]];
+      const costSum = costs.reduce((s, c) => s + toScaled(c, 12), 0n);
+      const decCosts = costs.reduce((s, c) => s.plus(c), new Dec(0));
+      const margin = toScaled(revenue, 12) - costSum;
+      const decMargin = new Dec(revenue).minus(decCosts);
+      expect(formatScaled(costSum, 12)).toBe(formatDecimal(decCosts));
+      expect(formatScaled(margin, 12)).toBe(formatDecimal(decMargin));
+      const expected = new Dec(revenue).isZero() ? null : decMargin.div(revenue).times(100).toDecimalPlaces(2, Dec.ROUND_HALF_UP).toFixed(2);
+      expect(percentOf(margin, toScaled(revenue, 12)), `${decMargin} / ${revenue}`).toBe(expected);
+    }
   });
 });

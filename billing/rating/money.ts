@@ -123,3 +123,37 @@ export function sumDecimals(values: readonly (DecimalInput | Dec)[]): Dec {
   for (const v of values) s = s.plus(Dec.isDecimal(v) ? v : parseDecimal(v));
   return s;
 }
+
+/**
+ * Fixed-point decimals for joins that sum many values (reports): a plain decimal text as
+ * the BigInt of its value x 10^`scale`, exact at any size. A parse and a sum cost about a
+ * tenth of Decimal.js's. Throws a MoneyError for text that is not plain decimal notation
+ * or has more than `scale` decimals.
+ */
+export function toScaled(text: string, scale: number): bigint {
+  const m = PLAIN_DECIMAL.exec(text);
+  if (!m || (m[3]?.length ?? 0) > scale) throw new MoneyError(`expected a decimal with at most ${scale} decimals, got ${JSON.stringify(text)}`);
+  const v = BigInt(m[2]! + (m[3] ?? '').padEnd(scale, '0'));
+  return m[1] ? -v : v;
+}
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/** A {@link toScaled} value as text, as {@link formatDecimal} prints: no trailing zeros, "0" for zero. */
+export function formatScaled(v: bigint, scale: number): string {
+  if (v === 0n) return '0';
+  const digits = (v < 0n ? -v : v).toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
+  return `${v < 0n ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** part / whole x 100 with two decimals, half away from zero (as ROUND_HALF_UP); null when whole is 0. Exact: no intermediate rounding. */
+export function percentOf(part: bigint, whole: bigint): string | null {
+  if (whole === 0n) return null;
+  const p = part < 0n ? -part : part;
+  const w = whole < 0n ? -whole : whole;
+  const hundredths = (p * 20_000n + w) / (2n * w);
+  const text = hundredths.toString().padStart(3, '0');
+  const negative = hundredths !== 0n && part < 0n !== whole < 0n;
+  return `${negative ? '-' : ''}${text.slice(0, -2)}.${text.slice(-2)}`;
+}

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { queryCosts, type CostRollupReader, type CostRow, type CostStatus } from '../costs/cost-query.ts';
 import { COST_CATEGORIES } from '../costs/cost-rules.ts';
-import { Dec, formatDecimal } from '../rating/money.ts';
+import { formatScaled, percentOf, toScaled } from '../rating/money.ts';
 import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from '../report-periods.ts';
 import { loadRevenue, revenueEntries, type RevenueEntry } from './revenue.ts';
 
@@ -26,30 +26,33 @@ interface PnlRow extends PnlFigures {
   key: string | null;
 }
 
-/** margin / revenue x 100, two decimals half up; null without revenue (pure). */
-export function marginPercent(margin: Dec, revenue: Dec): string | null {
-  if (revenue.isZero()) return null;
-  return margin.div(revenue).times(100).toDecimalPlaces(2, Dec.ROUND_HALF_UP).toFixed(2);
-}
+/**
+ * Amounts are summed as integers of 10^-12 (costs are Decimal(38, 12), revenue has at
+ * most 3 decimals): exact, and a P&L by customer and week joins ~15,000 cost rows.
+ */
+const SCALE = 12;
+const amount = (text: string): bigint => toScaled(text, SCALE);
+const text = (v: bigint): string => formatScaled(v, SCALE);
 
 interface Acc {
   start: Date | null;
   key: string | null;
   currency: string;
-  revenue: Dec;
-  byCat: Map<string, Dec>;
+  revenue: bigint;
+  byCat: Map<string, bigint>;
 }
 
 function figures(a: Acc, view: CostsView): PnlFigures {
-  const costs = [...a.byCat.values()].reduce((s, d) => s.plus(d), new Dec(0));
-  const margin = a.revenue.minus(costs);
+  let costs = 0n;
+  for (const c of a.byCat.values()) costs += c;
+  const margin = a.revenue - costs;
   return {
     currency: a.currency,
-    revenue: formatDecimal(a.revenue),
-    costs: formatDecimal(costs),
-    ...(view === 'itemized' ? { costs_by_category: Object.fromEntries(COST_CATEGORIES.map((c) => [c, formatDecimal(a.byCat.get(c) ?? new Dec(0))])) } : {}),
-    margin: formatDecimal(margin),
-    margin_percent: marginPercent(margin, a.revenue),
+    revenue: text(a.revenue),
+    costs: text(costs),
+    ...(view === 'itemized' ? { costs_by_category: Object.fromEntries(COST_CATEGORIES.map((c) => [c, text(a.byCat.get(c) ?? 0n)])) } : {}),
+    margin: text(margin),
+    margin_percent: percentOf(margin, a.revenue),
   };
 }
 
@@ -60,34 +63,43 @@ function figures(a: Acc, view: CostsView): PnlFigures {
  */
 export function combinePnl(revenue: readonly RevenueEntry[], costs: readonly CostRow[], g: Granularity, group: PnlGroup, view: CostsView): { rows: PnlRow[]; totals: PnlFigures[] } {
   const rows = new Map<string, Acc>();
-  const totals = new Map<string, Acc>();
-  const get = (m: Map<string, Acc>, start: Date | null, key: string | null, currency: string) => {
-    const k = `${start?.getTime() ?? ''}\u0000${key ?? ''}\u0000${currency}`;
-    let a = m.get(k);
-    if (!a) m.set(k, (a = { start, key, currency, revenue: new Dec(0), byCat: new Map() }));
+  const get = (start: Date, startId: string, key: string | null, currency: string) => {
+    const k = `${startId}\u0000${key ?? ''}\u0000${currency}`;
+    let a = rows.get(k);
+    if (!a) rows.set(k, (a = { start, key, currency, revenue: 0n, byCat: new Map() }));
     return a;
   };
   for (const r of revenue) {
     const start = new Date(r.period_start);
-    get(rows, start, r.key, r.currency).revenue = get(rows, start, r.key, r.currency).revenue.plus(r.revenue);
-    const t = get(totals, null, null, r.currency);
-    t.revenue = t.revenue.plus(r.revenue);
+    get(start, String(start.getTime()), r.key, r.currency).revenue += amount(r.revenue);
   }
-  const starts = new Map<string, Date>();
+  const starts = new Map<string, [Date, string]>();
   for (const c of costs) {
     let start = starts.get(c.bucket!);
-    if (!start) starts.set(c.bucket!, (start = bucketStart(parseBucketDate(c.bucket!), g)));
-    const key = group === 'agent' ? (c.agent_instance_id ?? null) : group === 'customer' ? (c.account_id || null) : null;
-    const amount = new Dec(c.amount);
-    for (const a of [get(rows, start, key, c.currency), get(totals, null, null, c.currency)]) {
-      const sum = a.byCat.get(c.category);
-      a.byCat.set(c.category, sum ? sum.plus(amount) : amount);
+    if (!start) {
+      const d = bucketStart(parseBucketDate(c.bucket!), g);
+      starts.set(c.bucket!, (start = [d, String(d.getTime())]));
     }
+    const key = group === 'agent' ? (c.agent_instance_id ?? null) : group === 'customer' ? (c.account_id || null) : null;
+    const a = get(start[0], start[1], key, c.currency);
+    a.byCat.set(c.category, (a.byCat.get(c.category) ?? 0n) + amount(c.amount));
+  }
+  // Totals per currency, from the rows.
+  const totals = new Map<string, Acc>();
+  for (const a of rows.values()) {
+    let t = totals.get(a.currency);
+    if (!t) totals.set(a.currency, (t = { start: null, key: null, currency: a.currency, revenue: 0n, byCat: new Map() }));
+    t.revenue += a.revenue;
+    for (const [category, v] of a.byCat) t.byCat.set(category, (t.byCat.get(category) ?? 0n) + v);
   }
   const period = periodsOf(g);
-  const out = [...rows.values()]
-    .map((a) => ({ ...period(a.start!), key: a.key, ...figures(a, view) }))
-    .sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
+  const out: PnlRow[] = [];
+  for (const a of rows.values()) {
+    const p = period(a.start!);
+    const f = figures(a, view);
+    out.push({ period: p.period, period_start: p.period_start, period_end: p.period_end, key: a.key, ...f });
+  }
+  out.sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
   return { rows: out, totals: [...totals.values()].map((a) => figures(a, view)).sort((a, b) => compareText(a.currency, b.currency)) };
 }
 
@@ -120,7 +132,12 @@ export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, ch
     group_by: q.groupBy,
     costs_view: q.costs,
     totals,
-    breakdown: rows.map(({ key, ...r }) => (keyName ? { ...r, [keyName]: key } : r)),
+    breakdown: rows.map((row) => {
+      const { key, ...r } = row;
+      // Set, not spread into a new object: a fifth of the time over thousands of rows.
+      if (keyName) (r as Record<string, unknown>)[keyName] = key;
+      return r;
+    }),
     costs_behind: status.rollupBehind,
   };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Dec } from '../rating/money.ts';
+import { Dec, percentOf, toScaled } from '../rating/money.ts';
 import { dailyRevenue } from './embeds.ts';
 import { bucketEnd, bucketLabel, bucketStart, type Granularity } from '../report-periods.ts';
-import { combinePnl, marginPercent } from './pnl.ts';
+import { combinePnl } from './pnl.ts';
 import { revenueEntries, totalsByCurrency, type RevenueInvoice } from './revenue.ts';
 
 describe('periods', () => {
@@ -84,7 +84,7 @@ describe('P&L', () => {
     ['0', '-5', null],
     ['10', '-5', '-50.00'],
   ])('margin %s of revenue %s is %s%%', (revenue, margin, pct) => {
-    expect(marginPercent(new Dec(margin), new Dec(revenue))).toBe(pct);
+    expect(percentOf(toScaled(margin, 12), toScaled(revenue, 12))).toBe(pct);
   });
 
   it('joins revenue and costs per period, key and currency, never across currencies', () => {
