@@ -152,7 +152,7 @@ describe('wire format', () => {
     const packr = new Packr({ useRecords: false, moreTypes: true });
     const v = unpack(encodeBatch([e, e])) as unknown[];
     const env = 3 + 2; // [version, n, dict, k, src, env, ...]
-    expect(() => decodeBatch(packr.pack(v.with(env, new Uint8Array([0, (v[2] as string[]).length]))))).toThrow(/env holds codes outside the dictionary/);
+    expect(() => decodeBatch(packr.pack(v.with(env, new Uint8Array([0, (v[2] as string[]).length]))))).toThrow(/env is not 2 codes within the dictionary/);
     expect(() => decodeBatch(packr.pack(v.with(env, new Uint8Array([0]))))).toThrow(WireFormatError);
     expect(batchEvents(decodeBatch(packr.pack(v)))).toEqual([e, e]);
   });

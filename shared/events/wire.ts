@@ -299,7 +299,7 @@ export function decodeBatch(data: Uint8Array): WireBatch {
   if (typeof b.n !== 'number' || !Array.isArray(b.dict) || !(b.ts instanceof Float64Array) || b.ts.length !== b.n || TEXT_COLUMNS.some((c) => !Array.isArray(b[c]) || b[c].length !== b.n)) {
     throw new WireFormatError('inconsistent batch columns');
   }
-  for (const c of CODE_COLUMNS) if (!codesIn(b[c], b.n, b.dict.length)) throw new WireFormatError(`inconsistent batch columns: ${c} holds codes outside the dictionary`);
+  for (const c of CODE_COLUMNS) if (!codesIn(b[c], b.n, b.dict.length)) throw new WireFormatError(`inconsistent batch columns: ${c} is not ${b.n} codes within the dictionary`);
   return b;
 }
 
