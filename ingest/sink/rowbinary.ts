@@ -128,10 +128,15 @@ function putDecimal38x9(buf: Buffer, n: number, text: string): number {
 
 /** What Decimal(38, 9) holds, non-negative: at most 29 digits, then at most 9 decimals. */
 const DECIMAL_38_9 = /^\d{1,29}(?:\.\d{1,9})?$/;
-/** A batch's dictionary entries as RowBinary Strings, each encoded once (entries repeat across rows), and the longest. */
-function stringsOf(dict: readonly string[]): { strings: Buffer[]; longest: number } {
+/**
+ * A batch's dictionary entries as RowBinary Strings, each encoded once (entries repeat
+ * across rows), and the longest. Kept for the last batch: the sink writes its actions,
+ * then its outcomes.
+ */
+function stringsOf(b: WireBatch): { strings: Buffer[]; longest: number } {
+  if (lastStrings.batch === b) return lastStrings;
   let longest = 0;
-  const strings = dict.map((s) => {
+  const strings = b.dict.map((s) => {
     const text = Buffer.from(s, 'utf8');
     const out = Buffer.allocUnsafe(text.length + 5);
     const at = varint(out, 0, text.length);
@@ -139,8 +144,10 @@ function stringsOf(dict: readonly string[]): { strings: Buffer[]; longest: numbe
     longest = Math.max(longest, at + text.length);
     return out.subarray(0, at + text.length);
   });
-  return { strings, longest };
+  lastStrings = { batch: b, strings, longest };
+  return lastStrings;
 }
+let lastStrings: { batch: WireBatch | undefined; strings: Buffer[]; longest: number } = { batch: undefined, strings: [], longest: 0 };
 
 /**
  * The four leading columns (environment, organization, agent, account) of a row, which
@@ -154,7 +161,7 @@ function leadKey(b: WireBatch, i: number): number {
 
 /** The actions of a batch as RowBinary rows into `w`; `seq` is its JetStream sequence (stream_seq). Returns the rows written. */
 export function actionsRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter): number {
-  const { strings: d, longest } = stringsOf(b.dict);
+  const { strings: d, longest } = stringsOf(b);
   const { k, env, org, agent, acct, id, src, type, ts, ing, uid, anon, model, tin, tout, ttot, meta } = b;
   let rows = 0;
   // Where the previous row's leading columns are in the buffer, to copy when they repeat.
@@ -197,7 +204,7 @@ export function actionsRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter):
 
 /** The outcomes of a batch (every event that is not an action) as RowBinary rows into `w`. Returns the rows written. */
 export function outcomesRowBinary(b: WireBatch, seq: number, w: RowBinaryWriter): number {
-  const { strings: d, longest } = stringsOf(b.dict);
+  const { strings: d, longest } = stringsOf(b);
   const { k, env, org, agent, acct, id, src, type, val, ts, ing, uid, anon, meta } = b;
   let rows = 0;
   for (let i = 0; i < b.n; i++) {
