@@ -216,7 +216,7 @@ async function main() {
   const drainedFromReady = (Date.now() - readyAt) / 1000;
   const sinkCpuUsPerRow = ((cpuSeconds(sink.pid!) - sinkCpu0) * 1e6) / backlog;
   // The reference: the same number of rows (at most 3M) inserted into chDB by the engine
-  // alone, RowBinary built in memory beforehand (bench/reference-insert.ts), in a process of its own.
+  // alone, Native blocks built in memory beforehand (bench/reference-insert.ts), in a process of its own.
   const refRows = Math.min(backlog, 3_000_000);
   const refOut = await new Promise<string>((resolve, reject) => {
     const c = spawn(process.execPath, ['--import', 'tsx', 'bench/reference-insert.ts', String(refRows), '100000'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -229,7 +229,7 @@ async function main() {
   console.log(`\n## Sink: drained the backlog of ${fmt(backlog)} events\n`);
   console.log('| | rows/s | CPU µs/row | ratio |');
   console.log('|---|---|---|---|');
-  console.log(`| raw insert reference (RowBinary from memory into chDB, ${fmt(refRows)} rows) | ${fmt(ref.rowsPerSec)} | ${ref.cpuUsPerRow.toFixed(2)} | 1.00 |`);
+  console.log(`| raw insert reference (Native from memory into chDB, ${fmt(refRows)} rows) | ${fmt(ref.rowsPerSec)} | ${ref.cpuUsPerRow.toFixed(2)} | 1.00 |`);
   console.log(`| the sink (JetStream to ClickHouse, from ready; ${drainSeconds.toFixed(1)} s with start-up) | ${fmt(sinkRate)} | ${sinkCpuUsPerRow.toFixed(2)} | ${(sinkRate / ref.rowsPerSec).toFixed(2)} |`);
   console.log('\nGoals: the sink ≥ 0.7 of the reference, ≤ 2 µs of CPU a row in the sink process.');
 

@@ -1,6 +1,6 @@
 /**
- * The sink's reference: ROWS action rows like the ingest benchmark's, built as RowBinary
- * in memory before the clock starts, inserted into a fresh `actions` table (Tally's
+ * The sink's reference: ROWS action rows like the ingest benchmark's, built as Native
+ * blocks (the cheapest input the engine takes) in memory before the clock starts, inserted into a fresh `actions` table (Tally's
  * migrations) INSERT_ROWS at a time the way the sink inserts into chDB. No NATS, no
  * decoding, no row building: what the engine itself costs. Prints one JSON line:
  * `{rows, seconds, rowsPerSec, cpuUsPerRow}` (CPU: this process, engine threads included).
@@ -13,28 +13,38 @@ import { performance } from 'node:perf_hooks';
 import { openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { decodeBatch, encodeBatch, type WireEvent } from '../shared/events/wire.ts';
-import { chdbRowBinaryInserter } from '../ingest/sink/chdb-file-insert.ts';
-import { actionsRowBinary, RowBinaryWriter } from '../ingest/sink/rowbinary.ts';
+import { newSequentialId } from '../shared/ids.ts';
+import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
+import { NativeBlock } from '../ingest/sink/native.ts';
 import { ACTION_TABLE } from '../ingest/sink/rows.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const INSERT_ROWS = Number(process.argv[3] ?? 100_000);
 const DB = 'reference_insert';
 
-/** The ingest benchmark's event (an LLM call of one agent), as the sink receives it. */
+/**
+ * The ingest benchmark's events (LLM calls of one agent, ids and times assigned as ingest
+ * assigns them at about 200,000 events/s), as the sink receives them (100 a message), as
+ * one Native block.
+ */
 function chunk(first: number, n: number, seq: number): Buffer {
-  const now = Date.now();
+  const block = new NativeBlock(ACTION_TABLE, true);
+  for (let at = first; at < first + n; at += 100) block.add(batch(at, Math.min(100, first + n - at)), seq);
+  return Buffer.concat(block.chunks());
+}
+
+const start = Date.now();
+function batch(first: number, n: number) {
   const events: WireEvent[] = [];
   for (let i = first; i < first + n; i++) {
+    const now = start + Math.floor(i / 200);
     events.push({
       k: 1, env: 'env_01JDEVELOPMENT000000000000', org: 'org_01JORGANIZATION00000000000', agent: 'ai_01JAGENT00000000000000000', acct: '',
-      id: `evt_01J${i.toString(36).padStart(22, '0')}`, src: 2, type: 'llm_call', ts: now, ing: now, uid: '', anon: '', model: 'gpt-4o',
+      id: newSequentialId('evt', now), src: 2, type: 'llm_call', ts: now, ing: now, uid: '', anon: '', model: 'gpt-4o',
       tin: 1200, tout: 300, ttot: 1500, meta: '{"model":"gpt-4o","input_tokens":1200,"output_tokens":300}', val: '',
     });
   }
-  const w = new RowBinaryWriter();
-  actionsRowBinary(decodeBatch(encodeBatch(events)), seq, w);
-  return Buffer.from(w.bytes());
+  return decodeBatch(encodeBatch(events));
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-reference-insert-'));
@@ -43,10 +53,10 @@ try {
   await migrateClickHouse(ch, DB);
   const chunks: Buffer[] = [];
   for (let first = 0, seq = 1; first < ROWS; first += INSERT_ROWS, seq++) chunks.push(chunk(first, Math.min(INSERT_ROWS, ROWS - first), seq));
-  const insert = chdbRowBinaryInserter(ch);
+  const insert = chdbNativeInserter(ch);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (const c of chunks) await insert(`${DB}.actions`, ACTION_TABLE, c);
+  for (const c of chunks) await insert(`${DB}.actions`, ACTION_TABLE, [c]);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const rs = await ch.query({ query: `SELECT count() AS n FROM ${DB}.actions`, format: 'JSONEachRow' });

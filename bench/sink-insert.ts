@@ -15,8 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { decodeBatch, encodeBatch, type WireBatch, type WireEvent } from '../shared/events/wire.ts';
 import { ACTION_COLUMNS, ACTION_TABLE } from '../ingest/sink/rows.ts';
-import { actionsRowBinary, RowBinaryWriter } from '../ingest/sink/rowbinary.ts';
-import { chdbRowBinaryInserter } from '../ingest/sink/chdb-file-insert.ts';
+import { NativeBlock } from '../ingest/sink/native.ts';
+import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { actionsTsv } from '../ingest/sink/tsv.ts';
 import { tsvInserter } from '../ingest/sink/tsv-insert.ts';
 
@@ -80,11 +80,11 @@ function tsvBuffer(g: Group): Buffer {
   return Buffer.concat(g.map(({ batch, seq }) => Buffer.from(actionsTsv(batch, seq))));
 }
 
-/** The sink's RowBinary: every wire batch of the insert into one writer. */
-function rowBinaryBuffer(g: Group): Buffer {
-  const w = new RowBinaryWriter();
-  for (const { batch, seq } of g) actionsRowBinary(batch, seq, w);
-  return w.bytes();
+/** The sink's Native block: every wire batch of the insert into one block. */
+function nativeBlock(g: Group): Buffer[] {
+  const block = new NativeBlock(ACTION_TABLE, true);
+  for (const { batch, seq } of g) block.add(batch, seq);
+  return block.chunks();
 }
 
 function jsonBuffer(g: Group): Buffer {
@@ -94,7 +94,7 @@ function jsonBuffer(g: Group): Buffer {
 function paths(ch: ClickHouseClient, chdb: ChdbRaw): Path[] {
   const table = `${DB}.actions`;
   const columns = [...ACTION_COLUMNS] as [string, ...string[]];
-  const rowBinary = chdbRowBinaryInserter(ch);
+  const native = chdbNativeInserter(ch);
   const raw = (format: 'TabSeparated' | 'JSONCompactEachRow', settings: Record<string, number>) => (v: unknown) =>
     chdb.rawInsert({ table, values: v as Buffer, format, columns, settings });
   const sinkInsert = tsvInserter(ch);
@@ -104,7 +104,7 @@ function paths(ch: ClickHouseClient, chdb: ChdbRaw): Path[] {
     { name: 'JSONCompactEachRow Buffer, chdb rawInsert', build: jsonBuffer, insert: raw('JSONCompactEachRow', {}) },
     { name: 'TSV Buffer, chdb rawInsert, parallel parsing', build: tsvBuffer, insert: raw('TabSeparated', {}) },
     { name: 'TSV Buffer, chdb rawInsert, no parallel parsing (the sink with TALLY_SINK_INSERT_FORMAT=tsv)', build: tsvBuffer, insert: (v) => sinkInsert(table, columns, v as Buffer) },
-    { name: 'RowBinary through a file (the sink now, with chDB)', build: rowBinaryBuffer, insert: (v) => rowBinary(table, ACTION_TABLE, v as Buffer) },
+    { name: 'Native through a file (the sink now, with chDB)', build: nativeBlock, insert: (v) => native(table, ACTION_TABLE, v as Buffer[]) },
   ];
 }
 

@@ -1,38 +1,44 @@
-import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync, writevSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { structureOf } from './rows.ts';
+import { structureOf, type SinkColumn } from './rows.ts';
 
-/** Inserts RowBinary rows of `columns` (name and type, in row order) into `table`. */
-export type RowBinaryInsert = (table: string, columns: readonly (readonly [string, string])[], rows: Buffer) => Promise<void>;
+/** Inserts a Native block of `columns` (its pieces, written one after another) into `table`. */
+export type NativeInsert = (table: string, columns: readonly SinkColumn[], block: readonly Buffer[]) => Promise<void>;
 
 /**
- * RowBinary into chDB. chDB's raw insert takes text formats only, so the rows go through a
- * file the engine reads (`INSERT ... SELECT * FROM file(path, RowBinary, structure)`), in
+ * Native blocks into chDB. chDB's raw insert takes text formats only, so the block goes through a
+ * file the engine reads (`INSERT ... SELECT * FROM file(path, Native, structure)`), in
  * a directory of its own under /dev/shm (memory) when there is one, else the system's
  * temporary directory. Files are kept and overwritten, one per insert in flight:
  * rewriting a file's pages in place costs a third of writing a new file (whose pages the
  * kernel must find and zero first). Settings as the TSV path's (tsv-insert.ts):
  * optimize_on_insert off.
  */
-export function chdbRowBinaryInserter(ch: ClickHouseClient): RowBinaryInsert {
+export function chdbNativeInserter(ch: ClickHouseClient): NativeInsert {
   let dir: string | undefined;
   let counter = 0;
   const free: { file: string; fd: number }[] = [];
   const slot = () => {
     dir ??= scratchDir('/dev/shm');
-    const file = path.join(dir, `${process.pid}-${counter++}.rowbinary`);
+    const file = path.join(dir, `${process.pid}-${counter++}.native`);
     return { file, fd: openSync(file, 'w') };
   };
-  const write = (s: { file: string; fd: number }, rows: Buffer) => {
-    for (let at = 0; at < rows.length; ) at += writeSync(s.fd, rows, at, rows.length - at, at);
-    ftruncateSync(s.fd, rows.length);
+  const write = (s: { file: string; fd: number }, block: readonly Buffer[]) => {
+    const size = block.reduce((n, piece) => n + piece.length, 0);
+    let at = writevSync(s.fd, block as Buffer[], 0);
+    if (at < size) {
+      // A short write (rare): the rest from one buffer.
+      const all = Buffer.concat(block);
+      while (at < size) at += writeSync(s.fd, all, at, size - at, at);
+    }
+    ftruncateSync(s.fd, size);
   };
-  return async (table, columns, rows) => {
+  return async (table, columns, block) => {
     let s = free.pop() ?? slot();
     try {
-      write(s, rows);
+      write(s, block);
     } catch (err) {
       // A small /dev/shm (containers get 64 MiB): the temporary directory from now on.
       closeSync(s.fd);
@@ -41,12 +47,12 @@ export function chdbRowBinaryInserter(ch: ClickHouseClient): RowBinaryInsert {
       for (const f of free.splice(0)) closeSync(f.fd), rmSync(f.file, { force: true });
       dir = scratchDir(os.tmpdir());
       s = slot();
-      write(s, rows);
+      write(s, block);
     }
     try {
       const names = columns.map(([name]) => name).join(', ');
       const structure = structureOf(columns).replaceAll('\\', '\\\\').replaceAll("'", "\\'");
-      await ch.command({ query: `INSERT INTO ${table} (${names}) SELECT * FROM file('${s.file}', 'RowBinary', '${structure}') SETTINGS optimize_on_insert = 0` });
+      await ch.command({ query: `INSERT INTO ${table} (${names}) SELECT * FROM file('${s.file}', 'Native', '${structure}') SETTINGS optimize_on_insert = 0` });
     } finally {
       free.push(s);
     }

@@ -39,8 +39,8 @@ const SinkEnv = Type.Object({
    */
   TALLY_SINK_STALL_MS: Type.Integer({ minimum: 1000, default: 5000 }),
   /**
-   * Rows handed to ClickHouse: `auto` RowBinary into chDB (about half the engine's parsing
-   * CPU) and TabSeparated text to a server; `tsv` text everywhere.
+   * Rows handed to ClickHouse: `auto` a Native block into chDB (the engine's own layout, its
+   * cheapest input) and TabSeparated text to a server; `tsv` text everywhere.
    */
   TALLY_SINK_INSERT_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('tsv')], { default: 'auto' }),
 });

@@ -1,8 +1,8 @@
 import { chdbRawOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { tsvInserter } from './tsv-insert.ts';
 import type { WireBatch } from '../../shared/events/wire.ts';
-import { chdbRowBinaryInserter } from './chdb-file-insert.ts';
-import { actionsRowBinary, outcomesRowBinary, RowBinaryWriter } from './rowbinary.ts';
+import { chdbNativeInserter } from './chdb-file-insert.ts';
+import { NativeBlock } from './native.ts';
 import { ACTION_COLUMNS, ACTION_TABLE, OUTCOME_COLUMNS, OUTCOME_TABLE } from './rows.ts';
 import { actionsTsv, outcomesTsv } from './tsv.ts';
 
@@ -19,50 +19,45 @@ export type RowsFormat = () => RowsBuilder;
 
 /**
  * The cheapest rows for the engine at hand (bench/sink-insert.ts compares them):
- * - chDB (in this process): RowBinary, which the engine parses at about half the CPU of
- *   text, through a file (chdb-file-insert.ts);
+ * - chDB (in this process): a Native block, the engine's own layout, through a file
+ *   (native.ts, chdb-file-insert.ts);
  * - a ClickHouse server: TabSeparated text streamed over HTTP (the server parses it).
  */
 export function rowsFormatFor(ch: ClickHouseClient, format: 'auto' | 'tsv' = 'auto'): RowsFormat {
-  return format === 'auto' && chdbRawOf(ch) ? rowBinaryRows(ch) : tsvRows(ch);
+  return format === 'auto' && chdbRawOf(ch) ? nativeRows(ch) : tsvRows(ch);
 }
 
-function rowBinaryRows(ch: ClickHouseClient): RowsFormat {
-  const insert = chdbRowBinaryInserter(ch);
-  // Writers are reused from insert to insert (one per table and insert in flight): a
-  // fresh one grows by doubling to the insert's size, copying as it goes.
-  const free: RowBinaryWriter[] = [];
-  const writer = () => {
-    const w = free.pop() ?? new RowBinaryWriter();
-    w.rewind(0);
-    return w;
-  };
+function nativeRows(ch: ClickHouseClient): RowsFormat {
+  const insert = chdbNativeInserter(ch);
+  // Blocks are reused from insert to insert (a pair per insert in flight): fresh ones
+  // grow their buffers by doubling to the insert's size, copying as they go.
+  const free: { actions: NativeBlock; outcomes: NativeBlock }[] = [];
   return () => {
-    const actions = writer();
-    const outcomes = writer();
-    let nActions = 0;
-    let nOutcomes = 0;
+    const blocks = free.pop() ?? { actions: new NativeBlock(ACTION_TABLE, true), outcomes: new NativeBlock(OUTCOME_TABLE, false) };
+    const { actions, outcomes } = blocks;
+    actions.clear();
+    outcomes.clear();
     return {
       add(batch, seq) {
-        const a = actions.mark;
-        const o = outcomes.mark;
+        actions.mark();
+        outcomes.mark();
         try {
-          nActions += actionsRowBinary(batch, seq, actions);
-          nOutcomes += outcomesRowBinary(batch, seq, outcomes);
+          actions.add(batch, seq);
+          outcomes.add(batch, seq);
         } catch (err) {
-          actions.rewind(a);
-          outcomes.rewind(o);
+          actions.undo();
+          outcomes.undo();
           throw err;
         }
       },
       async insert(database) {
         try {
           await Promise.all([
-            nActions > 0 && insert(`${database}.actions`, ACTION_TABLE, actions.bytes()),
-            nOutcomes > 0 && insert(`${database}.outcomes`, OUTCOME_TABLE, outcomes.bytes()),
+            actions.rows > 0 && insert(`${database}.actions`, ACTION_TABLE, actions.chunks()),
+            outcomes.rows > 0 && insert(`${database}.outcomes`, OUTCOME_TABLE, outcomes.chunks()),
           ]);
         } finally {
-          free.push(actions, outcomes);
+          free.push(blocks);
         }
       },
     };

@@ -49,7 +49,7 @@ describe('tsvEscape', () => {
 
 describe.each([
   ['TabSeparated text (a ClickHouse server; TALLY_SINK_INSERT_FORMAT=tsv)', 'tsv'],
-  ['RowBinary through a file (chDB)', 'auto'],
+  ['a Native block through a file (chDB)', 'auto'],
 ] as const)('%s rows into ClickHouse', (_name, format) => {
   it('stores every column of actions and outcomes intact, stream_seq included, at the largest values', async () => {
     const now = Date.now();
@@ -86,8 +86,8 @@ describe.each([
   });
 });
 
-describe('RowBinary inserts one after another (chDB)', () => {
-  it('store exactly each insert\'s rows when writers and files are reused, a large insert before small ones', async () => {
+describe('Native inserts one after another (chDB)', () => {
+  it('store exactly each insert\'s rows when blocks and files are reused, a large insert before small ones', async () => {
     const format = rowsFormatFor(stack.tally.ch!, 'auto');
     const now = Date.now();
     const run = uid();
@@ -112,6 +112,47 @@ describe('RowBinary inserts one after another (chDB)', () => {
     const actions = Array.from({ length: next }, (_, i) => i).filter((i) => i % 7 !== 0);
     expect(Number(got!.n)).toBe(next);
     expect(Number(got!.tokens)).toBe(actions.reduce((s, i) => s + i, 0));
+  });
+});
+
+describe('Native LowCardinality columns (chDB)', () => {
+  it('store every value, whatever the number of distinct values (1-, 2- and 4-byte key indexes), across batches with their own dictionaries, a refused message dropped', async () => {
+    const format = rowsFormatFor(stack.tally.ch!, 'auto');
+    const now = Date.now();
+    const run = uid();
+    const ev = (i: number, type: string, model: string, ts = now - i): WireEvent => ({
+      k: 1, env: `env_${i % 2}`, org: 'org_w', agent: 'ai_w', acct: '', src: 1, ts, ing: now, anon: '', model, tin: i, tout: 0, ttot: i, val: '',
+      id: `${run}-${i}`, type, uid: '', meta: '',
+    });
+    // Per insert: types and models with few (3), a few hundred (300) and over 65,536 (70,000) distinct values.
+    for (const distinct of [3, 300, 70_000]) {
+      const rows = format();
+      const total = Math.max(distinct, 1000);
+      let expected = 0n;
+      for (let first = 0; first < total; first += 5000) {
+        const events = Array.from({ length: Math.min(5000, total - first) }, (_, j) => ev(distinct * 1e6 + first + j, `t${(first + j) % distinct}`, `m ${(first + j) % distinct} é`));
+        if (first === 5000) {
+          // A message with an event time the table cannot hold, between good ones: refused whole, nothing of it stored.
+          expect(() => rows.add(decodeBatch(encodeBatch([ev(-1, 'refused type', 'refused model'), ev(-2, 't0', 'm', -5)])), 1)).toThrow(RangeError);
+        }
+        rows.add(decodeBatch(encodeBatch(events)), 2);
+        for (const e of events) expected += BigInt(e.tin);
+      }
+      await rows.insert(db()!);
+      const rs = await stack.tally.ch!.query({
+        query: `SELECT count() AS n, uniqExact(action_type) AS types, uniqExact(model) AS models, toString(sum(input_tokens)) AS tokens,
+            countIf(action_type != concat('t', toString((input_tokens - {base:UInt64}) % {d:UInt64}))) AS wrong_types,
+            countIf(model != concat('m ', toString((input_tokens - {base:UInt64}) % {d:UInt64}), ' é')) AS wrong_models,
+            countIf(environment_id != concat('env_', toString(input_tokens % 2))) AS wrong_envs
+          FROM ${db()}.actions WHERE startsWith(event_id, {run:String}) AND input_tokens >= {base:UInt64} AND input_tokens < {base:UInt64} + 1000000`,
+        query_params: { run, base: distinct * 1e6, d: distinct },
+        format: 'JSONEachRow',
+      });
+      const got = (await rs.json<Record<string, unknown>>()).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])));
+      expect(got).toEqual([{ n: String(total), types: String(distinct), models: String(distinct), tokens: String(expected), wrong_types: '0', wrong_models: '0', wrong_envs: '0' }]);
+    }
+    const refused = await stack.tally.ch!.query({ query: `SELECT count() AS n FROM ${db()}.actions WHERE action_type = 'refused type' OR model = 'refused model'`, format: 'JSONEachRow' });
+    expect((await refused.json<{ n: unknown }>()).map((r) => Number(r.n))).toEqual([0]);
   });
 });
 
@@ -155,7 +196,7 @@ describe('the sink end to end', () => {
 
 describe.each([
   ['TabSeparated (refused by ClickHouse, after 3 attempts)', 'tsv', /^insert refused: Code: \d+\. DB::Exception/],
-  ['RowBinary (refused by the encoder, at once)', 'auto', /^unencodable batch: "not-a-number" is not a Decimal\(38, 9\)/],
+  ['Native (refused by the encoder, at once)', 'auto', /^unencodable batch: "not-a-number" is not a Decimal\(38, 9\)/],
 ] as const)('a message whose rows cannot be stored: %s', (_name, format, reason) => {
   it('is set aside in sink_dead_letters; the messages around it are stored and the sink goes on', async () => {
     const s = format === 'auto' ? stack : await startTestStack({ env: { TALLY_SINK_RETRY_DELAY_MS: '100', TALLY_SINK_MAX_ATTEMPTS: '3', TALLY_SINK_INSERT_FORMAT: format } });
