@@ -4,7 +4,7 @@ import { MAX_COST_QUANTITY } from '../../shared/events/limits.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { bucketSql, type Granularity } from '../report-periods.ts';
 
-/** Dimensions a cost aggregate can be grouped by; category and currency always are. */
+/** Dimensions a cost aggregate can be grouped by; currency always is, category unless asked not to. */
 export interface CostQuery {
   environmentId: string;
   /** Inclusive start, exclusive end of action time. */
@@ -16,6 +16,8 @@ export interface CostQuery {
   byAccount?: boolean;
   /** Buckets of action time. */
   granularity?: Granularity;
+  /** By cost category (default); false sums the categories (a third of the rows, for blended P&L). */
+  byCategory?: boolean;
 }
 
 export interface CostRow {
@@ -23,11 +25,12 @@ export interface CostRow {
   account_id?: string;
   /** Bucket start date (YYYY-MM-DD) when a granularity was asked. */
   bucket?: string;
+  /** The cost category; '' when the categories are summed (`byCategory: false`). */
   category: string;
   currency: string;
   /** Exact decimal string (up to 12 decimals). */
   amount: string;
-  /** Distinct actions that carried a cost in this group. */
+  /** Distinct actions that carried a cost in this group; '' when the categories are summed (the rollup counts actions per category). */
   actions: string;
 }
 
@@ -117,12 +120,15 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     agents: q.agentInstanceIds ?? [],
     accounts: q.accountIds ?? [],
   };
-  const groupBy = [...keys, 'category', 'currency'].join(', ');
+  const byCategory = q.byCategory ?? true;
+  const groupBy = [...keys, ...(byCategory ? ['category'] : []), 'currency'].join(', ');
+  const figures = (category: string, currency: string, amount: string, actions: string) =>
+    `${byCategory ? category : "''"} AS category, ${currency} AS currency, ${amount} AS amount, ${byCategory ? actions : "''"} AS actions`;
   const coverage = !rollup ? { covers: false, behind: false } : rollup.coverage ? await rollup.coverage(q.environmentId, q.from, q.to) : { covers: await rollup.covers(q.environmentId, q.from, q.to), behind: false };
   if (status && coverage.covers && coverage.behind) status.rollupBehind = true;
   const sql = coverage.covers
     ? `
-    SELECT ${keys.map((k) => k + ',').join(' ')} category, currency, toString(sum(toDecimal256(a, 12))) AS amount, toString(sum(n)) AS actions
+    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('category', 'currency', 'toString(sum(toDecimal256(a, 12)))', 'toString(sum(n))')}
     FROM (
       SELECT agent_instance_id, account_id, ${q.granularity ? `${bucketSql('day', q.granularity)} AS bucket,` : ''} category, currency, amount AS a, actions AS n
       FROM ${database}.costs_daily
@@ -135,7 +141,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     ORDER BY ${groupBy}`
     : `
     WITH ${envRulesSql(database)} AS rules
-    SELECT ${keys.map((k) => k + ',').join(' ')} c.1 AS category, c.2 AS currency, toString(sum(toDecimal256(c.3, 12))) AS amount, toString(uniqExact(agent_instance_id, event_id)) AS actions
+    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('c.1', 'c.2', 'toString(sum(toDecimal256(c.3, 12)))', 'toString(uniqExact(agent_instance_id, event_id))')}
     FROM (
       SELECT agent_instance_id, account_id, event_id, ${q.granularity ? `${bucketSql('ts', q.granularity)} AS bucket,` : ''}
         arrayJoin(${COST_LINES_SQL}) AS c

@@ -7,7 +7,8 @@ import { migrateClickHouse } from '../../shared/clickhouse/schema.ts';
 import { parseCommonConfig } from '../../shared/config/common.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate, type Db } from '../../shared/db/postgres.ts';
 import { uniqueSuffix } from '../../test/harness.ts';
-import { queryCosts, type CostQuery } from './cost-query.ts';
+import { toScaled } from '../rating/money.ts';
+import { queryCosts, type CostQuery, type CostRow } from './cost-query.ts';
 import { CostRuleStore } from './cost-rules.ts';
 import { CostRollup } from './cost-rollup.ts';
 
@@ -77,6 +78,8 @@ const views: Omit<CostQuery, 'environmentId' | 'from' | 'to'>[] = [
   { byAgent: true, byAccount: true, granularity: 'day' },
   { byAgent: true, granularity: 'month' },
   { agentInstanceIds: ['a1'], granularity: 'day' },
+  { byCategory: false },
+  { byAccount: true, granularity: 'week', byCategory: false },
 ];
 const range = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-10T00:00:00Z') };
 
@@ -87,6 +90,16 @@ async function expectRollupMatchesRaw(): Promise<void> {
     expect(await rollup.covers(ENV, q.from, q.to)).toBe(true);
     const [fromRollup, raw] = await Promise.all([queryCosts(ch, database, q, rollup), queryCosts(ch, database, q)]);
     expect(fromRollup, JSON.stringify(v)).toEqual(raw);
+    if (v.byCategory === false) {
+      // Categories summed: each row is the sum of its categories' rows, exactly.
+      const byCategory = await queryCosts(ch, database, { ...q, byCategory: true });
+      const key = (r: CostRow) => `${r.agent_instance_id}|${r.account_id}|${r.bucket}|${r.currency}`;
+      const sums = new Map<string, bigint>();
+      for (const r of byCategory) sums.set(key(r), (sums.get(key(r)) ?? 0n) + toScaled(r.amount, 12));
+      expect(raw.length).toBeGreaterThan(0);
+      const sorted = (xs: [string, ...unknown[]][]) => xs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      expect(sorted(raw.map((r) => [key(r), r.category, r.actions, toScaled(r.amount, 12)]))).toEqual(sorted([...sums].map(([k, v]) => [k, '', '', v])));
+    }
   }
 }
 

@@ -39,68 +39,76 @@ interface Acc {
   key: string | null;
   currency: string;
   revenue: bigint;
-  byCat: Map<string, bigint>;
+  costs: bigint;
+  /** Costs by category, in the order of COST_CATEGORIES (itemized view only). */
+  byCat: bigint[] | undefined;
 }
 
-function figures(a: Acc, view: CostsView): PnlFigures {
-  let costs = 0n;
-  for (const c of a.byCat.values()) costs += c;
-  const margin = a.revenue - costs;
-  return {
-    currency: a.currency,
-    revenue: text(a.revenue),
-    costs: text(costs),
-    ...(view === 'itemized' ? { costs_by_category: Object.fromEntries(COST_CATEGORIES.map((c) => [c, text(a.byCat.get(c) ?? 0n)])) } : {}),
-    margin: text(margin),
-    margin_percent: percentOf(margin, a.revenue),
-  };
+function figures(a: Acc): PnlFigures {
+  const margin = a.revenue - a.costs;
+  const [revenue, costs, marginText, marginPercent] = [text(a.revenue), text(a.costs), text(margin), percentOf(margin, a.revenue)];
+  return a.byCat
+    ? { currency: a.currency, revenue, costs, costs_by_category: Object.fromEntries(COST_CATEGORIES.map((c, i) => [c, text(a.byCat![i]!)])), margin: marginText, margin_percent: marginPercent }
+    : { currency: a.currency, revenue, costs, margin: marginText, margin_percent: marginPercent };
 }
 
 /**
  * Joins revenue entries and cost rows on (bucket, key, currency) (pure). Revenue is
  * bucketed by the invoice's period, costs by the action's time. Returns the rows and the
  * totals per currency; amounts are exact decimal strings, never summed across currencies.
+ * The blended view takes cost rows of any category (or none: summed by the query).
  */
 export function combinePnl(revenue: readonly RevenueEntry[], costs: readonly CostRow[], g: Granularity, group: PnlGroup, view: CostsView): { rows: PnlRow[]; totals: PnlFigures[] } {
-  const rows = new Map<string, Acc>();
-  const get = (start: Date, startId: string, key: string | null, currency: string) => {
-    const k = `${startId}\u0000${key ?? ''}\u0000${currency}`;
-    let a = rows.get(k);
-    if (!a) rows.set(k, (a = { start, key, currency, revenue: 0n, byCat: new Map() }));
+  const itemized = view === 'itemized';
+  const acc = (start: Date | null, key: string | null, currency: string): Acc => ({ start, key, currency, revenue: 0n, costs: 0n, byCat: itemized ? COST_CATEGORIES.map(() => 0n) : undefined });
+  // Rows by bucket start (ms), then key and currency: no string built per cost row.
+  const rows = new Map<number, Map<string | null, Map<string, Acc>>>();
+  const all: Acc[] = [];
+  const get = (start: Date, key: string | null, currency: string) => {
+    let byKey = rows.get(start.getTime());
+    if (!byKey) rows.set(start.getTime(), (byKey = new Map()));
+    let byCurrency = byKey.get(key);
+    if (!byCurrency) byKey.set(key, (byCurrency = new Map()));
+    let a = byCurrency.get(currency);
+    if (!a) byCurrency.set(currency, (a = acc(start, key, currency))), all.push(a);
     return a;
   };
-  for (const r of revenue) {
-    const start = new Date(r.period_start);
-    get(start, String(start.getTime()), r.key, r.currency).revenue += amount(r.revenue);
-  }
-  const starts = new Map<string, [Date, string]>();
+  for (const r of revenue) get(new Date(r.period_start), r.key, r.currency).revenue += amount(r.revenue);
+  const starts = new Map<string, Date>();
   for (const c of costs) {
     let start = starts.get(c.bucket!);
-    if (!start) {
-      const d = bucketStart(parseBucketDate(c.bucket!), g);
-      starts.set(c.bucket!, (start = [d, String(d.getTime())]));
-    }
+    if (!start) starts.set(c.bucket!, (start = bucketStart(parseBucketDate(c.bucket!), g)));
     const key = group === 'agent' ? (c.agent_instance_id ?? null) : group === 'customer' ? (c.account_id || null) : null;
-    const a = get(start[0], start[1], key, c.currency);
-    a.byCat.set(c.category, (a.byCat.get(c.category) ?? 0n) + amount(c.amount));
+    const a = get(start, key, c.currency);
+    const v = amount(c.amount);
+    a.costs += v;
+    if (a.byCat) {
+      const i = COST_CATEGORIES.indexOf(c.category as (typeof COST_CATEGORIES)[number]);
+      if (i >= 0) a.byCat[i]! += v;
+    }
   }
   // Totals per currency, from the rows.
   const totals = new Map<string, Acc>();
-  for (const a of rows.values()) {
+  for (const a of all) {
     let t = totals.get(a.currency);
-    if (!t) totals.set(a.currency, (t = { start: null, key: null, currency: a.currency, revenue: 0n, byCat: new Map() }));
+    if (!t) totals.set(a.currency, (t = acc(null, null, a.currency)));
     t.revenue += a.revenue;
-    for (const [category, v] of a.byCat) t.byCat.set(category, (t.byCat.get(category) ?? 0n) + v);
+    t.costs += a.costs;
+    if (t.byCat) for (let i = 0; i < t.byCat.length; i++) t.byCat[i]! += a.byCat![i]!;
   }
   const period = periodsOf(g);
   const out: PnlRow[] = [];
-  for (const a of rows.values()) {
+  for (const a of all) {
     const p = period(a.start!);
-    const f = figures(a, view);
-    out.push({ period: p.period, period_start: p.period_start, period_end: p.period_end, key: a.key, ...f });
+    // Built field by field, not spread (V8 builds spread objects slowly over thousands of rows).
+    const { currency, revenue: r, costs: c, costs_by_category: byCategory, margin, margin_percent } = figures(a);
+    const { period: label, period_start, period_end } = p;
+    out.push(byCategory
+      ? { period: label, period_start, period_end, key: a.key, currency, revenue: r, costs: c, costs_by_category: byCategory, margin, margin_percent }
+      : { period: label, period_start, period_end, key: a.key, currency, revenue: r, costs: c, margin, margin_percent });
   }
   out.sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
-  return { rows: out, totals: [...totals.values()].map((a) => figures(a, view)).sort((a, b) => compareText(a.currency, b.currency)) };
+  return { rows: out, totals: [...totals.values()].map(figures).sort((a, b) => compareText(a.currency, b.currency)) };
 }
 
 interface PnlQuery {
@@ -120,7 +128,7 @@ export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, ch
   const status: CostStatus = { rollupBehind: false };
   const [{ invoices, maps }, costs] = await Promise.all([
     loadRevenue(db, scope),
-    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer' }, rollup, status),
+    queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer', byCategory: q.costs === 'itemized' }, rollup, status),
   ]);
   const revenue = revenueEntries(invoices, q.groupBy, q.granularity, maps);
   const { rows, totals } = combinePnl(revenue, costs, q.granularity, q.groupBy, q.costs);
