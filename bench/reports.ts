@@ -160,7 +160,7 @@ async function runSize(EVENTS: number): Promise<SizeResult> {
     const reports: [string, (r?: CostRollup) => Promise<unknown>][] = [
       ['GET /v1/costs (30 days, by agent, customer, month)', (r) => queryCosts(ch, chDb, { environmentId: envId, from, to, byAgent: true, byAccount: true, granularity: 'month' }, r)],
       ['GET /v1/costs?agent_id=…', (r) => queryCosts(ch, chDb, { environmentId: envId, from, to, agentInstanceIds: ['ai_bench_7'], byAgent: true, byAccount: true, granularity: 'month' }, r)],
-      ['GET /v1/reports/revenue?group_by=agent&granularity=week', async () => { const r = await loadRevenue(db, { environmentId: envId, from: months[0]!, to }); return revenueEntries(r.invoices, 'agent', 'week', r.maps); }],
+      ['GET /v1/reports/revenue?group_by=agent&granularity=week', async () => { const r = await loadRevenue(db, { environmentId: envId, from: months[0]!, to }, 'agent'); return revenueEntries(r.invoices, 'agent', 'week', r.maps); }],
       ['GET /v1/reports/pnl (month, itemized)', (r) => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'month', groupBy: 'none', costs: 'itemized' }, r)],
       ['GET /v1/reports/pnl?group_by=customer&granularity=week', (r) => computePnl(db, ch, chDb, { environmentId: envId, from, to, granularity: 'week', groupBy: 'customer', costs: 'blended' }, r)],
       ['GET /api/v1/embeds/{id}?duration=7days', (r) => agentEmbed(db, ch, chDb, envId, 'ai_bench_7', 7, r)],

@@ -168,7 +168,7 @@ export function reportEndpoints({ db, ch, chDatabase, costRollup }: ApiDeps): En
         const { from, to } = range(q);
         const group = (q.group_by ?? 'none') as RevenueGroup;
         const g = (q.granularity ?? 'month') as Granularity;
-        const { invoices, maps } = await loadRevenue(db, { environmentId: p.environmentId, from, to, ...(q.customer_id ? { accountIds: [q.customer_id] } : {}) });
+        const { invoices, maps } = await loadRevenue(db, { environmentId: p.environmentId, from, to, ...(q.customer_id ? { accountIds: [q.customer_id] } : {}) }, group);
         const entries = revenueEntries(invoices, group, g, maps);
         const keyName = group === 'none' ? undefined : REVENUE_GROUP_KEY[group];
         return ok({

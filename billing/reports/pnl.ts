@@ -127,7 +127,7 @@ export async function computePnl(db: Db, ch: Pick<ClickHouseClient, 'query'>, ch
   const scope = { environmentId: q.environmentId, from: q.from, to: q.to, ...(q.agentInstanceIds ? { agentInstanceIds: q.agentInstanceIds } : {}), ...(q.accountIds ? { accountIds: q.accountIds } : {}) };
   const status: CostStatus = { rollupBehind: false };
   const [{ invoices, maps }, costs] = await Promise.all([
-    loadRevenue(db, scope),
+    loadRevenue(db, scope, q.groupBy),
     queryCosts(ch, chDatabase, { ...scope, granularity: q.granularity, byAgent: q.groupBy === 'agent', byAccount: q.groupBy === 'customer', byCategory: q.costs === 'itemized' }, rollup, status),
   ]);
   const revenue = revenueEntries(invoices, q.groupBy, q.granularity, maps);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import { bucketStart, compareText, periodsOf, type Granularity } from '../report-periods.ts';
@@ -100,42 +101,33 @@ interface RevenueScope {
   agentInstanceIds?: string[];
 }
 
-/** The non-void invoices whose period starts in [from, to), with their lines; plus the lookup maps. */
-export async function loadRevenue(db: Db, s: RevenueScope): Promise<{ invoices: RevenueInvoice[]; maps: RevenueMaps }> {
+/**
+ * The non-void invoices whose period starts in [from, to), with their lines (one query: one
+ * snapshot, no list of ids); plus the lookup maps, read only for the groupings that use
+ * them (`group` product or agent type; all when not given).
+ */
+export async function loadRevenue(db: Db, s: RevenueScope, group?: RevenueGroup): Promise<{ invoices: RevenueInvoice[]; maps: RevenueMaps }> {
   let q = db
-    .selectFrom('invoices')
-    .select(['id', 'account_id', 'rate_plan_id', 'currency', 'period_start', 'total'])
-    .where('environment_id', '=', s.environmentId)
-    .where('status', '!=', 'void')
-    .where('period_start', '>=', s.from)
-    .where('period_start', '<', s.to);
-  if (s.accountIds) q = q.where('account_id', 'in', s.accountIds.length ? s.accountIds : ['']);
-  const rows = await q.orderBy('period_start').orderBy('id').execute();
-  const ids = rows.map((r) => r.id);
-  const lines = ids.length
-    ? await db
-        .selectFrom('invoice_lines')
-        .select(['invoice_id', 'agent_instance_id', 'amount', 'detail'])
-        .where('invoice_id', 'in', ids)
-        .orderBy('invoice_id')
-        .orderBy('position')
-        .execute()
-    : [];
-  const byInvoice = new Map<string, RevenueInvoice['lines']>();
-  for (const l of lines) {
-    const list = byInvoice.get(l.invoice_id) ?? [];
-    list.push({ agent_instance_id: l.agent_instance_id, rate_plan_id: ((l.detail as Record<string, unknown>)?.rate_plan_id as string | undefined) ?? null, amount: l.amount });
-    byInvoice.set(l.invoice_id, list);
+    .selectFrom('invoices as i')
+    .leftJoin('invoice_lines as l', 'l.invoice_id', 'i.id')
+    .select(['i.id', 'i.account_id', 'i.rate_plan_id', 'i.currency', 'i.period_start', 'i.total', 'l.agent_instance_id', 'l.amount'])
+    .select(sql<string | null>`l.detail->>'rate_plan_id'`.as('line_rate_plan_id'))
+    .where('i.environment_id', '=', s.environmentId)
+    .where('i.status', '!=', 'void')
+    .where('i.period_start', '>=', s.from)
+    .where('i.period_start', '<', s.to);
+  if (s.accountIds) q = q.where('i.account_id', 'in', s.accountIds.length ? s.accountIds : ['']);
+  const needsMaps = group === undefined || group === 'product' || group === 'agent_type';
+  const [rows, maps] = await Promise.all([q.orderBy('i.period_start').orderBy('i.id').orderBy('l.position').execute(), needsMaps ? loadMaps(db, s.environmentId) : NO_MAPS]);
+  let invoices: RevenueInvoice[] = [];
+  let last: RevenueInvoice | undefined;
+  for (const r of rows) {
+    if (last?.invoice_id !== r.id) {
+      last = { invoice_id: r.id, account_id: r.account_id, rate_plan_id: r.rate_plan_id, currency: r.currency, period_start: new Date(r.period_start), total: r.total, lines: [] };
+      invoices.push(last);
+    }
+    if (r.amount !== null) last.lines.push({ agent_instance_id: r.agent_instance_id, rate_plan_id: r.line_rate_plan_id, amount: r.amount });
   }
-  let invoices: RevenueInvoice[] = rows.map((r) => ({
-    invoice_id: r.id,
-    account_id: r.account_id,
-    rate_plan_id: r.rate_plan_id,
-    currency: r.currency,
-    period_start: new Date(r.period_start),
-    total: r.total,
-    lines: byInvoice.get(r.id) ?? [],
-  }));
   if (s.agentInstanceIds) {
     // Only the lines of these agents count (an agent's revenue).
     const want = new Set(s.agentInstanceIds);
@@ -146,10 +138,15 @@ export async function loadRevenue(db: Db, s: RevenueScope): Promise<{ invoices: 
       })
       .filter((i) => i.lines.length > 0);
   }
-  const plans = await db.selectFrom('rate_plans').select(['id', 'product_id']).where('environment_id', '=', s.environmentId).execute();
-  const agents = await db.selectFrom('agent_instances').select(['id', 'agent_type_id']).where('environment_id', '=', s.environmentId).execute();
-  return {
-    invoices,
-    maps: { productOfPlan: new Map(plans.map((p) => [p.id, p.product_id])), typeOfAgent: new Map(agents.map((a) => [a.id, a.agent_type_id])) },
-  };
+  return { invoices, maps };
+}
+
+const NO_MAPS: RevenueMaps = { productOfPlan: new Map(), typeOfAgent: new Map() };
+
+async function loadMaps(db: Db, environmentId: string): Promise<RevenueMaps> {
+  const [plans, agents] = await Promise.all([
+    db.selectFrom('rate_plans').select(['id', 'product_id']).where('environment_id', '=', environmentId).execute(),
+    db.selectFrom('agent_instances').select(['id', 'agent_type_id']).where('environment_id', '=', environmentId).execute(),
+  ]);
+  return { productOfPlan: new Map(plans.map((p) => [p.id, p.product_id])), typeOfAgent: new Map(agents.map((a) => [a.id, a.agent_type_id])) };
 }
