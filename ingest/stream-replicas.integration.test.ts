@@ -180,7 +180,12 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     expect(acknowledged.size).toBeGreaterThan(ackedBeforeKill);
 
     const jsm = await jetstreamManager(s.tally.nc!);
-    await waitFor(() => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (i) => i.num_pending === 0 && i.num_ack_pending === 0, 90_000);
+    // The question itself can time out while the cluster elects the consumer's new leader: asked again.
+    await waitFor(
+      () => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer).catch(() => undefined),
+      (i) => i !== undefined && i.num_pending === 0 && i.num_ack_pending === 0,
+      90_000,
+    );
     console.info(`stream-replicas: the sink had every message ${Date.now() - loadStoppedAt} ms after the load stopped`);
     const stored = await actionCounts(s, agent.id);
     const missing = [...acknowledged].filter((id) => !stored.has(id));
@@ -210,7 +215,12 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
 
     // Before the stall watch, the sink waited out two missed heartbeats (30 s and more).
     const jsm = await jetstreamManager(s.tally.nc!);
-    await waitFor(() => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer), (i) => i.num_pending === 0 && i.num_ack_pending === 0, 90_000);
+    // The question itself can time out while the cluster elects the consumer's new leader: asked again.
+    await waitFor(
+      () => jsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer).catch(() => undefined),
+      (i) => i !== undefined && i.num_pending === 0 && i.num_ack_pending === 0,
+      90_000,
+    );
     const drainedMs = Date.now() - loadStoppedAt;
     console.info(`stream-replicas: killed sink consumer leader ${consumerLeader}; ${acknowledged.size} acknowledged; the sink had every message ${drainedMs} ms after the load stopped`);
     expect(drainedMs).toBeLessThan(20_000);
