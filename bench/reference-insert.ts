@@ -16,7 +16,7 @@ import { decodeBatch, encodeBatch, type WireEvent } from '../shared/events/wire.
 import { newSequentialId } from '../shared/ids.ts';
 import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { NativeBlock } from '../ingest/sink/native.ts';
-import { ACTION_TABLE } from '../ingest/sink/rows.ts';
+import { ACTION_TABLE } from '../shared/events/tables.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const INSERT_ROWS = Number(process.argv[3] ?? 100_000);

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { decodeBatch, encodeBatch, type WireBatch, type WireEvent } from '../shared/events/wire.ts';
-import { ACTION_COLUMNS, ACTION_TABLE } from '../ingest/sink/rows.ts';
+import { ACTION_COLUMNS, ACTION_TABLE } from '../shared/events/tables.ts';
 import { NativeBlock } from '../ingest/sink/native.ts';
 import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { actionsTsv } from '../ingest/sink/tsv.ts';

@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync,
 import os from 'node:os';
 import path from 'node:path';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { structureOf, type SinkColumn } from './rows.ts';
+import { structureOf, type SinkColumn } from '../../shared/events/tables.ts';
 
 /** Inserts a Native block of `columns` (its pieces, written one after another) into `table`. */
 export type NativeInsert = (table: string, columns: readonly SinkColumn[], block: readonly Buffer[]) => Promise<void>;

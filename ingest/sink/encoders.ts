@@ -1,15 +1,20 @@
 import { chdbRawOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { tsvInserter } from './tsv-insert.ts';
-import type { WireBatch } from '../../shared/events/wire.ts';
+import { decodeBatch } from '../../shared/events/wire.ts';
+import { decodeAnyBatch, isNativeBatch, readNativeBatch } from '../../shared/events/native-batch.ts';
 import { chdbNativeInserter } from './chdb-file-insert.ts';
 import { NativeBlock } from './native.ts';
-import { ACTION_COLUMNS, ACTION_TABLE, OUTCOME_COLUMNS, OUTCOME_TABLE } from './rows.ts';
+import { ACTION_COLUMNS, ACTION_TABLE, OUTCOME_COLUMNS, OUTCOME_TABLE } from '../../shared/events/tables.ts';
 import { actionsTsv, outcomesTsv } from './tsv.ts';
 
 /** The rows of one insert, built message by message, then inserted into both tables. */
 export interface RowsBuilder {
-  /** Adds a decoded message's rows; throws (adding nothing) when they cannot be encoded. */
-  add(batch: WireBatch, seq: number): void;
+  /**
+   * Adds a message's rows (`seq`: its JetStream sequence) and returns how many; throws
+   * (adding nothing) a WireFormatError when it cannot be read, a RangeError when a value
+   * cannot be encoded.
+   */
+  add(data: Uint8Array, seq: number): number;
   /** Inserts what was added into `{database}.actions` and `{database}.outcomes`. */
   insert(database: string): Promise<void>;
 }
@@ -38,12 +43,14 @@ function nativeRows(ch: ClickHouseClient): RowsFormat {
     actions.clear();
     outcomes.clear();
     return {
-      add(batch, seq) {
+      add(data, seq) {
+        // Wire format 4 is checked whole before anything is added; 2 and 3 are checked value by value.
+        const native = isNativeBatch(data) ? readNativeBatch(data) : undefined;
+        const batch = native ? undefined : decodeBatch(data);
         actions.mark();
         outcomes.mark();
         try {
-          actions.add(batch, seq);
-          outcomes.add(batch, seq);
+          return native ? actions.append(native.actions, seq) + outcomes.append(native.outcomes, seq) : actions.add(batch!, seq) + outcomes.add(batch!, seq);
         } catch (err) {
           actions.undo();
           outcomes.undo();
@@ -71,11 +78,13 @@ function tsvRows(ch: ClickHouseClient): RowsFormat {
     const actions: Buffer[] = [];
     const outcomes: Buffer[] = [];
     return {
-      add(batch, seq) {
+      add(data, seq) {
+        const batch = decodeAnyBatch(data);
         const a = actionsTsv(batch, seq);
         const o = outcomesTsv(batch, seq);
         if (a) actions.push(Buffer.from(a));
         if (o) outcomes.push(Buffer.from(o));
+        return batch.n;
       },
       async insert(database) {
         await Promise.all([

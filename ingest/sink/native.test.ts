@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBatch, encodeBatch, type WireEvent } from '../../shared/events/wire.ts';
+import { encodeNativeBatch, readNativeBatch } from '../../shared/events/native-batch.ts';
 import { NativeBlock } from './native.ts';
-import { ACTION_TABLE, OUTCOME_TABLE } from './rows.ts';
+import { ACTION_TABLE, OUTCOME_TABLE } from '../../shared/events/tables.ts';
 
 const event = (over: Partial<WireEvent> = {}): WireEvent => ({
   k: 1, env: 'e', org: 'o', agent: 'a', acct: '', id: 'id', src: 1, type: 't', ts: 1_700_000_000_000, ing: 1_700_000_000_001,
@@ -94,5 +95,30 @@ describe('Native blocks', () => {
     block.undo();
     expect(block.rows).toBe(1);
     expect(bytes(block).equals(bytes(good))).toBe(true);
+  });
+
+  it('builds from wire format 4 (columns copied, keys merged) the same block as from format 3, message by message and mixed', () => {
+    const mixed = ['a', 'b', 'a', 'a', 'ü', 'b'].map((agent, i) => event({ agent, acct: i % 2 ? 'x' : '', id: `id${i}`, k: i === 3 ? 2 : 1, val: '1.25', type: `t${i % 2} é`, model: i % 2 ? 'ü' : 'u' }));
+    const wide = Array.from({ length: 9000 }, (_, i) => event({ agent: `a${i % 8500}`, id: `w${i}`, uid: `u${i}`, model: `m${i % 300}`, type: `t${i % 70}`, meta: 'ä'.repeat(i % 200), tin: i * 1000 }));
+    const huge = Array.from({ length: 70_000 }, (_, i) => event({ id: `h${i}`, model: `m${i}` }));
+    for (const events of [mixed, wide, huge]) {
+      for (const [table, actions] of [[ACTION_TABLE, true], [OUTCOME_TABLE, false]] as const) {
+        const v3 = new NativeBlock(table, actions);
+        v3.add(batch(...events), 9);
+        const rowsOf = (data: Uint8Array) => (actions ? readNativeBatch(data).actions : readNativeBatch(data).outcomes);
+        const v4 = new NativeBlock(table, actions);
+        v4.append(rowsOf(encodeNativeBatch(events)), 9);
+        expect(v4.rows).toBe(v3.rows);
+        expect(bytes(v4).equals(bytes(v3))).toBe(true);
+        // Small messages, formats alternating: the block's keys are each value's once, whichever format brought it.
+        const alternating = new NativeBlock(table, actions);
+        for (let i = 0; i < events.length; i += 1000) {
+          const part = events.slice(i, i + 1000);
+          if ((i / 1000) % 2) alternating.add(batch(...part), 9);
+          else alternating.append(rowsOf(encodeNativeBatch(part)), 9);
+        }
+        expect(bytes(alternating).equals(bytes(v3))).toBe(true);
+      }
+    }
   });
 });

@@ -1,10 +1,15 @@
 import type { WireBatch } from '../../shared/events/wire.ts';
-import type { SinkColumn } from './rows.ts';
+import type { SinkColumn } from '../../shared/events/tables.ts';
+import { lowCardinalityLayout, readVarint, type NativeRows } from '../../shared/events/native-batch.ts';
+import { ByteWriter, indexWidth, nativeString, putDecimal38x9, putString, putUInt64, stringRoom, varint } from '../../shared/events/native-values.ts';
 
 /**
  * Sink rows as ClickHouse's Native format: one block per table and insert, column by
- * column, in the column order of ACTION_TABLE and OUTCOME_TABLE (rows.ts), built
- * straight from decoded wire batches. Native is the engine's own block layout, the
+ * column, in the column order of ACTION_TABLE and OUTCOME_TABLE (shared/events/tables.ts).
+ * A batch in wire format 4 (shared/events/native-batch.ts) already holds each column's
+ * Native data: it is copied as bytes, its LowCardinality keys merged into the block's and
+ * its key indexes renumbered. A batch of the msgpack formats (2, 3: what a stream still
+ * holds from before an upgrade) is written value by value. Native is the engine's own block layout, the
  * cheapest input it takes (bench/reference-insert.ts): numbers are copied as they are,
  * and a LowCardinality(String) column arrives as its dictionary and one small index a
  * row, as the wire batch already holds it, so the engine neither parses nor hashes the
@@ -25,117 +30,12 @@ import type { SinkColumn } from './rows.ts';
  * RangeError thrown instead; the sink sets such a message aside.
  */
 
-/** A growing byte buffer: the bytes written are `buf[0, n)`. */
-export class ByteWriter {
-  buf: Buffer;
-  n = 0;
-
-  constructor(initialBytes = 1 << 16) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
-  }
-
-  /** The bytes written so far (a view of the writer's buffer: use it before writing more). */
-  bytes(): Buffer {
-    return this.buf.subarray(0, this.n);
-  }
-
-  /** The buffer, with room for `k` more bytes from `n` (grown by doubling; kept from insert to insert). */
-  room(k: number): Buffer {
-    if (this.n + k > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + k));
-      this.buf.copy(next, 0, 0, this.n);
-      this.buf = next;
-    }
-    return this.buf;
-  }
-}
-
-// Value writing: each step writes one value at `n` of a buffer with room for it and
-// returns where the next value starts.
-
-function varint(buf: Uint8Array, n: number, v: number): number {
-  while (v >= 0x80) {
-    buf[n++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  buf[n++] = v;
-  return n;
-}
-
-/** Room a String of `s` may take: at most 3 bytes a UTF-16 unit, plus its length. */
-const stringRoom = (s: string): number => s.length * 3 + 5;
-
-/** A String from JS text. */
-function putString(buf: Buffer, n: number, s: string): number {
-  const len = s.length;
-  if (len < 32) {
-    // Short ASCII text (ids, names) byte by byte: cheaper than a native call.
-    let i = 0;
-    for (; i < len; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0x7f) break;
-      buf[n + 1 + i] = c;
-    }
-    if (i === len) {
-      buf[n] = len;
-      return n + 1 + len;
-    }
-  }
-  if (len < 128) {
-    // Most text fits a one-byte length: write after it, move it on when it did not.
-    const k = buf.write(s, n + 1, 'utf8');
-    if (k < 128) {
-      buf[n] = k;
-      return n + 1 + k;
-    }
-    buf.copyWithin(n + 2, n + 1, n + 1 + k);
-    return varint(buf, n, k) + k;
-  }
-  const bytes = Buffer.byteLength(s, 'utf8');
-  n = varint(buf, n, bytes);
-  return n + buf.write(s, n, bytes, 'utf8');
-}
-
-/** A non-negative integer up to 2^53 as UInt64 or Int64 (times, counts, sequences). */
-function putUInt64(buf: Buffer, n: number, v: number): number {
-  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`${v} is not a non-negative integer`);
-  const lo = v >>> 0;
-  const hi = (v - lo) / 4294967296;
-  buf[n] = lo;
-  buf[n + 1] = lo >>> 8;
-  buf[n + 2] = lo >>> 16;
-  buf[n + 3] = lo >>> 24;
-  buf[n + 4] = hi;
-  buf[n + 5] = hi >>> 8;
-  buf[n + 6] = hi >>> 16;
-  buf[n + 7] = hi >>> 24;
-  return n + 8;
-}
-
-/** A canonical non-negative decimal text (at most 9 decimals) as Decimal(38, 9): the Int128 of value x 10^9. */
-function putDecimal38x9(buf: Buffer, n: number, text: string): number {
-  if (!DECIMAL_38_9.test(text)) throw new RangeError(`${JSON.stringify(text.slice(0, 50))} is not a Decimal(38, 9)`);
-  const [whole = '0', fraction = ''] = text.split('.');
-  const v = BigInt(whole) * 1_000_000_000n + BigInt((fraction + '000000000').slice(0, 9));
-  buf.writeBigUInt64LE(v & 0xffffffffffffffffn, n);
-  buf.writeBigInt64LE(v >> 64n, n + 8);
-  return n + 16;
-}
-
-/** What Decimal(38, 9) holds, non-negative: at most 29 digits, then at most 9 decimals. */
-const DECIMAL_38_9 = /^\d{1,29}(?:\.\d{1,9})?$/;
-
-/** A Native String (names and types in a block's header). */
-function nativeString(s: string): Buffer {
-  const w = new ByteWriter(stringRoom(s));
-  w.n = putString(w.buf, 0, s);
-  return Buffer.from(w.bytes());
-}
-
 /** One column of a block: values appended message by message, then its data in Native. */
 interface Column {
   /** Appends the values of rows `rows[0, count)` of `b`; throws a RangeError on a value the column's type cannot hold. */
   add(b: WireBatch, rows: Int32Array, count: number, seq: number): void;
+  /** Appends `count` rows' data of a wire-format-4 batch (checked by readNativeBatch). */
+  append(data: Buffer | undefined, count: number, seq: number): void;
   /** Remembers where the current message starts: {@link undo} drops what was added since. */
   mark(): void;
   undo(): void;
@@ -147,12 +47,22 @@ interface Column {
 type Codes = Uint8Array | Uint16Array | Uint32Array;
 type Field = SinkColumn[2];
 
-/** A column whose data is written value by value, as the rows come. */
-function valueColumn(write: (w: ByteWriter, b: WireBatch, rows: Int32Array, count: number, seq: number) => void): Column {
+/** The bytes of a wire column, as they are. */
+const copyBytes = (w: ByteWriter, data: Buffer | undefined): void => {
+  w.room(data!.length);
+  w.n += data!.copy(w.buf, w.n);
+};
+
+/** A column whose data is written value by value as the rows come, or copied from a wire-format-4 batch. */
+function valueColumn(
+  write: (w: ByteWriter, b: WireBatch, rows: Int32Array, count: number, seq: number) => void,
+  append: (w: ByteWriter, data: Buffer | undefined, count: number, seq: number) => void = copyBytes,
+): Column {
   const w = new ByteWriter();
   let marked = 0;
   return {
     add: (b, rows, count, seq) => write(w, b, rows, count, seq),
+    append: (data, count, seq) => append(w, data, count, seq),
     mark: () => void (marked = w.n),
     undo: () => void (w.n = marked),
     data: () => [w.bytes()],
@@ -229,15 +139,19 @@ const integerColumn = (field: Field): Column =>
   });
 
 /** stream_seq: the message's JetStream sequence on each of its rows. */
+function fillSeq(w: ByteWriter, count: number, seq: number): void {
+  const buf = w.room(8 * count);
+  const first = w.n;
+  const end = first + 8 * count;
+  putUInt64(buf, first, seq);
+  for (let n = first + 8; n < end; n++) buf[n] = buf[n - 8]!;
+  w.n = end;
+}
 const seqColumn = (): Column =>
-  valueColumn((w, _b, _rows, count, seq) => {
-    const buf = w.room(8 * count);
-    const first = w.n;
-    const end = first + 8 * count;
-    putUInt64(buf, first, seq);
-    for (let n = first + 8; n < end; n++) buf[n] = buf[n - 8]!;
-    w.n = end;
-  });
+  valueColumn(
+    (w, _b, _rows, count, seq) => fillSeq(w, count, seq),
+    (w, _data, count, seq) => fillSeq(w, count, seq),
+  );
 
 /** id_source as its Enum8 value: 1 client, 2 server. */
 const idSourceColumn = (field: Field): Column =>
@@ -262,6 +176,8 @@ const decimalColumn = (field: Field): Column =>
     w.n = n;
   });
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** LowCardinality(String)'s index type bits: the block carries its own keys, which replace the dictionary. */
 const HAS_ADDITIONAL_KEYS = 1 << 9;
 const NEED_UPDATE_DICTIONARY = 1 << 10;
@@ -281,15 +197,25 @@ function lowCardinalityColumn(field: Field): Column {
   let count = 0;
   let remap = new Int32Array(256);
   let markedCount = 0, markedKeys = 0, markedKeyBytes = 0;
+  // Keys are known by their UTF-8 bytes read as Latin-1 (one character a byte: what a
+  // wire-format-4 batch gives without decoding), the same text for ASCII.
   const keyOf = (s: string): number => {
-    let k = keys.get(s);
+    const key = ASCII.test(s) ? s : Buffer.from(s, 'utf8').toString('latin1');
+    let k = keys.get(key);
     if (k === undefined) {
       k = keyList.length;
-      keys.set(s, k);
-      keyList.push(s);
+      keys.set(key, k);
+      keyList.push(key);
       keyBytes.n = putString(keyBytes.room(stringRoom(s)), keyBytes.n, s);
     }
     return k;
+  };
+  const growIndex = (rowCount: number) => {
+    if (index.length < count + rowCount) {
+      const next = new Uint32Array(Math.max(index.length * 2, count + rowCount));
+      next.set(index.subarray(0, count));
+      index = next;
+    }
   };
   return {
     add(b, rows, rowCount) {
@@ -297,17 +223,38 @@ function lowCardinalityColumn(field: Field): Column {
       const dict = b.dict;
       if (remap.length < dict.length) remap = new Int32Array(dict.length);
       remap.fill(-1, 0, dict.length);
-      if (index.length < count + rowCount) {
-        const next = new Uint32Array(Math.max(index.length * 2, count + rowCount));
-        next.set(index.subarray(0, count));
-        index = next;
-      }
+      growIndex(rowCount);
       for (let j = 0; j < rowCount; j++) {
         const c = codes[rows[j]!]!;
         let k = remap[c]!;
         if (k < 0) k = remap[c] = keyOf(dict[c]!);
         index[count++] = k;
       }
+    },
+    append(data, rowCount) {
+      // The batch's keys as the block's, then its indexes renumbered.
+      const { keys: batchKeys, keysEnd, width } = lowCardinalityLayout(data!)!;
+      if (remap.length < batchKeys) remap = new Int32Array(batchKeys);
+      let at = readVarint(data!, 0)[1];
+      for (let c = 0; c < batchKeys; c++) {
+        let len = data![at]!;
+        let from = at + 1;
+        if (len >= 0x80) [len, from] = readVarint(data!, at);
+        const key = data!.toString('latin1', from, from + len);
+        let k = keys.get(key);
+        if (k === undefined) {
+          k = keyList.length;
+          keys.set(key, k);
+          keyList.push(key);
+          copyBytes(keyBytes, data!.subarray(at, from + len));
+        }
+        remap[c] = k;
+        at = from + len;
+      }
+      growIndex(rowCount);
+      if (width === 1) for (let j = 0, p = keysEnd; j < rowCount; j++) index[count++] = remap[data![p++]!]!;
+      else if (width === 2) for (let j = 0, p = keysEnd; j < rowCount; j++, p += 2) index[count++] = remap[data!.readUInt16LE(p)]!;
+      else for (let j = 0, p = keysEnd; j < rowCount; j++, p += 4) index[count++] = remap[data!.readUInt32LE(p)]!;
     },
     mark() {
       markedCount = count;
@@ -320,7 +267,7 @@ function lowCardinalityColumn(field: Field): Column {
       keyBytes.n = markedKeyBytes;
     },
     data() {
-      const width = keyList.length <= 0x100 ? 1 : keyList.length <= 0x10000 ? 2 : 4;
+      const width = indexWidth(keyList.length);
       head.n = 0;
       const hb = head.room(24);
       head.n = putUInt64(hb, putUInt64(hb, putUInt64(hb, 0, 1), (width >> 1) | HAS_ADDITIONAL_KEYS | NEED_UPDATE_DICTIONARY), keyList.length);
@@ -360,7 +307,7 @@ function columnFor([name, type, field]: SinkColumn): Column {
  */
 export class NativeBlock {
   rows = 0;
-  readonly #columns: { header: Buffer; column: Column }[];
+  readonly #columns: { header: Buffer; column: Column; onWire: boolean }[];
   readonly #head = new ByteWriter(16);
   #at = new Int32Array(256);
   #marked = 0;
@@ -369,7 +316,16 @@ export class NativeBlock {
     table: readonly SinkColumn[],
     private readonly actions: boolean,
   ) {
-    this.#columns = table.map((c) => ({ header: Buffer.concat([nativeString(c[0]), nativeString(c[1])]), column: columnFor(c) }));
+    this.#columns = table.map((c) => ({ header: Buffer.concat([nativeString(c[0]), nativeString(c[1])]), column: columnFor(c), onWire: c[2] !== 'seq' }));
+  }
+
+  /** Adds a wire-format-4 batch's rows of this table (checked by readNativeBatch); `seq` is its JetStream sequence. */
+  append(rows: NativeRows | undefined, seq: number): number {
+    if (!rows) return 0;
+    let wire = 0;
+    for (const { column, onWire } of this.#columns) column.append(onWire ? rows.columns[wire++] : undefined, rows.count, seq);
+    this.rows += rows.count;
+    return rows.count;
   }
 
   /** Adds the batch's rows of this table; `seq` is its JetStream sequence. Throws a RangeError (after which {@link undo}) on a value the table cannot hold. */

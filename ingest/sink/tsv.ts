@@ -2,7 +2,7 @@ import type { WireBatch } from '../../shared/events/wire.ts';
 
 /**
  * Sink rows as ClickHouse TabSeparated text, in the column order of ACTION_COLUMNS and
- * OUTCOME_COLUMNS (rows.ts). Built straight from a decoded batch's columns: no row
+ * OUTCOME_COLUMNS (shared/events/tables.ts). Built straight from a decoded batch's columns: no row
  * arrays, no JSON; ClickHouse's TSV parser is cheap too (bench/sink-insert.ts).
  *
  * Escaping is what keeps it correct. In TabSeparated a raw tab ends a field, a raw

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { decodeBatch, type WireEvent } from '../../../shared/events/wire.ts';
+import type { WireEvent } from '../../../shared/events/wire.ts';
+import { decodeAnyBatch } from '../../../shared/events/native-batch.ts';
 import { deleteEventsStream, ensureEventsStream } from '../../../shared/nats/connection.ts';
 import { natsNames } from '../../../shared/nats/names.ts';
 import { uniqueSuffix } from '../../../test/harness.ts';
@@ -32,7 +33,7 @@ describe('EventPublisher', () => {
     await p.publish([event('b')]);
     const jsm = await jetstreamManager(nc);
     const m = await jsm.streams.getMessage(names.stream, { last_by_subj: names.eventsSubject });
-    expect(decodeBatch(m!.data).id).toEqual(['b']);
+    expect(decodeAnyBatch(m!.data).id).toEqual(['b']);
     expect(p.inflight).toBe(0);
   });
 

@@ -1,7 +1,8 @@
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { performance } from 'node:perf_hooks';
 import { AppError, DependencyUnavailableError } from '../../../shared/errors.ts';
-import { encodeBatch, type WireEvent } from '../../../shared/events/wire.ts';
+import type { WireEvent } from '../../../shared/events/wire.ts';
+import { encodeNativeBatch } from '../../../shared/events/native-batch.ts';
 import { logger } from '../../../shared/log.ts';
 import { inflightEvents, ingestMetrics } from '../metrics.ts';
 
@@ -135,7 +136,7 @@ export class EventPublisher {
   }
 
   async #send(events: WireEvent[]): Promise<void> {
-    const data = encodeBatch(events);
+    const data = encodeNativeBatch(events);
     const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
     if (data.byteLength > maxPayload - 1024 && events.length > 1) {
       const mid = events.length >> 1;

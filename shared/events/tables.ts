@@ -1,8 +1,8 @@
-import type { WireBatch } from '../../shared/events/wire.ts';
+import type { WireBatch } from './wire.ts';
 
 /**
  * Columns of the sink's inserts, in the order of the fields of its TabSeparated rows
- * (tsv.ts) and of its Native blocks (native.ts), with the wire batch's field each comes from. Events carry the JetStream sequence of their message (`stream_seq`): the
+ * (ingest/sink/tsv.ts), of its Native blocks (ingest/sink/native.ts) and of ingest's wire batches (native-batch.ts), with the wire batch's field each comes from. Events carry the JetStream sequence of their message (`stream_seq`): the
  * cost rollup (billing/reports) folds in actions, and the outcome.completed poller
  * (billing/outcomes) reads outcomes, by sequence up to the sink's ack floor.
  */
