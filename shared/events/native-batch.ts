@@ -356,13 +356,18 @@ export function readVarint(buf: Buffer, at: number): [number, number] {
 
 /** Skips `count` Native Strings from `at`: where they end, or -1 when they do not fit. */
 function skipStrings(buf: Buffer, at: number, count: number): number {
-  for (let j = 0; j < count; j++) {
-    let len = buf[at];
-    if (len !== undefined && len < 0x80) at += 1 + len;
-    else [len, at] = readVarint(buf, at), (at = len < 0 ? buf.length + 1 : at + len);
-    if (at > buf.length) return -1;
+  const end = buf.length;
+  for (let j = 0; j < count && at < end; j++) {
+    const b = buf[at]!;
+    if (b < 0x80) at += 1 + b;
+    else {
+      const [len, next] = readVarint(buf, at);
+      if (len < 0) return -1;
+      at = next + len;
+    }
+    if (j === count - 1) return at <= end ? at : -1;
   }
-  return at;
+  return count === 0 ? at : -1;
 }
 
 /** Where a LowCardinality column's key indexes start, with its keys' count and the index width. */
