@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec, MoneyError, formatDecimal, formatMoney, formatScaled, minorUnits, normalizeCurrency, parseDecimal, percentOf, roundToMinor, sumDecimals, toDecimalString, toScaled } from './money.ts';
+import { Dec, MoneyError, formatDecimal, formatMoney, formatScaled, formatScaledMoney, minorUnits, normalizeCurrency, parseDecimal, percentOf, roundToMinor, sumDecimals, toDecimalString, toScaled } from './money.ts';
 
 describe('minorUnits', () => {
   it.each([
@@ -124,6 +124,19 @@ describe('fixed-point decimals (reports): exact, and as Decimal.js prints', () =
 
   it('refuses what is not plain decimal text with at most the scale\'s decimals', () => {
     for (const bad of ['', '1e5', '0.0000000000001', '+1', '1.', '.5', ' 1', 'NaN']) expect(() => toScaled(bad, 12), bad).toThrow(MoneyError);
+  });
+
+  it('prints sums as money exactly as formatMoney does: 0-, 2- and 3-decimal currencies, zeros, signs, the largest amounts', () => {
+    const cases: [string, string][] = [
+      ['0', 'USD'], ['-0.00', 'USD'], ['149', 'USD'], ['149.5', 'USD'], ['-7.25', 'EUR'], ['1500', 'JPY'], ['-3', 'JPY'], ['0', 'JPY'],
+      ['12.345', 'KWD'], ['-0.001', 'BHD'], ['999999999999999999999999.99', 'USD'], ['123456789012345678901234567890', 'JPY'],
+    ];
+    for (const [amount, currency] of cases) expect(formatScaledMoney(toScaled(amount, 12), 12, currency), `${amount} ${currency}`).toBe(formatMoney(new Dec(amount), currency));
+    // More decimals than the currency has: refused, as formatMoney refuses them.
+    for (const [amount, currency] of [['0.001', 'USD'], ['1.5', 'JPY'], ['0.0001', 'KWD']] as const) {
+      expect(() => formatScaledMoney(toScaled(amount, 12), 12, currency)).toThrow(MoneyError);
+      expect(() => formatMoney(new Dec(amount), currency)).toThrow(MoneyError);
+    }
   });
 
   it('sums, differences and percentages equal Decimal.js\'s on random amounts, zeros and signs', () => {

@@ -147,6 +147,20 @@ export function formatScaled(v: bigint, scale: number): string {
   return `${v < 0n ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
+/**
+ * A {@link toScaled} sum as money of `currency`, as {@link formatMoney} prints it (exactly
+ * the currency's decimals); a MoneyError when it has more.
+ */
+export function formatScaledMoney(v: bigint, scale: number, currency: string): string {
+  const places = minorUnits(currency);
+  if (places > scale) return formatMoney(new Dec(formatScaled(v, scale)), currency);
+  if (v % 10n ** BigInt(scale - places) !== 0n) throw new MoneyError(`amount ${formatScaled(v, scale)} has more than ${places} decimals for ${currency}; round it first`);
+  const digits = (v < 0n ? -v : v).toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale, digits.length - scale + places);
+  return `${v < 0n ? '-' : ''}${whole}${places ? `.${fraction}` : ''}`;
+}
+
 /** part / whole x 100 with two decimals, half away from zero (as ROUND_HALF_UP); null when whole is 0. Exact: no intermediate rounding. */
 export function percentOf(part: bigint, whole: bigint): string | null {
   if (whole === 0n) return null;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
-import { Dec, formatMoney } from '../rating/money.ts';
+import { Dec, formatMoney, formatScaledMoney, toScaled } from '../rating/money.ts';
 import { bucketStart, compareText, periodsOf, type Granularity } from '../report-periods.ts';
 
 /**
@@ -54,18 +54,28 @@ export interface RevenueEntry {
   invoices: number;
 }
 
+/** Amounts are summed as integers of 10^-SCALE (exact; a tenth of Decimal.js's cost a line). */
+const SCALE = 12;
+/** An amount as a scaled integer; trailing zeros past SCALE decimals (a numeric's scale) are dropped first. */
+const scaled = (text: string): bigint => toScaled(text.length > SCALE + 2 && text.includes('.') ? text.replace(/\.?0+$/, '') : text, SCALE);
+
 /** One (bucket, group key, currency) -> amount split of the invoices (pure). */
 export function revenueEntries(invoices: readonly RevenueInvoice[], group: RevenueGroup, g: Granularity, maps: RevenueMaps): RevenueEntry[] {
-  const acc = new Map<string, { start: Date; key: string | null; currency: string; sum: Dec; ids: Set<string> }>();
+  // Per entry: its sum and its invoices, counted as they change (an invoice's lines come together).
+  const acc = new Map<string, { start: Date; key: string | null; currency: string; sum: bigint; invoices: number; lastInvoice: string }>();
   const add = (start: Date, key: string | null, currency: string, amount: string, invoiceId: string) => {
-    const k = `${start.toISOString()}\u0000${key ?? ''}\u0000${currency}`;
+    const k = `${start.getTime()}\u0000${key ?? ''}\u0000${currency}`;
     let e = acc.get(k);
-    if (!e) acc.set(k, (e = { start, key, currency, sum: new Dec(0), ids: new Set() }));
-    e.sum = e.sum.plus(amount);
-    e.ids.add(invoiceId);
+    if (!e) acc.set(k, (e = { start, key, currency, sum: 0n, invoices: 0, lastInvoice: '' }));
+    e.sum += scaled(amount);
+    if (e.lastInvoice !== invoiceId) (e.invoices++), (e.lastInvoice = invoiceId);
   };
+  // Invoices share few period starts: each one's bucket is computed once.
+  const buckets = new Map<number, Date>();
   for (const inv of invoices) {
-    const start = bucketStart(inv.period_start, g);
+    const t = inv.period_start.getTime();
+    let start = buckets.get(t);
+    if (!start) buckets.set(t, (start = bucketStart(inv.period_start, g)));
     if (group === 'none' || group === 'customer') {
       add(start, group === 'customer' ? inv.account_id : null, inv.currency, inv.total, inv.invoice_id);
       continue;
@@ -82,7 +92,7 @@ export function revenueEntries(invoices: readonly RevenueInvoice[], group: Reven
   }
   const period = periodsOf(g);
   return [...acc.values()]
-    .map((e) => ({ ...period(e.start), key: e.key, currency: e.currency, revenue: formatMoney(e.sum, e.currency), invoices: e.ids.size }))
+    .map((e) => ({ ...period(e.start), key: e.key, currency: e.currency, revenue: formatScaledMoney(e.sum, SCALE, e.currency), invoices: e.invoices }))
     .sort((a, b) => compareText(a.period_start, b.period_start) || compareText(a.key ?? '', b.key ?? '') || compareText(a.currency, b.currency));
 }
 
@@ -110,7 +120,9 @@ export async function loadRevenue(db: Db, s: RevenueScope, group?: RevenueGroup)
   let q = db
     .selectFrom('invoices as i')
     .leftJoin('invoice_lines as l', 'l.invoice_id', 'i.id')
-    .select(['i.id', 'i.account_id', 'i.rate_plan_id', 'i.currency', 'i.period_start', 'i.total', 'l.agent_instance_id', 'l.amount'])
+    .select(['i.id', 'i.account_id', 'i.rate_plan_id', 'i.currency', 'i.total', 'l.agent_instance_id', 'l.amount'])
+    // The period start as epoch milliseconds: a number, which the driver does not parse as it parses timestamps (a tenth of the rows' cost).
+    .select(sql<number>`(extract(epoch from i.period_start) * 1000)::float8`.as('period_start_ms'))
     .select(sql<string | null>`l.detail->>'rate_plan_id'`.as('line_rate_plan_id'))
     .where('i.environment_id', '=', s.environmentId)
     .where('i.status', '!=', 'void')
@@ -123,7 +135,7 @@ export async function loadRevenue(db: Db, s: RevenueScope, group?: RevenueGroup)
   let last: RevenueInvoice | undefined;
   for (const r of rows) {
     if (last?.invoice_id !== r.id) {
-      last = { invoice_id: r.id, account_id: r.account_id, rate_plan_id: r.rate_plan_id, currency: r.currency, period_start: new Date(r.period_start), total: r.total, lines: [] };
+      last = { invoice_id: r.id, account_id: r.account_id, rate_plan_id: r.rate_plan_id, currency: r.currency, period_start: new Date(r.period_start_ms), total: r.total, lines: [] };
       invoices.push(last);
     }
     if (r.amount !== null) last.lines.push({ agent_instance_id: r.agent_instance_id, rate_plan_id: r.line_rate_plan_id, amount: r.amount });
