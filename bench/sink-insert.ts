@@ -4,7 +4,8 @@
  * at a time into the real `actions` table (migrations, its materialized view, plus
  * `stream_seq`). Each path is timed end to end from decoded batches (rows built in JS +
  * the insert), REPEAT times; the table shows medians and the ratio to the current path.
- * Options (env): ROWS (200000), BATCH (1000), INSERT_ROWS (50000), REPEAT (3).
+ * Options (env): ROWS (200000), BATCH (1000), INSERT_ROWS (50000), REPEAT (3), PATHS (a regular
+ * expression: only the paths whose names match).
  */
 import { chdbRawOf, openClickHouse, type ChdbRaw, type ClickHouseClient } from '../shared/clickhouse/client.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { decodeBatch, encodeBatch, type WireBatch, type WireEvent } from '../shared/events/wire.ts';
+import { encodeNativeBatch, readNativeBatch } from '../shared/events/native-batch.ts';
 import { ACTION_COLUMNS, ACTION_TABLE } from '../shared/events/tables.ts';
 import { NativeBlock } from '../ingest/sink/native.ts';
 import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
@@ -26,7 +28,8 @@ const INSERT_ROWS = Number(process.env.INSERT_ROWS ?? 50_000);
 const REPEAT = Number(process.env.REPEAT ?? 3);
 const DB = 'sink_bench';
 
-type Group = { batch: WireBatch; seq: number }[];
+/** A wire batch as the sink receives it: decoded (format 3), and as messages of format 3 (msgpack) and 4 (Native columns). */
+type Group = { batch: WireBatch; seq: number; v3: Uint8Array; v4: Uint8Array }[];
 
 /** Events like the ingest benchmark's: one environment, a few agents and users, small JSON metadata. */
 function makeBatches(): Group {
@@ -42,7 +45,8 @@ function makeBatches(): Group {
         meta: JSON.stringify({ model: 'gpt-4o', input_tokens: 1200, output_tokens: 300, prompt: i % 10 ? 'hi' : 'say "hi"\n' }), val: '',
       });
     }
-    out.push({ batch: decodeBatch(encodeBatch(events)), seq });
+    const v3 = encodeBatch(events);
+    out.push({ batch: decodeBatch(v3), seq, v3, v4: encodeNativeBatch(events) });
   }
   return out;
 }
@@ -87,6 +91,20 @@ function nativeBlock(g: Group): Buffer[] {
   return block.chunks();
 }
 
+/** The sink's block from messages of wire format 3: each decoded (msgpackr, JS strings), then written value by value. */
+function nativeFromV3(g: Group): Buffer[] {
+  const block = new NativeBlock(ACTION_TABLE, true);
+  for (const { v3, seq } of g) block.add(decodeBatch(v3), seq);
+  return block.chunks();
+}
+
+/** The sink's block from messages of wire format 4: each column checked, then copied as bytes. */
+function nativeFromV4(g: Group): Buffer[] {
+  const block = new NativeBlock(ACTION_TABLE, true);
+  for (const { v4, seq } of g) block.append(readNativeBatch(v4).actions, seq);
+  return block.chunks();
+}
+
 function jsonBuffer(g: Group): Buffer {
   return Buffer.from(jsonRows(g).map((r) => JSON.stringify(r) + '\n').join(''));
 }
@@ -98,14 +116,17 @@ function paths(ch: ClickHouseClient, chdb: ChdbRaw): Path[] {
   const raw = (format: 'TabSeparated' | 'JSONCompactEachRow', settings: Record<string, number>) => (v: unknown) =>
     chdb.rawInsert({ table, values: v as Buffer, format, columns, settings });
   const sinkInsert = tsvInserter(ch);
-  return [
+  const all: Path[] = [
     { name: 'previous: JSONCompactEachRow rows via @clickhouse/client', build: jsonRows, insert: (v) => ch.insert({ table, values: v as unknown[][], format: 'JSONCompactEachRow', columns }) },
     { name: 'TSV via @clickhouse/client (stream; the server path)', build: tsvBuffer, insert: (v) => ch.insert({ table, values: Readable.from([v as Buffer], { objectMode: false }), format: 'TabSeparated', columns }) },
     { name: 'JSONCompactEachRow Buffer, chdb rawInsert', build: jsonBuffer, insert: raw('JSONCompactEachRow', {}) },
     { name: 'TSV Buffer, chdb rawInsert, parallel parsing', build: tsvBuffer, insert: raw('TabSeparated', {}) },
     { name: 'TSV Buffer, chdb rawInsert, no parallel parsing (the sink with TALLY_SINK_INSERT_FORMAT=tsv)', build: tsvBuffer, insert: (v) => sinkInsert(table, columns, v as Buffer) },
-    { name: 'Native through a file (the sink now, with chDB)', build: nativeBlock, insert: (v) => native(table, ACTION_TABLE, v as Buffer[]) },
+    { name: 'Native through a file, from decoded batches', build: nativeBlock, insert: (v) => native(table, ACTION_TABLE, v as Buffer[]) },
+    { name: 'Native through a file, from wire format 3 messages (decoded, then written value by value)', build: nativeFromV3, insert: (v) => native(table, ACTION_TABLE, v as Buffer[]) },
+    { name: 'Native through a file, from wire format 4 messages (columns copied; the sink now, with chDB)', build: nativeFromV4, insert: (v) => native(table, ACTION_TABLE, v as Buffer[]) },
   ];
+  return all.filter((p) => !process.env.PATHS || new RegExp(process.env.PATHS).test(p.name));
 }
 
 async function main() {
@@ -117,14 +138,15 @@ async function main() {
     await ch.command({ query: `ALTER TABLE ${DB}.actions ADD COLUMN IF NOT EXISTS stream_seq UInt64` });
     const gs = groups(makeBatches());
     console.log(`# sink insert paths — ${ROWS} action rows, ${BATCH}-event batches, ${gs.length} inserts of ~${INSERT_ROWS} rows, median of ${REPEAT}, ${os.cpus().length} cores\n`);
-    const results: { name: string; buildUs: number; totalUs: number }[] = [];
+    const results: { name: string; buildUs: number; totalUs: number; cpuUs: number }[] = [];
     const ps = paths(ch, chdbRawOf(ch)!);
-    const times = new Map<string, { build: number[]; total: number[] }>(ps.map((p) => [p.name, { build: [], total: [] }]));
+    const times = new Map<string, { build: number[]; total: number[]; cpu: number[] }>(ps.map((p) => [p.name, { build: [], total: [], cpu: [] }]));
     // Interleaved repeats: each path sees the same machine conditions.
     for (let r = 0; r < REPEAT; r++) {
       for (const p of ps) {
         await ch.command({ query: `TRUNCATE TABLE ${DB}.actions` });
         let build = 0;
+        const cpu0 = process.cpuUsage();
         const t0 = performance.now();
         for (const g of gs) {
           const b0 = performance.now();
@@ -133,22 +155,24 @@ async function main() {
           await p.insert(v);
         }
         const total = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
         const rs = await ch.query({ query: `SELECT count() AS n, sum(stream_seq) AS s FROM ${DB}.actions`, format: 'JSONEachRow' });
         const n = (await rs.json<{ n: string }>())[0]?.n;
         if (Number(n) !== ROWS) throw new Error(`${p.name}: ${n} rows, expected ${ROWS}`);
         times.get(p.name)!.build.push(build);
         times.get(p.name)!.total.push(total);
+        times.get(p.name)!.cpu.push((cpu.user + cpu.system) / 1000);
       }
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    for (const p of ps) results.push({ name: p.name, buildUs: (med(times.get(p.name)!.build) * 1000) / ROWS, totalUs: (med(times.get(p.name)!.total) * 1000) / ROWS });
+    for (const p of ps) results.push({ name: p.name, buildUs: (med(times.get(p.name)!.build) * 1000) / ROWS, totalUs: (med(times.get(p.name)!.total) * 1000) / ROWS, cpuUs: (med(times.get(p.name)!.cpu) * 1000) / ROWS });
     const base = results[0]!.totalUs;
-    console.log('| path | JS build µs/row | total µs/row | rows/s | speed vs previous |');
-    console.log('|---|---|---|---|---|');
+    console.log('| path | JS build µs/row | total µs/row | CPU µs/row (engine threads too) | rows/s | speed vs the first |');
+    console.log('|---|---|---|---|---|---|');
     for (const r of results) {
-      console.log(`| ${r.name} | ${r.buildUs.toFixed(2)} | ${r.totalUs.toFixed(2)} | ${Math.round(1e6 / r.totalUs).toLocaleString('en-US')} | ${(base / r.totalUs).toFixed(2)}x |`);
+      console.log(`| ${r.name} | ${r.buildUs.toFixed(2)} | ${r.totalUs.toFixed(2)} | ${r.cpuUs.toFixed(2)} | ${Math.round(1e6 / r.totalUs).toLocaleString('en-US')} | ${(base / r.totalUs).toFixed(2)}x |`);
     }
-    console.log('\nJS build: rows or text made from decoded batches (the previous path serializes its JSON inside client.insert, counted in total).');
+    console.log('\nJS build: rows, text or blocks made from the batches or messages (the JSON path serializes inside client.insert, counted in total).');
     console.log('The sink now also inserts with optimize_on_insert=0 (ingest/sink/tsv-insert.ts); the other paths use defaults.');
   } finally {
     rmSync(dir, { recursive: true, force: true });
