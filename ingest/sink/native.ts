@@ -9,8 +9,8 @@ import { ByteWriter, indexWidth, nativeString, putDecimal38x9, putString, putUIn
  * A batch in wire format 4 (shared/events/native-batch.ts) already holds each column's
  * Native data: it is copied as bytes, its LowCardinality keys merged into the block's and
  * its key indexes renumbered. A batch of the msgpack formats (2, 3: what a stream still
- * holds from before an upgrade) is written value by value. Native is the engine's own block layout, the
- * cheapest input it takes (bench/reference-insert.ts): numbers are copied as they are,
+ * holds from before an upgrade) is written value by value. Native is the engine's own
+ * block layout, the cheapest input it takes (bench/reference-insert.ts): numbers are copied as they are,
  * and a LowCardinality(String) column arrives as its dictionary and one small index a
  * row, as the wire batch already holds it, so the engine neither parses nor hashes the
  * row's text.

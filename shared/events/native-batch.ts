@@ -19,11 +19,10 @@ import { decodeBatch, WireFormatError, type WireBatch, type WireEvent } from './
  */
 export const NATIVE_FORMAT_VERSION = 4;
 
-/** How a column's values are written. */
-type Kind = 'lowCardinality' | 'string' | 'enum8' | 'uint64' | 'decimal' | 'seq';
+/** How a wire column's values are laid out. */
+type Kind = 'lowCardinality' | 'string' | 'enum8' | 'uint64' | 'decimal';
 
-function kindOf([name, type, field]: SinkColumn): Kind {
-  if (field === 'seq') return 'seq';
+function kindOf([name, type]: SinkColumn): Kind {
   if (type === 'LowCardinality(String)') return 'lowCardinality';
   if (type === 'String') return 'string';
   if (type.startsWith('Enum8(')) return 'enum8';
@@ -400,8 +399,6 @@ function checkColumn(kind: Kind, data: Buffer, count: number): string | undefine
       }
       return undefined;
     }
-    case 'seq':
-      return 'is not on the wire';
   }
 }
 
