@@ -11,8 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
-import { decodeBatch, encodeBatch, type WireEvent } from '../shared/events/wire.ts';
-import { newSequentialId } from '../shared/ids.ts';
+import { llmCallBatch } from './llm-call-events.ts';
 import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { NativeBlock } from '../ingest/sink/native.ts';
 import { ACTION_TABLE } from '../shared/events/tables.ts';
@@ -22,18 +21,7 @@ const INSERT_ROWS = Number(process.argv[3] ?? 100_000);
 const BLOCK_ROWS = Number(process.argv[4] ?? 100_000);
 const DB = 'exp_blocks';
 const start = Date.now();
-function batch(first: number, n: number) {
-  const events: WireEvent[] = [];
-  for (let i = first; i < first + n; i++) {
-    const now = start + Math.floor(i / 200);
-    events.push({
-      k: 1, env: 'env_01JDEVELOPMENT000000000000', org: 'org_01JORGANIZATION00000000000', agent: 'ai_01JAGENT00000000000' + (i % 50), acct: '',
-      id: newSequentialId('evt', now), src: 2, type: 'llm_call', ts: now, ing: now, uid: '', anon: '', model: 'gpt-4o',
-      tin: 1200, tout: 300, ttot: 1500, meta: '{"model":"gpt-4o","input_tokens":1200,"output_tokens":300}', val: '',
-    });
-  }
-  return decodeBatch(encodeBatch(events));
-}
+const batch = (first: number, n: number) => llmCallBatch(start, first, n, (i) => 'ai_01JAGENT00000000000' + (i % 50));
 function chunk(first: number, n: number, seq: number): Buffer[] {
   const out: Buffer[] = [];
   for (let b = first; b < first + n; b += BLOCK_ROWS) {

@@ -12,8 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
-import { decodeBatch, encodeBatch, type WireEvent } from '../shared/events/wire.ts';
-import { newSequentialId } from '../shared/ids.ts';
+import { llmCallBatch } from './llm-call-events.ts';
 import { chdbNativeInserter } from '../ingest/sink/chdb-file-insert.ts';
 import { NativeBlock } from '../ingest/sink/native.ts';
 import { ACTION_TABLE } from '../shared/events/tables.ts';
@@ -34,18 +33,7 @@ function chunk(first: number, n: number, seq: number): Buffer {
 }
 
 const start = Date.now();
-function batch(first: number, n: number) {
-  const events: WireEvent[] = [];
-  for (let i = first; i < first + n; i++) {
-    const now = start + Math.floor(i / 200);
-    events.push({
-      k: 1, env: 'env_01JDEVELOPMENT000000000000', org: 'org_01JORGANIZATION00000000000', agent: 'ai_01JAGENT00000000000000000', acct: '',
-      id: newSequentialId('evt', now), src: 2, type: 'llm_call', ts: now, ing: now, uid: '', anon: '', model: 'gpt-4o',
-      tin: 1200, tout: 300, ttot: 1500, meta: '{"model":"gpt-4o","input_tokens":1200,"output_tokens":300}', val: '',
-    });
-  }
-  return decodeBatch(encodeBatch(events));
-}
+const batch = (first: number, n: number) => llmCallBatch(start, first, n, () => 'ai_01JAGENT00000000000000000');
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-reference-insert-'));
 const ch = await openClickHouse({ url: undefined, user: 'default', password: '', database: DB, chdbPath: dir });

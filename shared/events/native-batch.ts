@@ -1,5 +1,5 @@
 import { ACTION_TABLE, OUTCOME_TABLE, type SinkColumn } from './tables.ts';
-import { ByteWriter, indexWidth, putDecimal38x9, putString, stringRoom, varint } from './native-values.ts';
+import { ByteWriter, checkUInt53, indexWidth, putDecimal38x9, putString, stringRoom, varint } from './native-values.ts';
 import { decodeBatch, WireFormatError, type WireBatch, type WireEvent } from './wire.ts';
 
 /**
@@ -154,7 +154,7 @@ class IntegerColumn {
     if (halves.length < 2 * count) (halves = new Uint32Array(2 * count)), (halfBytes = new Uint8Array(halves.buffer));
     for (let j = 0; j < count; j++) {
       const v = values[j]!;
-      if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`${v} is not a non-negative integer`);
+      checkUInt53(v);
       const lo = v >>> 0;
       halves[2 * j] = lo;
       halves[2 * j + 1] = (v - lo) / 4294967296;

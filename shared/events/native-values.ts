@@ -82,9 +82,14 @@ export function putString(buf: Buffer, n: number, s: string): number {
   return n + buf.write(s, n, bytes, 'utf8');
 }
 
+/** Throws a RangeError unless `v` is a non-negative integer up to 2^53 (what UInt64 and DateTime64 columns take from a number). */
+export function checkUInt53(v: number): void {
+  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`${v} is not a non-negative integer`);
+}
+
 /** A non-negative integer up to 2^53 as UInt64 or Int64 (times, counts, sequences). */
 export function putUInt64(buf: Buffer, n: number, v: number): number {
-  if (!(v >= 0 && v <= Number.MAX_SAFE_INTEGER && Math.floor(v) === v)) throw new RangeError(`${v} is not a non-negative integer`);
+  checkUInt53(v);
   const lo = v >>> 0;
   const hi = (v - lo) / 4294967296;
   buf[n] = lo;
