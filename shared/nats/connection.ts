@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { NatsConnectionImpl, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statfsSync } from 'node:fs';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DEFAULT_NATS_URL } from '../config/common.ts';
 import { logger } from '../log.ts';
 import type { NatsNames } from './names.ts';
+import { useLargeReads } from './transport.ts';
 
 const log = logger('nats');
 
@@ -15,7 +16,9 @@ const log = logger('nats');
  * list several servers of a cluster, comma-separated; the client moves between them.
  */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  const nc = await connect({
+  // nats.js's `connect` with reads of up to 1 MiB (transport.ts).
+  useLargeReads();
+  const nc = await NatsConnectionImpl.connect({
     servers: url.split(',').map((s) => s.trim()).filter(Boolean),
     name,
     maxReconnectAttempts: -1,
