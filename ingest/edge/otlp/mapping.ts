@@ -81,39 +81,31 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   const a = span.attributes;
   const meta: Record<string, unknown> = {};
   const warnings: string[] = [];
-  const put = (k: string, v: unknown) => {
-    if (v !== undefined && v !== null && v !== '') meta[k] = v;
-  };
-  const putTokens = (k: string, keys: readonly string[]) => {
-    const name = keys.find((key) => a[key] !== undefined && a[key] !== null);
-    if (name === undefined) return;
-    const n = tokenCount(a[name]!);
-    if (n === undefined) warnings.push(`\`${name}\` ${JSON.stringify(a[name])} is not a non-negative integer; the call is metered without it`);
-    else meta[k] = n;
-  };
+  // Helpers at module level, not closures here: run through tsx, a named closure costs a
+  // property definition per span (esbuild's keepNames).
   const requestModel = str(first(a, ['gen_ai.request.model', 'llm.request.model']));
   const responseModel = str(first(a, ['gen_ai.response.model', 'llm.response.model']));
   // The model that answered decides the cost; the requested one is kept beside it.
-  put('model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']) ?? str(a['value.action.llm.model']));
-  if (requestModel && responseModel && requestModel !== responseModel) put('request_model', requestModel);
-  putTokens('input_tokens', INPUT_TOKENS);
-  putTokens('output_tokens', OUTPUT_TOKENS);
-  putTokens('total_tokens', TOTAL_TOKENS);
-  putTokens('cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
-  put('provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
-  put('operation', str(a['gen_ai.operation.name']));
-  put('tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
-  put('tool_call_id', str(a['gen_ai.tool.call.id']));
-  put('agent_name', str(a['gen_ai.agent.name']) ?? str(resource['value.agent.name']));
-  if (t.rule === 'value.action') putValueAction(a, put, warnings);
-  put('span_name', span.name);
-  put('trace_id', span.traceId);
-  put('span_id', span.spanId);
-  put('parent_span_id', span.parentSpanId);
-  if (span.endTimeMs > 0 && span.startTimeMs > 0) put('duration_ms', Math.max(0, span.endTimeMs - span.startTimeMs));
-  if (span.statusCode === 2) put('status', 'error');
-  put('service_name', str(resource['service.name']));
-  put('source', `otlp:${t.rule}`);
+  put(meta, 'model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']) ?? str(a['value.action.llm.model']));
+  if (requestModel && responseModel && requestModel !== responseModel) put(meta, 'request_model', requestModel);
+  putTokens(meta, warnings, a, 'input_tokens', INPUT_TOKENS);
+  putTokens(meta, warnings, a, 'output_tokens', OUTPUT_TOKENS);
+  putTokens(meta, warnings, a, 'total_tokens', TOTAL_TOKENS);
+  putTokens(meta, warnings, a, 'cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
+  put(meta, 'provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
+  put(meta, 'operation', str(a['gen_ai.operation.name']));
+  put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
+  put(meta, 'tool_call_id', str(a['gen_ai.tool.call.id']));
+  put(meta, 'agent_name', str(a['gen_ai.agent.name']) ?? str(resource['value.agent.name']));
+  if (t.rule === 'value.action') putValueAction(a, meta, warnings);
+  put(meta, 'span_name', span.name);
+  put(meta, 'trace_id', span.traceId);
+  put(meta, 'span_id', span.spanId);
+  put(meta, 'parent_span_id', span.parentSpanId);
+  if (span.endTimeMs > 0 && span.startTimeMs > 0) put(meta, 'duration_ms', Math.max(0, span.endTimeMs - span.startTimeMs));
+  if (span.statusCode === 2) put(meta, 'status', 'error');
+  put(meta, 'service_name', str(resource['service.name']));
+  put(meta, 'source', `otlp:${t.rule}`);
 
   const action: Record<string, unknown> = { action_type: t.type, id: span.spanId, metadata: meta };
   const ts = span.endTimeMs || span.startTimeMs;
@@ -128,6 +120,20 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   return { action, warnings };
 }
 
+/** Sets `meta[k]` to a value that is there (not undefined, null or empty text). */
+function put(meta: Record<string, unknown>, k: string, v: unknown): void {
+  if (v !== undefined && v !== null && v !== '') meta[k] = v;
+}
+
+/** Sets `meta[k]` to the token count of the first of `keys` the span has, or warns that it is not one. */
+function putTokens(meta: Record<string, unknown>, warnings: string[], a: OtlpAttributes, k: string, keys: readonly string[]): void {
+  const name = keys.find((key) => a[key] !== undefined && a[key] !== null);
+  if (name === undefined) return;
+  const n = tokenCount(a[name]!);
+  if (n === undefined) warnings.push(`\`${name}\` ${JSON.stringify(a[name])} is not a non-negative integer; the call is metered without it`);
+  else meta[k] = n;
+}
+
 const USER_ATTRIBUTES = ['user.id', 'enduser.id', 'tally.user_id', 'value.action.user_id'];
 
 /**
@@ -135,11 +141,11 @@ const USER_ATTRIBUTES = ['user.id', 'enduser.id', 'tally.user_id', 'value.action
  * and `value.action.user_attributes` (the caller's keyword arguments, a JSON object text)
  * as the metadata object `attributes`.
  */
-function putValueAction(a: OtlpAttributes, put: (k: string, v: unknown) => void, warnings: string[]): void {
-  put('description', str(a['value.action.description']));
-  put('action_kind', str(a['value.action.type']));
-  put('action_status', str(a['value.action.status']));
-  put('error', str(a['value.action.error']));
+function putValueAction(a: OtlpAttributes, meta: Record<string, unknown>, warnings: string[]): void {
+  put(meta, 'description', str(a['value.action.description']));
+  put(meta, 'action_kind', str(a['value.action.type']));
+  put(meta, 'action_status', str(a['value.action.status']));
+  put(meta, 'error', str(a['value.action.error']));
   const text = str(a['value.action.user_attributes']);
   if (text === undefined) return;
   let parsed: unknown;
@@ -149,7 +155,7 @@ function putValueAction(a: OtlpAttributes, put: (k: string, v: unknown) => void,
     parsed = undefined;
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    if (Object.keys(parsed).length > 0) put('attributes', parsed);
+    if (Object.keys(parsed).length > 0) put(meta, 'attributes', parsed);
   } else {
     warnings.push('`value.action.user_attributes` is not a JSON object text; left out');
   }
