@@ -16,7 +16,7 @@ const log = logger('nats');
  * list several servers of a cluster, comma-separated; the client moves between them.
  */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  // nats.js's `connect`, with the socket read into large slabs (transport.ts).
+  // nats.js's `connect`, with reads of up to 1 MiB (transport.ts).
   useLargeReads();
   const nc = await NatsConnectionImpl.connect({
     servers: url.split(',').map((s) => s.trim()).filter(Boolean),

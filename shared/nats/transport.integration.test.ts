@@ -40,9 +40,9 @@ describe('the NATS transport with large reads', () => {
     expect(transportOf(tally)).toBeInstanceOf(LargeReadTransport);
   });
 
-  it('delivers every byte of messages of every size, across reads and slabs, in order', async () => {
+  it('delivers every byte of messages of every size, across reads, in order', async () => {
     // Sizes around Node's 64 KiB reads, the 1 MiB read and the server's 1 MiB limit; 60 MB
-    // in all, so that reads fill many 4 MiB slabs and messages straddle reads and slabs.
+    // in all, so that messages straddle reads and reads fill the read buffer.
     const sizes = [0, 1, 65_535, 65_536, 65_537, 80_000, READ_BYTES - 100, 1_000_000, 3, 200_000];
     const payloads = Array.from({ length: 120 }, (_, i) => randomBytes(sizes[i % sizes.length]!));
     const got = await roundTrip(payloads);
@@ -52,7 +52,7 @@ describe('the NATS transport with large reads', () => {
     expect(Buffer.isBuffer(got[1])).toBe(true);
   });
 
-  it('a message kept while many more arrive is not overwritten', async () => {
+  it('a message kept while many more arrive is not overwritten (each read is copied out of the read buffer)', async () => {
     const first = randomBytes(70_000);
     const rest = Array.from({ length: 100 }, () => randomBytes(300_000));
     const got = await roundTrip([first, ...rest]);
