@@ -13,7 +13,7 @@ import { natsNames } from '../shared/nats/names.ts';
 const port = Number(process.argv[2] ?? 18_998);
 const names = natsNames(process.argv[3] ?? `REF${Date.now().toString(36)}_`);
 const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
-// Sized as Tally's stream (4 GiB): both fill alike while no consumer reads them.
+// Sized as Tally's default stream (4 GiB); the benchmark empties it before each round.
 await ensureEventsStream(nc, names, { maxBytes: 4 * 1024 * 1024 * 1024, duplicateWindowMs: 120_000 });
 const js = jetstream(nc);
 let counter = 0;
