@@ -134,12 +134,16 @@ async function quiet(pid: number, cores: number, maxSeconds: number): Promise<nu
   return (Date.now() - t0) / 1000;
 }
 
-/** Where the machine's cores went between two {@link cpuByRole} readings: cores busy and CPU µs an event, by role. */
-function printCpu(before: Map<string, number>, after: Map<string, number>, seconds: number, events: number): void {
+/** CPU seconds each role used between two {@link cpuByRole} readings. */
+function cpuUsed(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  return new Map([...before].map(([role, t0]) => [role, after.get(role)! - t0]));
+}
+
+/** Where the machine's cores went ({@link cpuUsed}): cores busy and CPU µs an event, by role. */
+function printCpu(used: Map<string, number>, seconds: number, events: number): void {
   console.log('\n| process | cores busy | CPU µs an event |\n|---|---|---|');
   let total = 0;
-  for (const [role, t0] of before) {
-    const cpu = after.get(role)! - t0;
+  for (const [role, cpu] of used) {
     total += cpu;
     console.log(`| ${role} | ${(cpu / seconds).toFixed(2)} | ${((cpu * 1e6) / events).toFixed(2)} |`);
   }
@@ -302,9 +306,10 @@ async function main() {
   const sinkNodeArgs = (process.env.BENCH_SINK_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const sink = await startChild([...sinkNodeArgs, 'bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
   const readyAt = Date.now();
-  const sinkCpu0 = cpuSeconds(sink.pid!);
   const nats = natsServerPids();
-  const drainCpu0 = cpuByRole([['the sink (its chDB included)', [sink.pid!]], ['nats-server', nats]]);
+  const SINK = 'the sink (its chDB included)';
+  const drainRoles: [string, number[]][] = [[SINK, [sink.pid!]], ['nats-server', nats]];
+  const drainCpu0 = cpuByRole(drainRoles);
   for (;;) {
     const i = await jsm.consumers.info(names.stream, names.sinkConsumer).catch(() => undefined);
     if (i && i.num_pending + i.num_ack_pending === 0 && i.delivered.stream_seq > 0) break;
@@ -312,11 +317,12 @@ async function main() {
   }
   const drainSeconds = (Date.now() - drainT0) / 1000;
   const drainedFromReady = (Date.now() - readyAt) / 1000;
-  const sinkCpuUsPerRow = ((cpuSeconds(sink.pid!) - sinkCpu0) * 1e6) / backlog;
-  const drainCpu1 = cpuByRole([['the sink (its chDB included)', [sink.pid!]], ['nats-server', nats]]);
+  const drainCpu1 = cpuByRole(drainRoles);
+  const drainCpu = cpuUsed(drainCpu0, drainCpu1);
+  const sinkCpuUsPerRow = (drainCpu.get(SINK)! * 1e6) / backlog;
   const sinkRate = backlog / drainedFromReady;
   const afterDrainQuiet = await quiet(sink.pid!, 0.15, 60);
-  const mergeTailUs = ((cpuSeconds(sink.pid!) - drainCpu1.get('the sink (its chDB included)')!) * 1e6) / backlog;
+  const mergeTailUs = ((cpuSeconds(sink.pid!) - drainCpu1.get(SINK)!) * 1e6) / backlog;
   for (let i = Math.ceil(REF_ROUNDS / 2); i < REF_ROUNDS; i++) await referenceRound();
   const ref = { rowsPerSec: median(refRounds.map((r) => r.rowsPerSec)), cpuUsPerRow: median(refRounds.map((r) => r.cpuUsPerRow)) };
   console.log(`\n## Sink: drained the backlog of ${fmt(backlog)} events\n`);
@@ -326,10 +332,10 @@ async function main() {
   console.log(`| the sink (JetStream to ClickHouse, from ready; ${drainSeconds.toFixed(1)} s with start-up) | ${fmt(sinkRate)} | ${sinkCpuUsPerRow.toFixed(2)} | ${(sinkRate / ref.rowsPerSec).toFixed(2)} |`);
   console.log(`\nReference rounds (rows/s, CPU µs a row; ${Math.ceil(REF_ROUNDS / 2)} before the drain, the rest after): ${refRounds.map((r) => `${fmt(r.rowsPerSec)} at ${r.cpuUsPerRow.toFixed(2)}`).join('; ')}.`);
   console.log(`\nWhere the cores went while the sink drained (${drainedFromReady.toFixed(1)} s; the reference pays neither NATS column):`);
-  printCpu(drainCpu0, drainCpu1, drainedFromReady, backlog);
+  printCpu(drainCpu, drainedFromReady, backlog);
   if (nats.length > 0) {
     // A bound, derived: the rows/s of the machine's cores if the sink and nats-server were limited by CPU alone.
-    const usPerRow = ((drainCpu1.get('the sink (its chDB included)')! - drainCpu0.get('the sink (its chDB included)')! + drainCpu1.get('nats-server')! - drainCpu0.get('nats-server')!) * 1e6) / backlog;
+    const usPerRow = ((drainCpu.get(SINK)! + drainCpu.get('nats-server')!) * 1e6) / backlog;
     const bound = (os.cpus().length * 1e6) / usPerRow;
     console.log(`\nCPU-bound ceiling (derived): ${os.cpus().length} cores / ${usPerRow.toFixed(2)} µs a row (sink + nats-server) = ${fmt(bound)} rows/s, ${(bound / ref.rowsPerSec).toFixed(2)} of the reference.`);
   }
@@ -366,9 +372,10 @@ async function main() {
       if (!probing && seenAt.length < probeAcks.length && Date.now() - (probeAcks.at(-1) ?? 0) > 30_000) break;
     }
   })();
-  const sustainCpu0 = cpuByRole([['ingest', ingests.map((p) => p.pid!)], ['the sink (its chDB included)', [sink.pid!]], ['nats-server', nats]]);
+  const sustainRoles: [string, number[]][] = [['ingest', ingests.map((p) => p.pid!)], ...drainRoles];
+  const sustainCpu0 = cpuByRole(sustainRoles);
   const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests, SUSTAIN, SUSTAIN_RATE / 100);
-  const sustainCpu1 = cpuByRole([['ingest', ingests.map((p) => p.pid!)], ['the sink (its chDB included)', [sink.pid!]], ['nats-server', nats]]);
+  const sustainCpu = cpuUsed(sustainCpu0, cpuByRole(sustainRoles));
   probing = false;
   await prober;
   const drainStart = Date.now();
@@ -383,7 +390,7 @@ async function main() {
   console.log(`- sink lag (messages pending), median of first third ${median(lag.slice(0, third))}, of last third ${median(lag.slice(-third))}; drained ${tailSeconds.toFixed(1)}s after load stopped`);
   console.log(`- acknowledged-to-queryable: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms over ${latencies.length} probes`);
   console.log(`\nWhere the cores went in the sustained run (${SUSTAIN} s; the sink's work on the backlog left at the end not included):`);
-  printCpu(sustainCpu0, sustainCpu1, SUSTAIN, sustained.ok * 100);
+  printCpu(sustainCpu, SUSTAIN, sustained.ok * 100);
   endPhase('sustained, with the sink', ingests);
   console.log(`\n## Peak RSS (goal: ingest < 300 MB at every load)\n`);
   console.log('| phase | ingest MB |\n|---|---|');
