@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { call, createAgent, startTestStack, uniqueSuffix, type TestStack } from './harness.ts';
 
 /**
@@ -42,6 +43,7 @@ describe('an agent secret', () => {
 describe('a second organization', () => {
   it('is created by `tally init --new-organization` and sees nothing of the first', async () => {
     const dataDir = path.join(os.tmpdir(), `tally-neworg-${uniqueSuffix()}`);
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [path.join(repo, 'bin/tally.js'), 'init', ...args], {
         cwd: os.tmpdir(),

@@ -4,11 +4,11 @@
  * the environment or into a write refused with a 400 naming why.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 
 let stack: TestStack;
@@ -171,6 +171,7 @@ describe('POST /v1/sql', () => {
 describe('tally sql', () => {
   it('prints the answer of the running Tally, with the saved key of --env or TALLY_API_KEY', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-sql-cli-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     writeFileSync(path.join(dataDir, 'credentials.json'), JSON.stringify({ organization_id: stack.init.organization_id, environments: stack.init.environments }), { mode: 0o600 });
     const q = 'SELECT action_type, count() AS n FROM actions GROUP BY action_type ORDER BY action_type';
     const dev = await tally([q, '--format', 'CSV'], { TALLY_DATA_DIR: dataDir });
