@@ -9,8 +9,13 @@
  * row per round, and the median ratio. PULL (16, the sink's) sets the messages a pull asks for.
  *   node --import tsx bench/nats-receive.ts
  *   EVENTS=22 MESSAGES=20000 PULL=64 node --import tsx bench/nats-receive.ts   (a backlog of single events)
+ * COMPARE_FLAGS (e.g. "--initial-old-space-size=128") compares instead Tally's transport in
+ * processes started without and with those node options, and counts each drain's full
+ * (mark-compact) garbage collections:
+ *   MESSAGES=2500 EVENTS=1400 COMPARE_FLAGS=--initial-old-space-size=128 node --import tsx bench/nats-receive.ts
  */
 import { spawnSync } from 'node:child_process';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { connect, NatsConnectionImpl } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { encodeNativeBatch } from '../shared/events/native-batch.ts';
@@ -22,6 +27,7 @@ const URL = process.env.NATS_URL ?? '127.0.0.1:4222';
 const MESSAGES = Number(process.env.MESSAGES ?? 2000);
 const EVENTS = Number(process.env.EVENTS ?? 470);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const COMPARE_FLAGS = (process.env.COMPARE_FLAGS ?? '').split(' ').filter(Boolean);
 const [, , role, stream] = process.argv;
 
 /** One drain of `stream` in this process: CPU µs, bytes and messages. */
@@ -36,6 +42,11 @@ async function drain(transport: 'nats.js' | 'tally'): Promise<void> {
   await jsm.consumers.add(stream!, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 100_000 });
   const total = (await jsm.streams.info(stream!)).state.messages;
   const consumer = await jetstream(nc).consumers.get(stream!, durable);
+  let fullGcs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (((e as { detail?: { kind?: number } }).detail)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+  });
+  gcs.observe({ entryTypes: ['gc'] });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const pull = Number(process.env.PULL ?? 16);
@@ -53,7 +64,9 @@ async function drain(transport: 'nats.js' | 'tally'): Promise<void> {
   }
   await nc.flush();
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ cpuUs: cpu.user + cpu.system, ms: Math.round(performance.now() - t0), bytes, messages: got }));
+  await new Promise((r) => setImmediate(r)); // the observer's last entries
+  gcs.disconnect();
+  console.log(JSON.stringify({ cpuUs: cpu.user + cpu.system, ms: Math.round(performance.now() - t0), bytes, messages: got, fullGcs }));
   await jsm.consumers.delete(stream!, durable);
   await nc.close();
 }
@@ -72,16 +85,13 @@ async function main(): Promise<void> {
       await js.publish(`${name}.events`, encodeNativeBatch(events));
     }
     const rows = MESSAGES * EVENTS;
+    if (COMPARE_FLAGS.length > 0) return compareFlags(name, rows);
     console.log(`# NATS receive: ${MESSAGES} messages of ${EVENTS} events, ${ROUNDS} rounds\n`);
     console.log('| round | nats.js transport ms/MB | Tally transport ms/MB | nats.js ns/row | Tally ns/row | wall ms (nats.js, Tally) | ratio |');
     console.log('|---|---|---|---|---|---|---|');
     const ratios: number[] = [];
     for (let r = 1; r <= ROUNDS; r++) {
-      const [ref, tally] = (['drain-nats.js', 'drain-tally'] as const).map((arg) => {
-        const c = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, arg, name], { encoding: 'utf8' });
-        if (c.status !== 0) throw new Error(`${arg} failed: ${c.stderr}`);
-        return JSON.parse(c.stdout.trim().split('\n').at(-1)!) as { cpuUs: number; ms: number; bytes: number };
-      });
+      const [ref, tally] = (['drain-nats.js', 'drain-tally'] as const).map((arg) => drainIn(arg, name));
       const perMb = (x: { cpuUs: number; bytes: number }) => x.cpuUs / 1000 / (x.bytes / 1e6);
       ratios.push(tally!.cpuUs / ref!.cpuUs);
       console.log(`| ${r} | ${perMb(ref!).toFixed(2)} | ${perMb(tally!).toFixed(2)} | ${((ref!.cpuUs * 1000) / rows).toFixed(0)} | ${((tally!.cpuUs * 1000) / rows).toFixed(0)} | ${ref!.ms}, ${tally!.ms} | ${ratios.at(-1)!.toFixed(2)} |`);
@@ -92,6 +102,32 @@ async function main(): Promise<void> {
     await jsm.streams.delete(name);
     await nc.close();
   }
+}
+
+type Drain = { cpuUs: number; ms: number; bytes: number; fullGcs: number };
+
+/** One drain in a process of its own, with node options `flags`. */
+function drainIn(role: string, name: string, flags: string[] = []): Drain {
+  const c = spawnSync(process.execPath, [...flags, '--import', 'tsx', import.meta.filename, role, name], { encoding: 'utf8' });
+  if (c.status !== 0) throw new Error(`${role} failed: ${c.stderr}`);
+  return JSON.parse(c.stdout.trim().split('\n').at(-1)!) as Drain;
+}
+
+/** Tally's transport without and with COMPARE_FLAGS, alternating. */
+function compareFlags(name: string, rows: number): void {
+  const with_ = COMPARE_FLAGS.join(' ');
+  console.log(`# NATS receive, Tally's transport without and with \`${with_}\`: ${MESSAGES} messages of ${EVENTS} events, ${ROUNDS} rounds\n`);
+  console.log(`| round | ns/row without | ns/row with | full GCs without | full GCs with | ratio |`);
+  console.log('|---|---|---|---|---|---|');
+  const ratios: number[] = [];
+  for (let r = 1; r <= ROUNDS; r++) {
+    const plain = drainIn('drain-tally', name);
+    const flagged = drainIn('drain-tally', name, COMPARE_FLAGS);
+    ratios.push(flagged.cpuUs / plain.cpuUs);
+    console.log(`| ${r} | ${((plain.cpuUs * 1000) / rows).toFixed(0)} | ${((flagged.cpuUs * 1000) / rows).toFixed(0)} | ${plain.fullGcs} | ${flagged.fullGcs} | ${ratios.at(-1)!.toFixed(2)} |`);
+  }
+  const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
+  console.log(`\nCPU to receive and acknowledge with \`${with_}\` / without: median ${median.toFixed(2)}`);
 }
 
 main().catch((err) => {

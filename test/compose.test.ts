@@ -47,6 +47,15 @@ describe('docker-compose.yml', () => {
     expect(major).toBeGreaterThanOrEqual(26);
   });
 
+  it('gives every Tally service the same environment, the sink a larger initial old generation (bench/nats-receive.ts COMPARE_FLAGS)', () => {
+    const { ingest, sink } = compose.services;
+    for (const [name, s] of tallyServices) {
+      expect({ ...s.environment, NODE_OPTIONS: undefined }, name).toEqual({ ...ingest!.environment, NODE_OPTIONS: undefined });
+    }
+    expect(ingest!.environment!.NODE_OPTIONS).toBe('--max-semi-space-size=32');
+    expect(sink!.environment!.NODE_OPTIONS).toBe('--max-semi-space-size=32 --initial-old-space-size=128');
+  });
+
   it('publishes ingest on 8080 (OTLP/gRPC on 4317) and the API on 8081, as the README says', () => {
     expect(compose.services.ingest!.ports).toEqual(['8080:8080', '4317:4317']);
     expect(compose.services.api!.ports).toEqual(['8081:8080']);

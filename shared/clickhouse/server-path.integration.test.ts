@@ -62,6 +62,11 @@ describe('CLICKHOUSE_URL: Tally through the ClickHouse HTTP protocol', () => {
     expect((await rs.json<{ id: string }>()).map((r) => r.id)).toEqual(expect.arrayContaining(clickhouseMigrations.map((m) => m.id)));
     const tables = await (await ch.query({ query: `SELECT name FROM system.tables WHERE database = {d:String} ORDER BY name`, query_params: { d: db() }, format: 'JSONEachRow' })).json<{ name: string }>();
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['actions', 'outcomes', 'cost_events', 'costs_daily', 'derived_outcomes_mv', 'sink_inserted']));
+    // Migration 0005: the event tables merge in wider steps (bench/sink-merges.ts).
+    for (const table of ['actions', 'outcomes']) {
+      const create = await (await ch.query({ query: `SHOW CREATE TABLE ${db()}.${table}`, format: 'JSONEachRow' })).json<{ statement: string }>();
+      expect(create[0]!.statement, table).toMatch(/merge_selector_base = 20\b/);
+    }
   });
 
   it('stores actions and outcomes sent over HTTP, counts each event once, derives outcomes and reports costs', async () => {
