@@ -43,7 +43,9 @@ describe('cost rollup', () => {
     const started = Date.now();
     const costs = await waitFor(
       () => call(stack, 'GET', `/v1/costs?start_date=${day}&end_date=${next}`, { key: admin }),
-      (r) => r.body.total?.EUR === '0.25',
+      // A reader whose catch-up step outlasts its budget (a busy machine) answers from the
+      // rollup as it stands and says so (costs_behind); the next one finds the step done.
+      (r) => r.body.total?.EUR === '0.25' && r.body.costs_behind === false,
       10_000,
     );
     expect(Date.now() - started).toBeLessThan(10_000);
