@@ -2,8 +2,11 @@
  * npm run bench:ingest — drives the ingest tier with autocannon (no pipelining) and
  * prints, from one run on this machine: a baseline (bare uWS + JSON.parse, 202), then
  * acknowledged events/s and p50/p99 latency for single events and 100-event batches
- * (JSON, msgpack) as ratios to the baseline, peak RSS per role (ingest's per phase), ack-to-queryable
- * latency, and a sustained run of ingest and sink together with the sink's lag.
+ * (JSON, msgpack) as ratios to the baseline, the events a JetStream message carried (ingest's
+ * micro-batches), peak RSS per role (ingest's per phase), ack-to-queryable
+ * latency, and a sustained run of ingest and sink together with the sink's lag, followed by
+ * what the run's probes cost the sink, and the batch run once more (the sink stopped) as a
+ * check of the machine's drift meanwhile.
  * Phases: (1) ingest alone (the sink stopped, batches wait in JetStream): durable
  * acknowledgement throughput; (2) the raw insert reference runs, then the sink starts
  * and drains that backlog (its insert rate); (3) ingest and sink together for BENCH_SUSTAIN_SECONDS.
@@ -110,6 +113,20 @@ function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * Messages ingest has published so far, and the events in them, from its metrics (one
+ * ingest process: with more, whichever answers). Read around a phase: what NATS's
+ * per-message costs are spread over.
+ */
+async function publishedSoFar(): Promise<{ messages: number; events: number }> {
+  const text = await (await fetch('http://127.0.0.1:18080/metrics')).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { messages: value('tally_ingest_batch_events_count'), events: value('tally_ingest_batch_events_sum') };
+}
+
+/** Events a JetStream message between two {@link publishedSoFar} readings. */
+const eventsPerMessage = (a: { messages: number; events: number }, b: { messages: number; events: number }) => (b.events - a.events) / (b.messages - a.messages);
 
 /** Local nats-server processes: their CPU is part of every durable figure (none found when NATS runs elsewhere). */
 function natsServerPids(): number[] {
@@ -222,12 +239,14 @@ async function main() {
   for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off' }, 'Tally is running'));
   const event = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
   const rounds: { baseline: Run; single: Run }[] = [];
+  const published0 = await publishedSoFar();
   for (let i = 0; i < ROUNDS; i++) {
     const b = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers, [baselineProc]);
     const s = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers, ingests);
     rounds.push({ baseline: b, single: s });
   }
   baselineProc.kill();
+  const published1 = await publishedSoFar();
   endPhase('start-up and single events', ingests);
   const byMedian = (key: 'baseline' | 'single') => [...rounds].sort((a, b) => a[key].reqPerSec - b[key].reqPerSec)[Math.floor(rounds.length / 2)]![key];
   const baseline = byMedian('baseline');
@@ -248,6 +267,7 @@ async function main() {
     const t = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
     batchRounds.push({ reference: ref, tally: t });
   }
+  const published2 = await publishedSoFar();
   endPhase('100-event JSON batches', ingests);
   reference.kill('SIGTERM');
   await new Promise((r) => reference.once('exit', r));
@@ -281,6 +301,7 @@ async function main() {
   console.log(`\nSingle events / bare uWS, round by round (requests/s): ${byRound(rounds.map((r) => ({ a: r.single, b: r.baseline })))}.`);
   console.log(`100-event JSON batches / durable-publish reference, round by round: ${byRound(batchRounds.map((r) => ({ a: r.tally, b: r.reference })))}.`);
   console.log('The table shows the median runs and the median ratios (msgpack batches: against the median reference). Goals: single ≥ 0.6, batches ≥ 0.8.');
+  console.log(`Events a JetStream message (ingest's micro-batches): single events ${eventsPerMessage(published0, published1).toFixed(1)}, 100-event JSON batches ${eventsPerMessage(published1, published2).toFixed(1)}.`);
 
   // Phase 2: the sink starts and drains the backlog of phase 1.
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
@@ -370,11 +391,12 @@ async function main() {
       await new Promise((res) => setTimeout(res, 250));
     }
   })();
+  const probeUsage = `http://127.0.0.1:18081/v1/usage?start_date=${new Date(Date.now() - 3600_000).toISOString()}&end_date=${new Date(Date.now() + 2 * 3600_000).toISOString()}&agent_id=${probe.id}`;
+  let probeQueries = 0;
   const watcher = (async () => {
-    const from = new Date(Date.now() - 3600_000).toISOString();
-    const to = new Date(Date.now() + 2 * 3600_000).toISOString();
     while (probing || seenAt.length < probeAcks.length) {
-      const r = await fetch(`http://127.0.0.1:18081/v1/usage?start_date=${from}&end_date=${to}&agent_id=${probe.id}`, { headers });
+      const r = await fetch(probeUsage, { headers });
+      probeQueries++;
       const n = Number(((await r.json()) as { usage?: { actions: string }[] }).usage?.[0]?.actions ?? 0);
       while (seenAt.length < Math.min(n, probeAcks.length)) seenAt.push(Date.now());
       await new Promise((res) => setTimeout(res, PROBE_POLL_MS));
@@ -383,8 +405,10 @@ async function main() {
   })();
   const sustainRoles: [string, number[]][] = [['ingest', ingests.map((p) => p.pid!)], ...drainRoles];
   const sustainCpu0 = cpuByRole(sustainRoles);
+  const probeQueries0 = probeQueries;
   const sustained = await run(`sustained ${SUSTAIN}s, 100-event JSON batches, ingest + sink`, 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests, SUSTAIN, SUSTAIN_RATE / 100);
   const sustainCpu = cpuUsed(sustainCpu0, cpuByRole(sustainRoles));
+  const sustainProbeQueries = probeQueries - probeQueries0;
   probing = false;
   await prober;
   const drainStart = Date.now();
@@ -401,14 +425,52 @@ async function main() {
   console.log(`\nWhere the cores went in the sustained run (${SUSTAIN} s; the sink's work on the backlog left at the end not included):`);
   printCpu(sustainCpu, SUSTAIN, sustained.ok * 100);
   endPhase('sustained, with the sink', ingests);
+
+  // What the probes cost the sink's process (each is a usage query there): the same query
+  // asked 200 times in a row over the parts the run left, once the sink has fallen quiet
+  // (its merges after the run would count otherwise), less what the idle sink spends in
+  // as long (its merges go on, slower), times the queries the watcher asked during the run.
+  const PROBE_COST_QUERIES = 200;
+  await quiet(sink.pid!, 0.05, 60);
+  const probeCpu0 = cpuSeconds(sink.pid!);
+  const probeT0 = performance.now();
+  for (let i = 0; i < PROBE_COST_QUERIES; i++) await (await fetch(probeUsage, { headers })).arrayBuffer();
+  const probeWall = performance.now() - probeT0;
+  const idleCpu0 = cpuSeconds(sink.pid!);
+  await new Promise((r) => setTimeout(r, probeWall));
+  const idleCpu = cpuSeconds(sink.pid!) - idleCpu0;
+  const probeCpuMs = ((idleCpu0 - probeCpu0 - idleCpu) * 1000) / PROBE_COST_QUERIES;
+  const probeWallMs = probeWall / PROBE_COST_QUERIES;
+  const probeCores = (sustainProbeQueries * probeCpuMs) / 1000 / SUSTAIN;
+  console.log(
+    `\n- the probes' cost: a usage query takes ${probeCpuMs.toFixed(2)} ms of the sink's CPU (${probeWallMs.toFixed(1)} ms; ${PROBE_COST_QUERIES} asked in a row after the run); ` +
+      `the watcher asked ${sustainProbeQueries} during the run (every ${PROBE_POLL_MS} ms after an answer): ~${probeCores.toFixed(2)} of a core, ~${((probeCores * 1e6) / (sustained.reqPerSec * 100)).toFixed(2)} µs of the sink's CPU an event above`,
+  );
+
+  // The sustained ratio's reference, the batch phase, ran minutes before it, and the
+  // machine's speed drifts within minutes: the batch run once more, ingest alone again
+  // (the sink stopped), brackets it. The sink is stopped first, so it does not report its
+  // consumer's deletion below.
+  const sinkRssMb = peakRssMb(sink.pid!);
+  sink.kill('SIGTERM');
+  await new Promise((r) => sink.once('exit', r));
+  const batchAfter = await run('100-event batch, JSON, after the sustained run', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
+  endPhase('100-event JSON batches, after the sustained run', ingests);
+  const bracket = (jsonBatch.reqPerSec + batchAfter.reqPerSec) / 2;
+  console.log(
+    `- drift check: the same batch run once more after the sustained run, the sink stopped: ${fmt(batchAfter.reqPerSec * 100)} events/s (before it: ${fmt(jsonBatch.reqPerSec * 100)}); ` +
+      `the sustained run is ${(sustained.reqPerSec / batchAfter.reqPerSec).toFixed(2)} of the run after it, ${(sustained.reqPerSec / bracket).toFixed(2)} of the two's mean` +
+      (batchAfter.non2xx + batchAfter.errors > 0 ? ` (WARNING: ${batchAfter.non2xx + batchAfter.errors} answers other than 2xx in the run after: not comparable)` : ''),
+  );
+
   console.log(`\n## Peak RSS (goal: ingest < 300 MB at every load)\n`);
   console.log('| phase | ingest MB |\n|---|---|');
   for (const { phase, mb } of rssByPhase) console.log(`| ${phase} | ${mb.join(', ')} |`);
-  console.log(`\n- ingest, highest: ${Math.max(...rssByPhase.flatMap((r) => r.mb))} MB\n- sink (+ api for probes): ${peakRssMb(sink.pid!)} MB`);
-  // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind
-  // (the sink stopped first, so it does not report its consumer's deletion).
-  sink.kill('SIGTERM');
-  await new Promise((r) => sink.once('exit', r));
+  console.log(`\n- ingest, highest: ${Math.max(...rssByPhase.flatMap((r) => r.mb))} MB\n- sink (+ api for probes): ${sinkRssMb} MB`);
+  // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind,
+  // once ingest has answered what the load generator left in flight (a deleted stream
+  // would answer those 503).
+  await new Promise((r) => setTimeout(r, 2000));
   await jsm.streams.delete(names.stream).catch(() => {});
   await nc.close();
 }
