@@ -88,6 +88,16 @@ export class AppError extends Error {
   }
 }
 
+/** The whole seconds a client is told to wait (at least 1): Retry-After, and gRPC's RetryInfo. */
+export function retryDelaySeconds(retryAfterSeconds: number): number {
+  return Math.max(1, Math.ceil(retryAfterSeconds));
+}
+
+/** The headers of an error's answer: Retry-After when it has a delay (429, 503). */
+export function retryHeaders(err: AppError): Record<string, string> {
+  return err.retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryDelaySeconds(err.retryAfterSeconds)) };
+}
+
 /** A dependency (NATS, Postgres, ClickHouse) could not serve the request: retry later. */
 export class DependencyUnavailableError extends AppError {
   constructor(dependency: string, cause?: unknown, retryAfterSeconds = 1) {

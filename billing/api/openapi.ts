@@ -81,8 +81,26 @@ const problem = (description: string) => ({
 const otlpError = (description: string) => ({
   description,
   content: {
-    'application/json': { schema: { allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'integer', description: 'gRPC status code' }, message: { type: 'string' } } }] } },
-    'application/x-protobuf': { schema: { type: 'string', contentMediaType: 'application/x-protobuf', description: 'google.rpc.Status' } },
+    'application/json': {
+      schema: {
+        allOf: [
+          ref('Error'),
+          {
+            type: 'object',
+            properties: {
+              code: { type: 'integer', description: 'gRPC status code' },
+              message: { type: 'string' },
+              details: {
+                type: 'array',
+                description: 'On 429 and 503: one google.rpc.RetryInfo, the delay of Retry-After',
+                items: { type: 'object', properties: { '@type': { const: 'type.googleapis.com/google.rpc.RetryInfo' }, retryDelay: { type: 'string', examples: ['30s'] } } },
+              },
+            },
+          },
+        ],
+      },
+    },
+    'application/x-protobuf': { schema: { type: 'string', contentMediaType: 'application/x-protobuf', description: 'google.rpc.Status (with a RetryInfo in details on 429 and 503)' } },
   },
 });
 

@@ -1,7 +1,7 @@
 import uWS from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
-import { AppError, errorBody, toAppError } from '../errors.ts';
+import { AppError, errorBody, retryHeaders, toAppError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { httpMetrics } from '../metrics.ts';
 import type { AuthFailureLimiter } from '../auth/auth-failures.ts';
@@ -267,9 +267,7 @@ class IncomingRequest implements HttpRequest {
 
 /** The one error response shape. */
 function errorResponse(err: AppError, requestId: string): HttpResponse {
-  const headers: Record<string, string> = {};
-  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
-  return { status: err.status, body: errorBody(err, requestId), headers };
+  return { status: err.status, body: errorBody(err, requestId), headers: retryHeaders(err) };
 }
 
 /** Deepest nesting of objects and arrays a JSON request body may have. */

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Principal } from '../../../shared/auth/keys.ts';
-import { AppError, errorBody, toAppError, type ErrorCode } from '../../../shared/errors.ts';
+import { AppError, errorBody, retryHeaders, toAppError, type ErrorCode } from '../../../shared/errors.ts';
 import { MAX_EVENT_BODY_BYTES } from '../../../shared/events/limits.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
 import { logger } from '../../../shared/log.ts';
@@ -108,8 +108,7 @@ function answer(results: CloudEventResult[], requestId: string): HttpResponse {
  * reads the `detail` of) beside Tally's own error object.
  */
 function problem(err: AppError, requestId: string, extra: Record<string, unknown> = {}): HttpResponse {
-  const headers: Record<string, string> = {};
-  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
+  const headers = retryHeaders(err);
   const body = { type: 'about:blank', title: STATUS_CODES[err.status] ?? 'Error', status: err.status, detail: err.message, ...errorBody(err, requestId), ...extra };
   return { status: err.status, body, contentType: 'application/problem+json', headers };
 }

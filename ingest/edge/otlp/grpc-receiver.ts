@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/log.ts';
-import { decodeTraceRequest, encodeTraceResponse, ProtobufError } from './proto.ts';
+import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
 import { exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
 
 const log = logger('otlp-grpc');
@@ -38,7 +38,8 @@ export interface GrpcReceiver {
  * each Export call goes through the same export as POST /v1/traces (exportTraces), with
  * credentials from the call's metadata. Answers per OTLP/gRPC: OK with partial_success;
  * UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT (not retried by exporters);
- * UNAVAILABLE when events could not be stored (retried). gzip-compressed messages are
+ * UNAVAILABLE when events could not be stored and RESOURCE_EXHAUSTED past a rate limit,
+ * both with a RetryInfo in the trailers (retried after its delay). gzip-compressed messages are
  * accepted (grpc-encoding); one message may hold up to {@link MAX_TRACE_BODY_BYTES}.
  */
 export async function startGrpcReceiver(
@@ -53,7 +54,7 @@ export async function startGrpcReceiver(
       const address = peerAddress(call.getPeer());
       const blockedFor = limiter?.active ? limiter.retryAfter(address) : undefined;
       if (blockedFor !== undefined) {
-        done({ code: grpc.status.RESOURCE_EXHAUSTED, details: `too many failed authentications from this address; retry in ${blockedFor} s` });
+        done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${blockedFor} s`, blockedFor));
         return;
       }
       handleExport(deps, call).then(
@@ -114,8 +115,20 @@ function peerAddress(peer: string): string {
 function toStatus(err: unknown): Partial<grpc.StatusObject> {
   if (err instanceof AppError) {
     if (err.status >= 500) log.warn('trace export failed', { err: err.cause ?? err });
-    return { code: grpcCode(err.status), details: err.message };
+    return failedStatus(grpcCode(err.status), err.message, err.retryAfterSeconds);
   }
   log.error('trace export failed', { err });
   return { code: grpc.status.INTERNAL, details: 'internal error' };
+}
+
+/**
+ * A failed call's status. With a delay (rate limits, outages), its trailers carry the
+ * google.rpc.Status with a RetryInfo (`grpc-status-details-bin`): without one, OTLP
+ * exporters drop what was answered RESOURCE_EXHAUSTED instead of sending it again.
+ */
+function failedStatus(code: grpc.status, details: string, retryAfterSeconds: number | undefined): Partial<grpc.StatusObject> {
+  if (retryAfterSeconds === undefined) return { code, details };
+  const metadata = new grpc.Metadata();
+  metadata.set('grpc-status-details-bin', Buffer.from(encodeStatus(code, details, retryAfterSeconds)));
+  return { code, details, metadata };
 }

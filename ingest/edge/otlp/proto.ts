@@ -4,6 +4,7 @@
  * the fields Tally reads are decoded; unknown fields are skipped, as protobuf requires.
  * No dependency: the OTLP packages on npm only encode requests.
  */
+import { retryDelaySeconds } from '../../../shared/errors.ts';
 import type { OtlpAnyValue, OtlpAttributes, OtlpResourceSpans, OtlpSpan, OtlpTraceRequest } from './model.ts';
 
 export class ProtobufError extends Error {
@@ -339,11 +340,42 @@ export function encodeTraceResponse(rejectedSpans: number, errorMessage: string)
   return Uint8Array.from(out);
 }
 
-/** google.rpc.Status `{code (1), message (2)}`: the OTLP/HTTP body of a failed request. */
-export function encodeStatus(grpcCode: number, message: string): Uint8Array {
+/** RetryInfo's type in a google.protobuf.Any. */
+const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
+
+function writeMessage(out: number[], fieldNo: number, body: number[]): void {
+  writeVarint(out, BigInt(fieldNo * 8 + 2));
+  writeVarint(out, BigInt(body.length));
+  out.push(...body);
+}
+
+/**
+ * google.rpc.Status `{code (1), message (2), details (3)}`: the OTLP/HTTP body of a failed
+ * request, and a failed gRPC call's `grpc-status-details-bin`. Given `retryAfterSeconds`,
+ * its one detail is a google.rpc.RetryInfo `{retry_delay (1): Duration {seconds (1)}}` in
+ * an Any: OTLP exporters retry RESOURCE_EXHAUSTED only when the answer carries one (the
+ * OTLP specification's "Failures"; the Go SDK and the Collector drop the data otherwise).
+ */
+export function encodeStatus(grpcCode: number, message: string, retryAfterSeconds?: number): Uint8Array {
   const out: number[] = [];
   writeVarint(out, 8n);
   writeVarint(out, BigInt(grpcCode));
   writeString(out, 2, message);
+  if (retryAfterSeconds !== undefined) {
+    const duration: number[] = [];
+    writeVarint(duration, 8n);
+    writeVarint(duration, BigInt(retryDelaySeconds(retryAfterSeconds)));
+    const retryInfo: number[] = [];
+    writeMessage(retryInfo, 1, duration);
+    const any: number[] = [];
+    writeString(any, 1, RETRY_INFO_TYPE);
+    writeMessage(any, 2, retryInfo);
+    writeMessage(out, 3, any);
+  }
   return Uint8Array.from(out);
+}
+
+/** The same RetryInfo in the proto3 JSON form of a Status's `details` (OTLP/HTTP with JSON). */
+export function retryInfoJson(retryAfterSeconds: number): { '@type': string; retryDelay: string } {
+  return { '@type': RETRY_INFO_TYPE, retryDelay: `${retryDelaySeconds(retryAfterSeconds)}s` };
 }

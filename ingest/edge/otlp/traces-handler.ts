@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { AppError, errorBody } from '../../../shared/errors.ts';
+import { AppError, errorBody, retryHeaders } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/log.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { agentPrincipal } from '../../../shared/auth/authenticator.ts';
@@ -12,7 +12,7 @@ import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/type
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
 import type { OtlpAttributes, OtlpTraceRequest } from './model.ts';
-import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
+import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError, retryInfoJson } from './proto.ts';
 
 /** Where the span rules of an environment come from (tagged actions), owned by this route. */
 export interface SpanRuleSource {
@@ -231,10 +231,11 @@ export function grpcCode(status: number): number {
 }
 
 function failure(encoding: Encoding, err: AppError, requestId: string): HttpResponse {
-  const headers: Record<string, string> = {};
-  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
+  const headers = retryHeaders(err);
+  const retry = err.retryAfterSeconds;
   const message = err.message;
-  if (encoding === 'protobuf') return { status: err.status, raw: encodeStatus(grpcCode(err.status), message), contentType: 'application/x-protobuf', headers };
+  if (encoding === 'protobuf') return { status: err.status, raw: encodeStatus(grpcCode(err.status), message, retry), contentType: 'application/x-protobuf', headers };
   // JSON: the google.rpc.Status fields beside Tally's usual error object.
-  return { status: err.status, body: { code: grpcCode(err.status), message, ...errorBody(err, requestId) }, headers };
+  const details = retry === undefined ? {} : { details: [retryInfoJson(retry)] };
+  return { status: err.status, body: { code: grpcCode(err.status), message, ...details, ...errorBody(err, requestId) }, headers };
 }

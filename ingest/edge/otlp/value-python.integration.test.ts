@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Metadata } from '@grpc/grpc-js';
+import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { TallyProcess } from '../../../app/start.ts';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
+import { decodeRpcStatus } from '../../../test/google-rpc.ts';
 
 /**
  * Valmi's value-python SDK (v0.1.6), as its source sends: GET {VALUE_BACKEND_URL}/api/v1/agent_instance/info
@@ -190,6 +191,59 @@ describe('value-python: actions over OTLP/gRPC', () => {
     await exporter.shutdown();
     expect(messages.slice(0, 3).every((m) => /invalid agent secret/.test(m))).toBe(true);
     expect(messages[3]).toMatch(/too many failed authentications/);
+  });
+
+  it('answers RESOURCE_EXHAUSTED with a RetryInfo in the trailers, so exporters send the spans again instead of dropping them', async () => {
+    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '1' } });
+    const wrong = new Metadata();
+    wrong.set('x-agent-secret', 'guessed-secret');
+    const exporter = new GrpcExporter({ url: `http://127.0.0.1:${strict.ingest!.grpcPort}`, metadata: wrong });
+    const spans = valueActions(valueResource({ id: agent.id }), [{ name: 'guess', anon: 'a' }]);
+    const first = (await exportWith(exporter, spans)).error as ServiceError;
+    expect(first.code).toBe(16); // UNAUTHENTICATED: no RetryInfo (sending again cannot help)
+    expect(first.metadata.get('grpc-status-details-bin')).toEqual([]);
+    const limited = (await exportWith(exporter, spans)).error as ServiceError;
+    await exporter.shutdown();
+    expect(limited.code).toBe(8);
+    const [bin] = limited.metadata.get('grpc-status-details-bin') as Buffer[];
+    const status = decodeRpcStatus(bin!);
+    expect(status).toMatchObject({ code: 8, message: limited.details, detailTypes: ['type.googleapis.com/google.rpc.RetryInfo'] });
+    const [seconds] = status.retryDelaysSeconds;
+    // The rest of the minute the address stays blocked, as the message says.
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(limited.details).toContain(`retry in ${seconds} s`);
+  });
+
+  it("past a key's rate limit, both transports answer with the delay: RetryInfo over gRPC, Retry-After and a RetryInfo in the OTLP/HTTP Status", async () => {
+    const created = await call(stack, 'POST', '/api/v1/api_keys', { key: stack.keys.development.admin, body: { name: 'slow sdk', permission: 'sdk', rate_limit_per_minute: 1 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // Fixed one-minute windows: the two requests below must fall in the same one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 5_000) await new Promise((r) => setTimeout(r, left + 100));
+    const withKey = new Metadata();
+    withKey.set('authorization', `Bearer ${created.body.key}`);
+    const exporter = new GrpcExporter({ url: `http://127.0.0.1:${stack.tally.ingest!.grpcPort}`, metadata: withKey });
+    const spans = (name: string) => valueActions(valueResource({ id: agent.id }), [{ name, anon: 'a' }]);
+    expect((await exportWith(exporter, spans('within_limit'))).error).toBeUndefined();
+    const limited = (await exportWith(exporter, spans('over_limit'))).error as ServiceError;
+    await exporter.shutdown();
+    expect(limited.code).toBe(8);
+    const status = decodeRpcStatus((limited.metadata.get('grpc-status-details-bin') as Buffer[])[0]!);
+    expect(status).toMatchObject({ code: 8, message: limited.details, detailTypes: ['type.googleapis.com/google.rpc.RetryInfo'] });
+    expect(status.retryDelaysSeconds[0]).toBeGreaterThanOrEqual(1);
+    expect(status.retryDelaysSeconds[0]).toBeLessThanOrEqual(60);
+
+    // OTLP/HTTP with protobuf: an empty ExportTraceServiceRequest, over the same limit.
+    const res = await fetch(`http://127.0.0.1:${stack.tally.port}/v1/traces`, { method: 'POST', headers: { authorization: `Bearer ${created.body.key}`, 'content-type': 'application/x-protobuf' }, body: new Uint8Array(0) });
+    expect(res.status).toBe(429);
+    const body = decodeRpcStatus(new Uint8Array(await res.arrayBuffer()));
+    expect(body).toMatchObject({ code: 8, detailTypes: ['type.googleapis.com/google.rpc.RetryInfo'] });
+    expect(body.retryDelaysSeconds).toEqual([Number(res.headers.get('retry-after'))]);
+    // OTLP/HTTP with JSON: the same Status in proto3 JSON, beside Tally's error object.
+    const json = await call(stack, 'POST', '/v1/traces', { key: created.body.key, body: { resourceSpans: [] } });
+    expect(json.status).toBe(429);
+    expect(json.body).toMatchObject({ code: 8, error: { code: 'rate_limited' }, details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${json.headers.get('retry-after')}s` }] });
   });
 
   it('refuses, in trust mode, a resource naming no known agent (nothing metered)', async () => {
