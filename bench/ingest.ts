@@ -33,6 +33,7 @@ import { createAgentInstance } from '../billing/catalog/agent-instances.ts';
 import { natsNames } from '../shared/nats/names.ts';
 import { hashSecret } from '../shared/ids.ts';
 import { Tally } from '../sdk/src/index.ts';
+import { cpuSeconds, peakRssMb } from './proc.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
@@ -91,11 +92,6 @@ function startChild(args: string[], extraEnv: Record<string, string>, readyText:
   });
 }
 
-function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
-
 /**
  * Peak RSS by phase: each ingest process's high-water mark at the end of a phase, then
  * reset to its current RSS (Linux: `5` written to /proc/PID/clear_refs).
@@ -107,12 +103,6 @@ function endPhase(phase: string, procs: ChildProcess[]): void {
 }
 
 type Run = Awaited<ReturnType<typeof run>>;
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc; clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /**
  * Messages ingest has published so far, and the events in them, from its metrics (one
