@@ -30,26 +30,75 @@ interface UnsafeTextProblem {
   message: string;
 }
 
+/** An object or array the walk has entered: its keys (objects) and the next one to visit. */
+interface Open {
+  readonly value: Record<string, unknown> | unknown[];
+  readonly keys: string[] | undefined;
+  readonly length: number;
+  next: number;
+  /** The key or index its parent holds it under (undefined for the value walked). */
+  readonly under: string | number | undefined;
+}
+
+function open(value: object, under: string | number | undefined): Open {
+  if (Array.isArray(value)) return { value, keys: undefined, length: value.length, next: 0, under };
+  const keys = Object.keys(value);
+  return { value: value as Record<string, unknown>, keys, length: keys.length, next: 0, under };
+}
+
+/** `metadata.notes[2]`: a key or index appended to a path. */
+function step(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+/** The path of `key` inside the innermost open value (spelled only for a problem found). */
+function pathTo(prefix: string, opened: readonly Open[], key: string | number): string {
+  let path = prefix;
+  for (let i = 1; i < opened.length; i++) path = step(path, opened[i]!.under!);
+  return step(path, key);
+}
+
 /**
- * The first string (value or key) of a parsed value that cannot be stored, walking
- * without recursion (a hostile value may be nested deeper than the stack).
+ * The first string (value or key) of a parsed value that cannot be stored, in document
+ * order, walking without recursion (a hostile value may be nested deeper than the stack)
+ * and spelling the path only of what it finds: events are checked on every request.
  */
 export function findUnsafeText(value: unknown, prefix = ''): UnsafeTextProblem | undefined {
-  const stack: [unknown, string][] = [[value, prefix]];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
+  if (typeof value === 'string') {
+    const why = unsafeText(value);
+    return why ? { path: prefix, message: `${prefix ? `\`${prefix}\`` : 'the value'} ${why}` } : undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const opened: Open[] = [open(value, undefined)];
+  while (opened.length > 0) {
+    const o = opened[opened.length - 1]!;
+    if (o.next === o.length) {
+      opened.pop();
+      continue;
+    }
+    const index = o.next++;
+    let v: unknown;
+    let key: string | number = index;
+    if (o.keys) {
+      key = o.keys[index]!;
+      const why = unsafeText(key);
+      if (why) {
+        const at = pathTo(prefix, opened, key);
+        return { path: at, message: `the key \`${at}\` ${why}` };
+      }
+      v = (o.value as Record<string, unknown>)[key];
+    } else {
+      v = (o.value as unknown[])[index];
+    }
     if (typeof v === 'string') {
       const why = unsafeText(v);
-      if (why) return { path, message: `${path ? `\`${path}\`` : 'the value'} ${why}` };
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        const at = path ? `${path}.${k}` : k;
-        const why = unsafeText(k);
-        if (why) return { path: at, message: `the key \`${at}\` ${why}` };
-        stack.push([x, at]);
+      if (why) {
+        const at = pathTo(prefix, opened, key);
+        return { path: at, message: `${at ? `\`${at}\`` : 'the value'} ${why}` };
       }
+    } else if (v !== null && typeof v === 'object') {
+      opened.push(open(v, key));
     }
   }
   return undefined;
