@@ -28,7 +28,12 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const EVENTS_PER_REQUEST = 100;
 const PORT = Number(process.env.BENCH_PORT ?? 18070);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const npmStart = /^exec node (.*) bin\/tally\.js start$/.exec(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)![1]!;
+/** `npm start`'s environment and node options, as a variant: `exec env K=V node OPTIONS bin/tally.js start`. */
+const npmStart = /^exec (?:env )?(.*?) ?node (.*) bin\/tally\.js start$/
+  .exec(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)!
+  .slice(1)
+  .join(' ')
+  .trim();
 const VARIANTS: [string, string][] = [
   ['A', process.env.BENCH_A ?? npmStart],
   ['B', process.env.BENCH_B ?? `${npmStart} TALLY_COST_ROLLUP_INTERVAL_MS=3600000`],

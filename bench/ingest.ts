@@ -19,6 +19,8 @@
  * BENCH_SINK_NODE_ARGS (node options of the sink process; default docker-compose's sink's, --max-semi-space-size=32
  * --initial-old-space-size=128; add e.g. --cpu-prof --cpu-prof-dir=/tmp/prof),
  * BENCH_PROBE_POLL_MS (25: how often the sustained run asks whether its probes are queryable).
+ * Every process it starts gets MALLOC_ARENA_MAX=2, as `npm start` and the image run Tally
+ * (set MALLOC_ARENA_MAX to compare).
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -73,6 +75,8 @@ const env = {
   CLICKHOUSE_DATABASE: `bench_${suffix}`,
   TALLY_DATA_DIR: dataDir,
   TALLY_LOG_LEVEL: 'warn',
+  // As `npm start` and the image run Tally (README, MALLOC_ARENA_MAX).
+  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   // Phase 1 holds every acknowledged event until the sink starts: on a fast machine more
   // than the default 4 GiB stream (~33M events, ~5.5 GB, in a full run on a fast machine).
   TALLY_STREAM_MAX_BYTES: process.env.TALLY_STREAM_MAX_BYTES ?? String(16 * 1024 ** 3),
