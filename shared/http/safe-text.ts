@@ -46,6 +46,11 @@ function open(value: object, under: string | number | undefined): Open {
   return { value: value as Record<string, unknown>, keys, length: keys.length, next: 0, under };
 }
 
+/** A value at `path` that cannot be stored. */
+function valueProblem(path: string, why: string): UnsafeTextProblem {
+  return { path, message: `${path ? `\`${path}\`` : 'the value'} ${why}` };
+}
+
 /** `metadata.notes[2]`: a key or index appended to a path. */
 function step(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
@@ -67,7 +72,7 @@ function pathTo(prefix: string, opened: readonly Open[], key: string | number): 
 export function findUnsafeText(value: unknown, prefix = ''): UnsafeTextProblem | undefined {
   if (typeof value === 'string') {
     const why = unsafeText(value);
-    return why ? { path: prefix, message: `${prefix ? `\`${prefix}\`` : 'the value'} ${why}` } : undefined;
+    return why ? valueProblem(prefix, why) : undefined;
   }
   if (value === null || typeof value !== 'object') return undefined;
   const opened: Open[] = [open(value, undefined)];
@@ -93,10 +98,7 @@ export function findUnsafeText(value: unknown, prefix = ''): UnsafeTextProblem |
     }
     if (typeof v === 'string') {
       const why = unsafeText(v);
-      if (why) {
-        const at = pathTo(prefix, opened, key);
-        return { path: at, message: `${at ? `\`${at}\`` : 'the value'} ${why}` };
-      }
+      if (why) return valueProblem(pathTo(prefix, opened, key), why);
     } else if (v !== null && typeof v === 'object') {
       opened.push(open(v, key));
     }

@@ -314,11 +314,15 @@ function writeVarint(out: number[], n: bigint): void {
   out.push(Number(v));
 }
 
-function writeString(out: number[], fieldNo: number, s: string): void {
-  const b = Buffer.from(s, 'utf8');
+/** A length-delimited field: an embedded message's bytes. */
+function writeMessage(out: number[], fieldNo: number, body: ArrayLike<number>): void {
   writeVarint(out, BigInt(fieldNo * 8 + 2));
-  writeVarint(out, BigInt(b.length));
-  for (const x of b) out.push(x);
+  writeVarint(out, BigInt(body.length));
+  for (let i = 0; i < body.length; i++) out.push(body[i]!);
+}
+
+function writeString(out: number[], fieldNo: number, s: string): void {
+  writeMessage(out, fieldNo, Buffer.from(s, 'utf8'));
 }
 
 /**
@@ -334,20 +338,12 @@ export function encodeTraceResponse(rejectedSpans: number, errorMessage: string)
   }
   if (errorMessage !== '') writeString(inner, 2, errorMessage);
   const out: number[] = [];
-  writeVarint(out, BigInt(1 * 8 + 2));
-  writeVarint(out, BigInt(inner.length));
-  out.push(...inner);
+  writeMessage(out, 1, inner);
   return Uint8Array.from(out);
 }
 
 /** RetryInfo's type in a google.protobuf.Any. */
 const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
-
-function writeMessage(out: number[], fieldNo: number, body: number[]): void {
-  writeVarint(out, BigInt(fieldNo * 8 + 2));
-  writeVarint(out, BigInt(body.length));
-  out.push(...body);
-}
 
 /**
  * google.rpc.Status `{code (1), message (2), details (3)}`: the OTLP/HTTP body of a failed
