@@ -253,7 +253,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   const names = natsNames(config.natsPrefix);
   const readiness = new Map<Role, () => boolean>();
 
-  const http = new HttpServer();
+  const http = new HttpServer({ server: config.httpServer });
   http.add(
     { method: 'GET', path: '/healthz', summary: 'Liveness', handler: () => ({ status: 200, body: { status: 'ok' } }) },
     {
@@ -323,7 +323,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     if (configs.api) await startApiRole(p, configs.api);
     if (configs.billing) await startBillingRole(p, configs.billing);
     http.started();
-    log.info('tally started', { roles: [...roles], port });
+    log.info('tally started', { roles: [...roles], port, http_server: http.kind === 'uws' ? 'uWebSockets.js' : "Node's HTTP stack", node: process.version });
 
     let stopped = false;
     return {

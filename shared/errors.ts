@@ -9,6 +9,10 @@ export const ErrorCode = {
   forbidden: 'forbidden',
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
+  /** A request the HTTP parser refuses (framing, headers, version): answered, then the connection closed. */
+  bad_request: 'bad_request',
+  request_timeout: 'request_timeout',
+  headers_too_large: 'headers_too_large',
   invalid_json: 'invalid_json',
   invalid_body: 'invalid_body',
   validation_failed: 'validation_failed',
@@ -35,6 +39,8 @@ export function codeToStatus(code: ErrorCode): number {
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'request_timeout':
+      return 408;
     case 'conflict':
       return 409;
     case 'payload_too_large':
@@ -42,6 +48,7 @@ export function codeToStatus(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
+    case 'bad_request':
     case 'invalid_json':
     case 'invalid_body':
     case 'validation_failed':
@@ -52,6 +59,8 @@ export function codeToStatus(code: ErrorCode): number {
       return 422;
     case 'rate_limited':
       return 429;
+    case 'headers_too_large':
+      return 431;
     case 'service_unavailable':
       return 503;
     case 'internal_error':

@@ -1,5 +1,6 @@
 import { AppError, codeToStatus, errorBody } from '../../shared/errors.ts';
 import { MAX_EVENT_BODY_BYTES } from '../../shared/events/limits.ts';
+import { inflatedBody } from '../../shared/http/encoding.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 import { decodeEvents } from './pipeline/decode.ts';
 import type { EventKind } from './pipeline/normalize.ts';
@@ -18,14 +19,15 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
 }
 
 /**
- * One request: authenticate, decode the body into items, run them through the pipeline
+ * One request: authenticate, inflate a gzip body (up to the same limit), decode it into items, run them through the pipeline
  * (pipeline/run.ts: validate, normalize, resolve the agent, to wire, publish and wait for
  * JetStream's acknowledgement), and answer each event. A rejected event never stops the
  * others; a publish failure answers 503 for the request and acknowledges nothing.
  */
 async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
   const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
-  const { single, items } = decodeEvents(req.body, req.headers['content-type'], kind === 'outcome');
+  const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
+  const { single, items } = decodeEvents(body, req.headers['content-type'], kind === 'outcome');
   const { results, createdAt } = await runPipeline(deps, kind, principal, items, { single, headerId: single ? req.headers['idempotency-key'] : undefined });
   return respond(single, results, createdAt, req.requestId);
 }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from 'msgpackr';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
@@ -194,6 +195,33 @@ describe('bad input: a clear 4xx, and the good events of a batch still land', ()
     const res = await call(stack, 'POST', '/v1/actions', { key: sdk, body: 'x'.repeat(10 * 1024 * 1024 + 10), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('takes a gzip body (JSON or NDJSON) after authenticating, within the same 10 MiB bound once inflated', async () => {
+    const ids = [uid(), uid()];
+    const ndjson = ids.map((id) => JSON.stringify({ agent_key: agent.id, action_type: 'zipped', id })).join('\n');
+    const res = await call(stack, 'POST', '/v1/actions', { key: sdk, headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, body: gzipSync(ndjson) });
+    expect(res.status).toBe(200);
+    expect(res.body.accepted).toBe(2);
+    const single = await call(stack, 'POST', '/v1/outcomes', {
+      key: sdk,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ agent_key: agent.id, outcome_type: 'zipped', value: 1.5 })),
+    });
+    expect(single.status).toBe(200);
+    await arrived('actions', ids[1]!);
+
+    const bomb = gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x20));
+    const gz = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    expect((await call(stack, 'POST', '/v1/actions', { headers: gz, body: bomb })).status).toBe(401);
+    const tooBig = await call(stack, 'POST', '/v1/actions', { key: sdk, headers: gz, body: bomb });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.error.code).toBe('payload_too_large');
+    const notGzip = await call(stack, 'POST', '/v1/actions', { key: sdk, headers: gz, body: '{"agent_key":"x","action_type":"y"}' });
+    expect(notGzip.status).toBe(400);
+    expect(notGzip.body.error).toMatchObject({ code: 'invalid_body', message: expect.stringMatching(/not valid gzip/) });
+    const brotli = await call(stack, 'POST', '/v1/actions', { key: sdk, headers: { ...gz, 'content-encoding': 'br' }, body: 'x' });
+    expect(brotli.status).toBe(415);
   });
 
   it('rejects only the bad line of an NDJSON body', async () => {

@@ -7,6 +7,12 @@ const CommonEnv = Type.Object({
   TALLY_HTTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   /** Address the HTTP listener binds. */
   TALLY_HTTP_HOST: Type.String({ default: '0.0.0.0' }),
+  /**
+   * The server that speaks HTTP: `node` (Node's HTTP stack, every Node.js line) or `uws`
+   * (uWebSockets.js where its binary fits the runtime, for deployments behind an HTTP/1.1
+   * proxy; otherwise Node's, with a warning). README "HTTP server".
+   */
+  TALLY_HTTP_SERVER: Type.Union([Type.Literal('node'), Type.Literal('uws')], { default: 'node' }),
   /** Data directory for embedded components (chDB, embedded Postgres, spawned NATS). */
   TALLY_DATA_DIR: Type.String({ default: '.data' }),
   /** Postgres URL; unset: postgres://postgres@127.0.0.1:5432/tally, else embedded Postgres. */
@@ -43,6 +49,7 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 export interface CommonConfig {
   readonly httpPort: number;
   readonly httpHost: string;
+  readonly httpServer: 'node' | 'uws';
   readonly dataDir: string;
   /** undefined: use the default URL, falling back to an embedded/spawned server. */
   readonly databaseUrl: string | undefined;
@@ -71,6 +78,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
   return Object.freeze({
     httpPort: e.TALLY_HTTP_PORT,
     httpHost: e.TALLY_HTTP_HOST,
+    httpServer: e.TALLY_HTTP_SERVER,
     dataDir,
     databaseUrl: e.DATABASE_URL,
     natsUrl: e.NATS_URL,

@@ -1,100 +1,106 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { HttpServer } from './server.ts';
+import { HttpServer, type HttpServerKind } from './server.ts';
+import { loadUws } from './uws-server.ts';
 
-const server = new HttpServer();
-afterAll(() => server.close());
+// Every server Tally can run: Node's HTTP stack, and uWebSockets.js where its binary loads.
+const kinds: HttpServerKind[] = loadUws().ok ? ['node', 'uws'] : ['node'];
 
-describe('HttpServer while starting', () => {
-  it('answers a path no role has added yet with a retryable 503, then 404 once started', async () => {
-    const port = await server.listen('127.0.0.1', 0);
-    const get = (p: string) => fetch(`http://127.0.0.1:${port}${p}`);
-    const early = await get('/v1/actions');
-    expect(early.status).toBe(503);
-    expect(early.headers.get('retry-after')).toBe('1');
-    expect(((await early.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
-    server.add({ method: 'GET', path: '/v1/actions', handler: () => ({ status: 200, body: { ok: true } }) });
-    expect((await get('/v1/actions')).status).toBe(200);
-    server.started();
-    expect((await get('/v1/nothing')).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${port}/v1/actions`, { method: 'DELETE' })).status).toBe(405);
+describe.each(kinds)('the %s server', (kind) => {
+  const server = new HttpServer({ server: kind });
+  afterAll(() => server.close());
+
+  describe('HttpServer while starting', () => {
+    it('answers a path no role has added yet with a retryable 503, then 404 once started', async () => {
+      const port = await server.listen('127.0.0.1', 0);
+      const get = (p: string) => fetch(`http://127.0.0.1:${port}${p}`);
+      const early = await get('/v1/actions');
+      expect(early.status).toBe(503);
+      expect(early.headers.get('retry-after')).toBe('1');
+      expect(((await early.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+      server.add({ method: 'GET', path: '/v1/actions', handler: () => ({ status: 200, body: { ok: true } }) });
+      expect((await get('/v1/actions')).status).toBe(200);
+      server.started();
+      expect((await get('/v1/nothing')).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/v1/actions`, { method: 'DELETE' })).status).toBe(405);
+    });
   });
-});
 
-describe('X-Request-Id', () => {
-  it('comes with every error (the id of its body) and echoes a client id, but is left off a plain 2xx', async () => {
-    const s = new HttpServer();
-    try {
-      const port = await s.listen('127.0.0.1', 0);
-      s.add({ method: 'GET', path: '/ok', handler: () => ({ status: 200, body: { ok: true } }) });
-      s.started();
-      const url = `http://127.0.0.1:${port}`;
-      const ok = await fetch(`${url}/ok`);
-      expect(ok.status).toBe(200);
-      expect(ok.headers.get('x-request-id')).toBeNull();
-      const echoed = await fetch(`${url}/ok`, { headers: { 'x-request-id': 'trace-42' } });
-      expect(echoed.headers.get('x-request-id')).toBe('trace-42');
-      const missing = await fetch(`${url}/nothing`);
-      expect(missing.status).toBe(404);
-      const id = missing.headers.get('x-request-id');
-      expect(id).toMatch(/^req_/);
-      expect(((await missing.json()) as { error: { request_id: string } }).error.request_id).toBe(id);
-      // An id that is not a safe token is replaced, not echoed.
-      const unsafe = await fetch(`${url}/ok`, { headers: { 'x-request-id': 'a b' } });
-      expect(unsafe.headers.get('x-request-id')).toBeNull();
-    } finally {
-      s.close();
-    }
+  describe('X-Request-Id', () => {
+    it('comes with every error (the id of its body) and echoes a client id, but is left off a plain 2xx', async () => {
+      const s = new HttpServer({ server: kind });
+      try {
+        const port = await s.listen('127.0.0.1', 0);
+        s.add({ method: 'GET', path: '/ok', handler: () => ({ status: 200, body: { ok: true } }) });
+        s.started();
+        const url = `http://127.0.0.1:${port}`;
+        const ok = await fetch(`${url}/ok`);
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get('x-request-id')).toBeNull();
+        const echoed = await fetch(`${url}/ok`, { headers: { 'x-request-id': 'trace-42' } });
+        expect(echoed.headers.get('x-request-id')).toBe('trace-42');
+        const missing = await fetch(`${url}/nothing`);
+        expect(missing.status).toBe(404);
+        const id = missing.headers.get('x-request-id');
+        expect(id).toMatch(/^req_/);
+        expect(((await missing.json()) as { error: { request_id: string } }).error.request_id).toBe(id);
+        // An id that is not a safe token is replaced, not echoed.
+        const unsafe = await fetch(`${url}/ok`, { headers: { 'x-request-id': 'a b' } });
+        expect(unsafe.headers.get('x-request-id')).toBeNull();
+      } finally {
+        s.close();
+      }
+    });
   });
-});
 
-describe('an oversized body', () => {
-  it('is read and discarded before the 413, so a client still sending reads the answer (declared or chunked)', async () => {
-    const s = new HttpServer();
-    try {
-      const port = await s.listen('127.0.0.1', 0);
-      s.add({ method: 'POST', path: '/in', maxBodyBytes: 1024 * 1024, handler: (req) => ({ status: 200, body: { bytes: req.body.length } }) });
-      s.started();
-      const url = `http://127.0.0.1:${port}/in`;
-      const big = Buffer.alloc(11 * 1024 * 1024, 0x61);
-      for (let i = 0; i < 10; i++) {
-        const res = await fetch(url, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } });
+  describe('an oversized body', () => {
+    it('is read and discarded before the 413, so a client still sending reads the answer (declared or chunked)', async () => {
+      const s = new HttpServer({ server: kind });
+      try {
+        const port = await s.listen('127.0.0.1', 0);
+        s.add({ method: 'POST', path: '/in', maxBodyBytes: 1024 * 1024, handler: (req) => ({ status: 200, body: { bytes: req.body.length } }) });
+        s.started();
+        const url = `http://127.0.0.1:${port}/in`;
+        const big = Buffer.alloc(11 * 1024 * 1024, 0x61);
+        for (let i = 0; i < 10; i++) {
+          const res = await fetch(url, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } });
+          expect(res.status).toBe(413);
+          expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+        }
+        // Without a Content-Length: the limit is found while reading.
+        const chunked = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (let i = 0; i < 12; i++) c.enqueue(new Uint8Array(big.subarray(0, 1024 * 1024)));
+            c.close();
+          },
+        });
+        const res = await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit);
         expect(res.status).toBe(413);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+        // The connection is still good for the next request.
+        const small = await fetch(url, { method: 'POST', body: '{}' });
+        expect(await small.json()).toEqual({ bytes: 2 });
+      } finally {
+        s.close();
       }
-      // Without a Content-Length: the limit is found while reading.
-      const chunked = new ReadableStream<Uint8Array>({
-        start(c) {
-          for (let i = 0; i < 12; i++) c.enqueue(new Uint8Array(big.subarray(0, 1024 * 1024)));
-          c.close();
-        },
-      });
-      const res = await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit);
-      expect(res.status).toBe(413);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
-      // The connection is still good for the next request.
-      const small = await fetch(url, { method: 'POST', body: '{}' });
-      expect(await small.json()).toEqual({ bytes: 2 });
-    } finally {
-      s.close();
-    }
-  });
+    });
 
-  it('refuses a path or query parameter holding a NUL with a 400 naming it', async () => {
-    const s = new HttpServer();
-    try {
-      const port = await s.listen('127.0.0.1', 0);
-      s.add({ method: 'GET', path: '/things/:id', handler: (req) => ({ status: 200, body: { id: req.params.id } }) });
-      s.started();
-      const url = `http://127.0.0.1:${port}`;
-      const inPath = await fetch(`${url}/things/abc%00def`);
-      expect(inPath.status).toBe(400);
-      expect(((await inPath.json()) as { error: { message: string } }).error.message).toMatch(/path parameter id contains a NUL/);
-      const inQuery = await fetch(`${url}/things/abc?customer_id=%00`);
-      expect(inQuery.status).toBe(400);
-      expect(((await inQuery.json()) as { error: { message: string } }).error.message).toMatch(/query parameter customer_id/);
-      expect((await fetch(`${url}/things/abc?customer_id=%2500`)).status).toBe(200);
-    } finally {
-      s.close();
-    }
+    it('refuses a path or query parameter holding a NUL with a 400 naming it', async () => {
+      const s = new HttpServer({ server: kind });
+      try {
+        const port = await s.listen('127.0.0.1', 0);
+        s.add({ method: 'GET', path: '/things/:id', handler: (req) => ({ status: 200, body: { id: req.params.id } }) });
+        s.started();
+        const url = `http://127.0.0.1:${port}`;
+        const inPath = await fetch(`${url}/things/abc%00def`);
+        expect(inPath.status).toBe(400);
+        expect(((await inPath.json()) as { error: { message: string } }).error.message).toMatch(/path parameter id contains a NUL/);
+        const inQuery = await fetch(`${url}/things/abc?customer_id=%00`);
+        expect(inQuery.status).toBe(400);
+        expect(((await inQuery.json()) as { error: { message: string } }).error.message).toMatch(/query parameter customer_id/);
+        expect((await fetch(`${url}/things/abc?customer_id=%2500`)).status).toBe(200);
+      } finally {
+        s.close();
+      }
+    });
   });
 });

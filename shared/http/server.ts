@@ -1,52 +1,80 @@
-import uWS from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
-import { STATUS_CODES } from 'node:http';
 import { AppError, errorBody, retryHeaders, toAppError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { httpMetrics } from '../metrics.ts';
 import type { AuthFailureLimiter } from '../auth/auth-failures.ts';
+import { nodeTransport } from './node-server.ts';
 import { Router } from './router.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.ts';
 import type { HttpRequest, HttpResponse, Route } from './types.ts';
+import { DEFAULT_TIMEOUTS, requestIdOf, type HttpTimeouts } from './request.ts';
+import { loadUws, uwsTransport } from './uws-server.ts';
 
 const log = logger('http');
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
-const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-
 /** A hook run on every answered response (e.g. rate-limit headers). */
 export type ResponseHook = (req: HttpRequest | undefined, res: HttpResponse) => void;
 
-const statusLine = new Map<number, string>();
-function statusText(status: number): string {
-  let s = statusLine.get(status);
-  if (!s) statusLine.set(status, (s = `${status} ${STATUS_CODES[status] ?? ''}`.trim()));
-  return s;
+/**
+ * Which server speaks HTTP: `node` (Node's HTTP stack, every Node.js line; the default)
+ * or `uws` (uWebSockets.js, where a binary fits the runtime: README "HTTP server").
+ */
+export type HttpServerKind = 'node' | 'uws';
+
+/** A transport's side of one request: whether its client is gone, and how to answer it (once). */
+export interface Reply {
+  /** Set once the request is answered (by {@link HttpServer.answer}): a request is answered once. */
+  answered: boolean;
+  readonly aborted: boolean;
+  remoteAddress(): string;
+  end(status: number, contentType: string, requestIdHeader: string | undefined, extra: Record<string, string> | undefined, body: string | Uint8Array, close: boolean): void;
 }
 
-let requestCounter = 0;
-const requestPrefix = `req_${Date.now().toString(36)}${process.pid.toString(36)}_`;
-function newRequestId(): string {
-  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return requestPrefix + requestCounter.toString(36);
+/** A listener of one kind: it reads requests and hands them to the server's {@link HttpServer.route}. */
+export interface Transport {
+  listen(host: string, port: number): Promise<number>;
+  close(): void;
+}
+
+/** A routed request whose body is still to be read. */
+export interface Routed {
+  route: Route;
+  params: Record<string, string>;
+  requestId: string;
+  /** Largest accepted body. */
+  limit: number;
+  /** Set when the declared Content-Length is over the limit: the body is read, discarded, and this answered. */
+  tooLarge: AppError | undefined;
 }
 
 /**
- * The process's one HTTP listener (uWebSockets.js). Routes of every role in the process
- * are added to one router; each request's headers are read synchronously, its body
- * buffered up to the route's limit, and its handler's result or error written once.
+ * The process's one HTTP listener. Routes of every role in the process are added to one
+ * router; a transport (Node's HTTP stack, or uWebSockets.js where chosen and a binary
+ * fits) reads each request's headers, asks {@link route} where it goes, buffers its body
+ * up to the route's limit, and {@link run}s it; the handler's result or error is written once.
  */
 export class HttpServer {
   readonly router = new Router();
-  readonly #app = uWS.App();
+  /** The server that speaks HTTP in this process (`uws` only when asked for and a binary loads). */
+  readonly kind: HttpServerKind;
+  readonly #transport: Transport;
   #authFailures: AuthFailureLimiter | undefined;
-  #listenSocket: uWS.us_listen_socket | undefined;
   #hooks: ResponseHook[] = [];
   /** Until every role has added its routes, an unknown path is "not yet", not "never". */
   #starting = true;
 
-  constructor() {
-    this.#app.any('/*', (res, req) => this.#onRequest(res, req));
+  constructor(opts: { server?: HttpServerKind; timeouts?: Partial<HttpTimeouts> } = {}) {
+    if (opts.server === 'uws') {
+      const uws = loadUws();
+      if (uws.ok) {
+        this.kind = 'uws';
+        this.#transport = uwsTransport(this, uws.module);
+        return;
+      }
+      log.warn(`TALLY_HTTP_SERVER=uws, but ${uws.reason}: serving HTTP with Node's HTTP stack instead`);
+    }
+    this.kind = 'node';
+    this.#transport = nodeTransport(this, { ...DEFAULT_TIMEOUTS, ...opts.timeouts });
   }
 
   add(...routes: Route[]): void {
@@ -69,50 +97,34 @@ export class HttpServer {
 
   /** Starts listening; resolves with the bound port (useful with port 0). */
   listen(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
-        this.#listenSocket = socket;
-        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
-      });
-    });
+    return this.#transport.listen(host, port);
   }
 
+  /** Stops listening and closes every connection. */
   close(): void {
-    if (this.#listenSocket) uWS.us_listen_socket_close(this.#listenSocket);
-    this.#listenSocket = undefined;
+    this.#transport.close();
   }
 
-  #onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
-    const receivedAt = performance.now();
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
-    const incomingId = headers['x-request-id'];
-    const requestId = incomingId && /^[A-Za-z0-9_.:-]{1,128}$/.test(incomingId) ? incomingId : newRequestId();
-    const state = { aborted: false, done: false };
-    res.onAborted(() => {
-      state.aborted = true;
-    });
-
-    const blockedFor = this.#authFailures?.active ? this.#authFailures.retryAfter(remoteAddress(res)) : undefined;
+  /**
+   * A request whose headers are read: its route, or undefined when it is already answered
+   * (429 after too many failed authentications, 503 while starting, 404, 405, a 400 for an
+   * unsafe parameter).
+   */
+  route(reply: Reply, method: string, path: string, rawQuery: string, headers: Record<string, string>, receivedAt: number): Routed | undefined {
+    const requestId = requestIdOf(headers);
+    const blockedFor = this.#authFailures?.active ? this.#authFailures.retryAfter(reply.remoteAddress()) : undefined;
     if (blockedFor !== undefined) {
       const err = new AppError('rate_limited', `too many failed authentications from this address; retry in ${blockedFor} s`, { retryAfterSeconds: blockedFor });
-      this.#write(res, state, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
-      return;
+      this.answer(reply, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
+      return undefined;
     }
-
     const match = this.router.match(method, path);
     if (match.kind !== 'found' && this.#starting) {
       // The listener opens before the roles' routes are added (so /readyz answers while
       // dependencies connect): a client must retry, not drop its request as a 404.
       const err = new AppError('service_unavailable', 'Tally is starting; retry shortly', { retryAfterSeconds: 1 });
-      this.#write(res, state, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
-      return;
+      this.answer(reply, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
+      return undefined;
     }
     if (match.kind !== 'found') {
       const err =
@@ -121,83 +133,45 @@ export class HttpServer {
           : new AppError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`);
       const out = errorResponse(err, requestId);
       if (match.kind === 'method_not_allowed') out.headers = { ...out.headers, allow: match.allowed.join(', ') };
-      this.#write(res, state, undefined, out, 'unmatched', receivedAt);
-      return;
+      this.answer(reply, undefined, out, 'unmatched', receivedAt);
+      return undefined;
     }
     const { route, params } = match;
     const unsafe = unsafeParameter(params, rawQuery);
     if (unsafe) {
       const err = new AppError('validation_failed', unsafe.message, { details: [unsafe] });
-      this.#write(res, state, undefined, errorResponse(err, requestId), route.path, receivedAt);
-      return;
+      this.answer(reply, undefined, errorResponse(err, requestId), route.path, receivedAt);
+      return undefined;
     }
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const declared = Number(headers['content-length'] ?? '0');
     // An oversized body is read and discarded before the 413 is written (RFC 9112 §9.6):
     // a client still sending would otherwise see its connection reset, not the answer.
-    let tooLarge: AppError | undefined =
-      declared > limit ? new AppError('payload_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`) : undefined;
-    let drained = 0;
-    // TRICKY: no named closures (`const f = () => …`) in this per-request path: run
-    // through tsx, each is wrapped in a call that sets its name (esbuild's keepNames), a
-    // property definition per request that cost single events ~8% of ingest's CPU.
-
-    if (!tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
-      // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
-      res.onData(() => {});
-      this.#run(res, state, new IncomingRequest(method, path, params, rawQuery, headers, Buffer.alloc(0), requestId, receivedAt), route);
-      return;
-    }
-    let chunks: Buffer[] | undefined;
-    let size = 0;
-    res.onData((chunk, isLast) => {
-      if (state.done) return;
-      if (tooLarge) {
-        drained += chunk.byteLength;
-        this.#refuse(res, state, tooLarge, requestId, route.path, receivedAt, isLast, drained);
-        return;
-      }
-      size += chunk.byteLength;
-      if (size > limit) {
-        tooLarge = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
-        chunks = undefined;
-        this.#refuse(res, state, tooLarge, requestId, route.path, receivedAt, isLast, drained);
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback returns: copy it.
-      const copy = Buffer.from(new Uint8Array(chunk));
-      if (isLast) {
-        const body = chunks ? Buffer.concat([...chunks, copy]) : copy;
-        chunks = undefined;
-        this.#run(res, state, new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt), route);
-      } else {
-        (chunks ??= []).push(copy);
-      }
-    });
+    const tooLarge = declared > limit ? new AppError('payload_too_large', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`) : undefined;
+    return { route, params, requestId, limit, tooLarge };
   }
 
-  /** Answers 413 to an oversized body once it is read (`isLast`), or at once, closing, once more than MAX_DRAIN_BYTES were discarded. */
-  #refuse(res: uWS.HttpResponse, state: { aborted: boolean; done: boolean }, tooLarge: AppError, requestId: string, routePath: string, receivedAt: number, isLast: boolean, drained: number): void {
-    const out = errorResponse(tooLarge, requestId);
-    if (isLast) this.#write(res, state, undefined, out, routePath, receivedAt);
-    else if (drained > MAX_DRAIN_BYTES) this.#write(res, state, undefined, out, routePath, receivedAt, true);
+  /** Answers an error that is not a handler's (a refused body, a malformed request), optionally closing the connection after it. */
+  refuse(reply: Reply, err: AppError, requestId: string, routeLabel: string, receivedAt: number, close = false): void {
+    this.answer(reply, undefined, errorResponse(err, requestId), routeLabel, receivedAt, close);
   }
 
-  #run(res: uWS.HttpResponse, state: { aborted: boolean; done: boolean }, req: HttpRequest, route: Route): void {
+  /** Runs a request's handler and answers with its result or error. */
+  run(reply: Reply, req: HttpRequest, route: Route): void {
     let result: Promise<HttpResponse> | HttpResponse;
     try {
       result = route.handler(req);
     } catch (err) {
-      this.#write(res, state, req, this.#fail(err, req), route.path, req.receivedAt);
+      this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt);
       return;
     }
     if (result instanceof Promise) {
       result.then(
-        (r) => this.#write(res, state, req, r, route.path, req.receivedAt),
-        (err) => this.#write(res, state, req, this.#fail(err, req), route.path, req.receivedAt),
+        (r) => this.answer(reply, req, r, route.path, req.receivedAt),
+        (err) => this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt),
       );
     } else {
-      this.#write(res, state, req, result, route.path, req.receivedAt);
+      this.answer(reply, req, result, route.path, req.receivedAt);
     }
   }
 
@@ -209,64 +183,29 @@ export class HttpServer {
     return errorResponse(appErr, req.requestId);
   }
 
-  #write(
-    res: uWS.HttpResponse,
-    state: { aborted: boolean; done: boolean },
-    req: HttpRequest | undefined,
-    out: HttpResponse,
-    routeLabel: string,
-    receivedAt: number,
-    closeAfter = false,
-  ): void {
-    if (state.done) return;
-    state.done = true;
+  /** Writes an answer through its transport: metrics, failed-authentication counts and hooks first. */
+  answer(reply: Reply, req: HttpRequest | undefined, out: HttpResponse, routeLabel: string, receivedAt: number, close = false): void {
+    if (reply.answered) return;
+    reply.answered = true;
     httpMetrics.observe(routeLabel, out.status, (performance.now() - receivedAt) / 1000);
-    if (state.aborted) return;
-    if (out.status === 401 && this.#authFailures) this.#authFailures.failed(remoteAddress(res));
+    if (reply.aborted) return;
+    if (out.status === 401 && this.#authFailures) this.#authFailures.failed(reply.remoteAddress());
     for (const h of this.#hooks) h(req, out);
     const body = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
     const contentType = out.contentType ?? (out.raw !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
-    res.cork(() => {
-      res.writeStatus(statusText(out.status));
-      res.writeHeader('content-type', contentType);
-      // The request id on errors (where it is logged, and in the body), and echoed to a
-      // client that sent its own: not on every 2xx, where it names nothing kept (and an
-      // extra header line is a measurable cost per event for high-rate senders).
-      if (out.status >= 400 || (req !== undefined && req.headers['x-request-id'] === req.requestId)) {
-        res.writeHeader('x-request-id', req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '');
-      }
-      const extra = out.headers;
-      if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
-      res.end(body, closeAfter);
-    });
-  }
-}
-
-function remoteAddress(res: uWS.HttpResponse): string {
-  return Buffer.from(res.getRemoteAddressAsText()).toString();
-}
-
-/** A request as handlers see it; its query is parsed when first read. */
-class IncomingRequest implements HttpRequest {
-  #query: URLSearchParams | undefined;
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly params: Record<string, string>,
-    private readonly rawQuery: string,
-    readonly headers: Record<string, string>,
-    readonly body: Buffer,
-    readonly requestId: string,
-    readonly receivedAt: number,
-  ) {}
-
-  get query(): URLSearchParams {
-    return (this.#query ??= new URLSearchParams(this.rawQuery));
+    // The request id on errors (where it is logged, and in the body), and echoed to a
+    // client that sent its own: not on every 2xx, where it names nothing kept (and an
+    // extra header line is a measurable cost per event for high-rate senders).
+    const requestIdHeader =
+      out.status >= 400 || (req !== undefined && req.headers['x-request-id'] === req.requestId)
+        ? (req?.requestId ?? (out.body as { error?: { request_id?: string } })?.error?.request_id ?? '')
+        : undefined;
+    reply.end(out.status, contentType, requestIdHeader, out.headers, body, close);
   }
 }
 
 /** The one error response shape. */
-function errorResponse(err: AppError, requestId: string): HttpResponse {
+export function errorResponse(err: AppError, requestId: string): HttpResponse {
   return { status: err.status, body: errorBody(err, requestId), headers: retryHeaders(err) };
 }
 

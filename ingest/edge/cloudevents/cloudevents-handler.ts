@@ -6,6 +6,7 @@ import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/type
 import { logger } from '../../../shared/log.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
 import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
+import { inflatedBody } from '../../../shared/http/encoding.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally, type MappedCloudEvent } from './mapping.ts';
 
@@ -42,7 +43,8 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
 async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<HttpResponse> {
   try {
     const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
-    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(req.body, req.headers['content-type']));
+    const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
+    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(body, req.headers['content-type']));
     return answer(results, req.requestId);
   } catch (err) {
     const appErr = toAppError(err);

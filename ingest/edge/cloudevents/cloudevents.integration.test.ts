@@ -4,6 +4,7 @@
  * batch too), outcome values exact, bad events and outages surfaced by the SDK as errors.
  */
 import { OpenMeter, type HTTPError } from '@openmeter/sdk';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
@@ -140,6 +141,12 @@ describe('POST /api/v1/events over HTTP', () => {
     const a = await createAgent(stack);
     const asJson = await call(stack, 'POST', '/api/v1/events', { key: sdk, body: [event(a.id, 'j-1'), event(a.id, 'j-2')] });
     expect(asJson.status).toBe(204);
+    const zipped = await call(stack, 'POST', '/api/v1/events', {
+      key: sdk,
+      body: gzipSync(JSON.stringify([event(a.id, 'j-1'), event(a.id, 'j-5')])),
+      headers: { 'content-type': 'application/cloudevents-batch+json', 'content-encoding': 'gzip' },
+    });
+    expect(zipped.status).toBe(204);
 
     const text = await call(stack, 'POST', '/api/v1/events', { key: sdk, body: JSON.stringify(event(a.id, 'j-3')), headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(415);
@@ -154,7 +161,7 @@ describe('POST /api/v1/events over HTTP', () => {
     expect(noVersion.status).toBe(400);
     expect(noVersion.body.detail).toBe('the event was rejected: event 0 (id "j-4"): `specversion` is required: "1.0"');
 
-    await waitFor(() => usageOf(a.id), (u) => u?.actions === '2');
+    await waitFor(() => usageOf(a.id), (u) => u?.actions === '3');
   });
 
   it('authenticates as POST /v1/actions: 401 without a credential, an agent secret meters for its own instance', async () => {

@@ -3,7 +3,7 @@ import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/log.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
-import { exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
+import { exportPrincipal, exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
 
 const log = logger('otlp-grpc');
 
@@ -92,6 +92,7 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
     const v = call.metadata.get(key)[0];
     if (typeof v === 'string' && v !== '') headers[key] = v;
   }
+  const shared = await exportPrincipal(deps, headers);
   let request;
   try {
     request = decodeTraceRequest(call.request);
@@ -99,7 +100,7 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
     if (err instanceof ProtobufError) throw new AppError('invalid_body', `message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
     throw err;
   }
-  const result = await exportTraces(deps, headers, request);
+  const result = await exportTraces(deps, headers, request, shared);
   return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
 }
 

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTLPTraceExporter as HttpExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -214,5 +215,28 @@ describe('POST /v1/traces answers per OTLP', () => {
     const empty = await call(stack, 'POST', '/v1/traces', { key: sdk, body: { resourceSpans: [] } });
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({});
+  });
+
+  it('inflates a gzip export only once its credentials are good, and stops at the bound', async () => {
+    const gz = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const ok = await call(stack, 'POST', '/v1/traces', { key: sdk, headers: gz, body: gzipSync(JSON.stringify(body(agent.secret, [spanJson('d7ad6b7169203331', [])]))) });
+    expect(ok.status).toBe(200);
+    await arrived('d7ad6b7169203331');
+
+    // 300 MiB of zeros in ~300 KB: without a key, or with a bad one, a 401 before anything is inflated.
+    const bomb = gzipSync(Buffer.alloc(300 * 1024 * 1024), { level: 9 });
+    for (const key of [undefined, 'sk_test_nope']) {
+      const started = performance.now();
+      const res = await call(stack, 'POST', '/v1/traces', { ...(key ? { key } : {}), headers: gz, body: bomb });
+      expect(res.status).toBe(401);
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
+    const withKey = await call(stack, 'POST', '/v1/traces', { key: sdk, headers: gz, body: bomb });
+    expect(withKey.status).toBe(413);
+    expect(withKey.body.error.message).toMatch(/inflates to more than 134217728 bytes/);
+    const notGzip = await call(stack, 'POST', '/v1/traces', { key: sdk, headers: gz, body: '{"resourceSpans":[]}' });
+    expect(notGzip.status).toBe(400);
+    const brotli = await call(stack, 'POST', '/v1/traces', { key: sdk, headers: { ...gz, 'content-encoding': 'br' }, body: 'x' });
+    expect(brotli.status).toBe(415);
   });
 });

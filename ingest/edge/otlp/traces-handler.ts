@@ -1,9 +1,9 @@
-import { gunzipSync } from 'node:zlib';
 import { AppError, errorBody, retryHeaders } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/log.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { agentPrincipal } from '../../../shared/auth/authenticator.ts';
 import type { Principal } from '../../../shared/auth/keys.ts';
+import { inflatedBody } from '../../../shared/http/encoding.ts';
 import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
@@ -62,7 +62,11 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     if (!encoding) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json or application/x-protobuf (OTLP/HTTP)');
     }
-    const result = await exportTraces(deps, req.headers, decode(encoding, inflate(req)));
+    // Credentials first: nothing is inflated for a client without them (a 401, counted
+    // toward the failed-authentication limit), and inflating runs off the event loop.
+    const shared = await exportPrincipal(deps, req.headers);
+    const body = await inflatedBody(req, MAX_INFLATED_BYTES);
+    const result = await exportTraces(deps, req.headers, decode(encoding, body), shared);
     return success(encoding, result);
   } catch (err) {
     // Bugs go to the server's handler (logged, answered 500 without internals).
@@ -70,6 +74,16 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     if (err.status >= 500) log.warn('trace export failed', { requestId: req.requestId, err: err.cause ?? err });
     return failure(encoding ?? 'json', err, req.requestId);
   }
+}
+
+/**
+ * The principal an export's credentials name (throws 401 without valid ones), or undefined
+ * when none were sent and resources may authenticate themselves
+ * (`TALLY_OTLP_TRUST_RESOURCE_AGENT=on`).
+ */
+export async function exportPrincipal(deps: OtlpDeps, headers: Readonly<Record<string, string>>): Promise<Principal | undefined> {
+  const credentialSent = Boolean(headers['authorization'] || headers['api-key'] || headers['x-agent-secret']);
+  return credentialSent || !deps.trustResourceAgent ? await deps.auth.require(headers, 'send_events') : undefined;
 }
 
 /** What became of an export's spans: OTLP's partial_success. */
@@ -80,10 +94,11 @@ export interface ExportResult {
 }
 
 /**
- * One trace export, whatever its transport (OTLP/HTTP or OTLP/gRPC): authenticate, map
- * each span to an action (or ignore it), and hand the actions to the event pipeline
- * (`runPipeline`: validate, normalize, resolve the agent, to wire, publish, wait for JetStream).
- * Throws an AppError for the export as a whole (401, 503, ...).
+ * One trace export, whatever its transport (OTLP/HTTP or OTLP/gRPC), its credentials
+ * already checked (`shared`, from {@link exportPrincipal}): map each span to an action (or
+ * ignore it), and hand the actions to the event pipeline (`runPipeline`: validate,
+ * normalize, resolve the agent, to wire, publish, wait for JetStream). Throws an AppError
+ * for the export as a whole (401, 503, ...).
  *
  * The agent of a span: a span or resource attribute naming it (`tally.agent_key`, ...,
  * `value.agent.id`), else the X-Agent-Secret sent beside an API key; authenticated by
@@ -91,9 +106,12 @@ export interface ExportResult {
  * with `TALLY_OTLP_TRUST_RESOURCE_AGENT=on`, each resource's agent id attribute
  * authenticates its spans (README, "OpenTelemetry").
  */
-export async function exportTraces(deps: OtlpDeps, headers: Readonly<Record<string, string>>, request: OtlpTraceRequest): Promise<ExportResult> {
-  const credentialSent = Boolean(headers['authorization'] || headers['api-key'] || headers['x-agent-secret']);
-  const shared = credentialSent || !deps.trustResourceAgent ? await deps.auth.require(headers, 'send_events') : undefined;
+export async function exportTraces(
+  deps: OtlpDeps,
+  headers: Readonly<Record<string, string>>,
+  request: OtlpTraceRequest,
+  shared: Principal | undefined,
+): Promise<ExportResult> {
   const headerAgent = headers['authorization'] || headers['api-key'] ? headers['x-agent-secret'] : undefined;
 
   const tally = new SpanTally();
@@ -186,17 +204,6 @@ function encodingOf(contentType: string | undefined): Encoding | undefined {
   return undefined;
 }
 
-function inflate(req: HttpRequest): Buffer {
-  const ce = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (ce === 'identity' || ce === '') return req.body;
-  if (ce !== 'gzip') throw new AppError('unsupported_media_type', `Content-Encoding ${ce} is not supported; use gzip or none`);
-  try {
-    return gunzipSync(req.body, { maxOutputLength: MAX_INFLATED_BYTES });
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new AppError('payload_too_large', `decompressed body exceeds ${MAX_INFLATED_BYTES} bytes`);
-    throw new AppError('invalid_body', 'body is not valid gzip');
-  }
-}
 
 function decode(encoding: Encoding, body: Buffer): OtlpTraceRequest {
   try {
