@@ -10,7 +10,7 @@ import { parseCommonConfig, type CommonConfig } from '../shared/config/common.ts
 import { parseAll, type Env } from '../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../shared/db/postgres.ts';
 import { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
-import { HttpServer } from '../shared/http/server.ts';
+import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady } from '../shared/metrics.ts';
@@ -39,11 +39,15 @@ export interface StartOptions {
   roles: readonly Role[];
   env: Env;
   sinkHooks?: SinkHooks;
+  /** The process's clock (event time bounds, subscription moves, invoicing); tests set it. Default: the system's. */
+  now?: () => Date;
 }
 
 /** A running Tally process: its port, its dependencies (for tests and tools), and stop. */
 export interface TallyProcess {
   readonly port: number;
+  /** The server that speaks HTTP here (TALLY_HTTP_SERVER, and whether uWS loaded). */
+  readonly httpServer: HttpServerKind;
   readonly config: CommonConfig;
   readonly names: NatsNames;
   readonly db: Db | undefined;
@@ -143,6 +147,7 @@ interface Process {
   clickhouse: OpenedOnce<ClickHouse>;
   /** Opened with the invoicing configuration of the first role asking (api and billing read the same variables). */
   billingCore(config: InvoicingConfig): Promise<BillingCore>;
+  now: () => Date;
 }
 
 async function openPostgres(config: CommonConfig, stops: Process['stops'], bus: InvalidationBus, limiter: RateLimiter | undefined): Promise<Postgres> {
@@ -168,7 +173,7 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   const { db } = await p.postgres.get();
   const { ch, database, usage } = await p.clickhouse.get();
   // Rating on piscina workers, usage from ClickHouse.
-  const invoicing = createInvoicing({ db, usage, config });
+  const invoicing = createInvoicing({ db, usage, config, now: p.now });
   p.stops.push(() => invoicing.rater.close());
   const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
   const sinkFloor = (waitMs: number) => sinkAckFloor(p.nc, p.names, waitMs, extendFloor);
@@ -186,7 +191,7 @@ function streamSized(p: Process, ingest: IngestConfig): IngestConfig {
 /** The ingest role: the HTTP and OTLP edge publishing events to the stream. */
 async function startIngestRole(p: Process, cfg: NonNullable<RoleConfigs['ingest']>): Promise<IngestRole> {
   const { db, auth, agents } = await p.postgres.get();
-  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures });
+  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures, now: p.now });
   p.stops.push(() => ingest.close());
   p.http.add(...ingest.routes);
   p.readiness.set('ingest', () => ingest.ready());
@@ -214,7 +219,7 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   const { ch, database, usage } = await p.clickhouse.get();
   const { invoicing, costRollup } = await p.billingCore(cfg.invoicing);
   p.http.add(...usageRoutes(auth, usage));
-  p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, webhooks: cfg.webhooks }));
+  p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, webhooks: cfg.webhooks, now: p.now }));
   p.readiness.set('api', () => !p.nc.isClosed());
 }
 
@@ -303,6 +308,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     let billingCore: Promise<BillingCore> | undefined;
     const p: Process = {
+      now: opts.now ?? (() => new Date()),
       config,
       env: opts.env,
       names,
@@ -328,6 +334,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     let stopped = false;
     return {
       port,
+      httpServer: http.kind,
       config,
       names,
       db: p.postgres.current()?.db,

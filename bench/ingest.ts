@@ -1,6 +1,9 @@
 /**
  * npm run bench:ingest — drives the ingest tier with autocannon (no pipelining) and
- * prints, from one run on this machine: a baseline (bare uWS + JSON.parse, 202), then
+ * prints, from one run on this machine: which HTTP server Tally ran (TALLY_HTTP_SERVER,
+ * default node: Node's HTTP stack; uws where its binary loads) on which Node.js, a
+ * baseline (a bare server of the same kind + JSON.parse, 202; and, where uWS loads and
+ * Tally runs on Node's stack, bare Node HTTP against bare uWS: the stack's own cost), then
  * acknowledged events/s and p50/p99 latency for single events and 100-event batches
  * (JSON, msgpack) as ratios to the baseline, the events a JetStream message carried (ingest's
  * micro-batches), peak RSS per role (ingest's per phase), ack-to-queryable
@@ -36,6 +39,7 @@ import { natsNames } from '../shared/nats/names.ts';
 import { hashSecret } from '../shared/ids.ts';
 import { Tally } from '../sdk/src/index.ts';
 import { cpuSeconds, peakRssMb } from './proc.ts';
+import { loadUws } from '../shared/http/uws-server.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SUSTAIN = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
@@ -65,6 +69,9 @@ const SINK_NODE_ARGS = '--max-semi-space-size=32 --initial-old-space-size=128';
 const PROBE_POLL_MS = Number(process.env.BENCH_PROBE_POLL_MS ?? 25);
 /** Events/s offered during the sustained run (0: as fast as ingest acknowledges). */
 const SUSTAIN_RATE = Number(process.env.BENCH_SUSTAIN_RATE ?? 0);
+/** The HTTP server Tally's ingest runs (README "HTTP server"); the baselines are bare servers of the same kind. */
+const HTTP_SERVER = (process.env.TALLY_HTTP_SERVER ?? 'node') as 'node' | 'uws';
+const UWS_LOADS = loadUws().ok;
 const ROOT = path.resolve(import.meta.dirname, '..');
 const suffix = Date.now().toString(36);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-'));
@@ -207,7 +214,10 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 async function main() {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  if (HTTP_SERVER === 'uws' && !UWS_LOADS) throw new Error(`TALLY_HTTP_SERVER=uws: ${(loadUws() as { reason: string }).reason}`);
+  const serverName = HTTP_SERVER === 'uws' ? 'uWebSockets.js' : "Node's HTTP stack";
   console.log(`# Tally ingest benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS}s per run, ${INGEST_PROCESSES} ingest process(es) (node ${INGEST_NODE_ARGS.join(' ') || 'defaults'}), rate limits ${process.env.TALLY_RATE_LIMITS ?? "on"}\n`);
+  console.log(`HTTP server measured: ${serverName} (TALLY_HTTP_SERVER=${HTTP_SERVER}), Node.js ${process.version}; baselines: bare ${serverName}.\n`);
 
   // Keys and an agent.
   const init = await new Promise<string>((resolve, reject) => {
@@ -228,18 +238,22 @@ async function main() {
   // Phase 1: ingest alone (INGEST_PROCESSES processes on one port); the sink is not running.
   // Single events and the baseline alternate for ROUNDS rounds (this machine's speed
   // drifts within minutes): each round's ratio is taken, and the median reported.
-  const baselineProc = await startChild(['--import', 'tsx', 'bench/baseline-server.ts', '18999'], {}, 'ready');
+  const baselineProc = await startChild(['--import', 'tsx', 'bench/baseline-server.ts', '18999', HTTP_SERVER], {}, 'ready');
+  // Tally on Node's stack, where uWS loads too: bare Node HTTP against bare uWS each round (what the stack itself costs).
+  const bareUws = HTTP_SERVER === 'node' && UWS_LOADS ? await startChild(['--import', 'tsx', 'bench/baseline-server.ts', '18997', 'uws'], {}, 'ready') : undefined;
   const ingests: ChildProcess[] = [];
-  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off' }, 'Tally is running'));
+  for (let i = 0; i < INGEST_PROCESSES; i++) ingests.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off', TALLY_HTTP_SERVER: HTTP_SERVER }, 'Tally is running'));
   const event = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
-  const rounds: { baseline: Run; single: Run }[] = [];
+  const rounds: { baseline: Run; single: Run; uws?: Run }[] = [];
   const published0 = await publishedSoFar();
   for (let i = 0; i < ROUNDS; i++) {
-    const b = await run('baseline (uWS + JSON.parse, 202)', 'http://127.0.0.1:18999/', JSON.stringify(event), headers, [baselineProc]);
+    const b = await run(`baseline (bare ${HTTP_SERVER === 'uws' ? 'uWS' : 'Node HTTP'} + JSON.parse, 202)`, 'http://127.0.0.1:18999/', JSON.stringify(event), headers, [baselineProc]);
+    const u = bareUws ? await run('bare uWS + JSON.parse, 202', 'http://127.0.0.1:18997/', JSON.stringify(event), headers, [bareUws]) : undefined;
     const s = await run('single event, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(event), headers, ingests);
-    rounds.push({ baseline: b, single: s });
+    rounds.push({ baseline: b, single: s, ...(u ? { uws: u } : {}) });
   }
   baselineProc.kill();
+  bareUws?.kill();
   const published1 = await publishedSoFar();
   endPhase('start-up and single events', ingests);
   const byMedian = (key: 'baseline' | 'single') => [...rounds].sort((a, b) => a[key].reqPerSec - b[key].reqPerSec)[Math.floor(rounds.length / 2)]![key];
@@ -247,9 +261,9 @@ async function main() {
   const single = byMedian('single');
   const singleRatio = median(rounds.map((r) => r.single.reqPerSec / r.baseline.reqPerSec));
   const batch = Array.from({ length: 100 }, () => event);
-  // 100-event batches against the durable-publish reference (uWS + JSON.parse + one
+  // 100-event batches against the durable-publish reference (a bare server of the same kind + JSON.parse + one
   // JetStream publish with Nats-Msg-Id, awaiting the PubAck), alternating as above.
-  const reference = await startChild(['--import', 'tsx', 'bench/reference-durable.ts', '18998', `REF${suffix}_`], {}, 'ready');
+  const reference = await startChild(['--import', 'tsx', 'bench/reference-durable.ts', '18998', `REF${suffix}_`, HTTP_SERVER], {}, 'ready');
   // The reference's stream holds the JSON bodies (~330 bytes an event, twice Tally's
   // messages) and no consumer reads it: emptied before each round, it never fills.
   const refNc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
@@ -257,7 +271,7 @@ async function main() {
   const batchRounds: { reference: Run; tally: Run }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     await refJsm.streams.purge(natsNames(`REF${suffix}_`).stream);
-    const ref = await run('durable-publish reference (uWS + JSON.parse + JetStream publish, PubAck)', 'http://127.0.0.1:18998/', JSON.stringify(batch), headers, [reference]);
+    const ref = await run(`durable-publish reference (bare ${HTTP_SERVER === 'uws' ? 'uWS' : 'Node HTTP'} + JSON.parse + JetStream publish, PubAck)`, 'http://127.0.0.1:18998/', JSON.stringify(batch), headers, [reference]);
     const t = await run('100-event batch, JSON', 'http://127.0.0.1:18080/v1/actions', JSON.stringify(batch), headers, ingests);
     batchRounds.push({ reference: ref, tally: t });
   }
@@ -279,8 +293,8 @@ async function main() {
   console.log('| run | requests/s | events/s | p50 ms | p99 ms | non-2xx | ratio | vs | server CPU µs/request |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   const rows: [Run, number, number | undefined, string][] = [
-    [baseline, 1, 1, 'bare uWS'],
-    [single, 1, singleRatio, 'bare uWS'],
+    [baseline, 1, 1, 'bare server'],
+    [single, 1, singleRatio, 'bare server'],
     [durableRef, 100, 1, 'durable publish'],
     [jsonBatch, 100, batchRatio, 'durable publish'],
     [mpBatch, 100, mpBatch.reqPerSec / durableRef.reqPerSec, 'durable publish'],
@@ -292,7 +306,11 @@ async function main() {
   const refused = [...rounds.flatMap((r) => [r.baseline, r.single]), ...batchRounds.flatMap((r) => [r.reference, r.tally]), mpBatch].filter((r) => r.non2xx + r.errors > 0);
   if (refused.length > 0) console.log(`\nWARNING: answers other than 2xx in ${refused.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}: those runs' figures are not comparable (is a stream full?).`);
   const byRound = (rs: { a: Run; b: Run }[]) => rs.map((r) => `${fmt(r.a.reqPerSec)} / ${fmt(r.b.reqPerSec)} = ${(r.a.reqPerSec / r.b.reqPerSec).toFixed(2)}`).join('; ');
-  console.log(`\nSingle events / bare uWS, round by round (requests/s): ${byRound(rounds.map((r) => ({ a: r.single, b: r.baseline })))}.`);
+  console.log(`\nSingle events / bare ${serverName}, round by round (requests/s): ${byRound(rounds.map((r) => ({ a: r.single, b: r.baseline })))}.`);
+  if (bareUws) {
+    const ofUws = rounds.map((r) => ({ a: r.baseline, b: r.uws! }));
+    console.log(`Node's HTTP stack against uWS: bare Node HTTP / bare uWS, round by round: ${byRound(ofUws)}; median ${median(ofUws.map((r) => r.a.reqPerSec / r.b.reqPerSec)).toFixed(2)}. Tally's single events / bare uWS: median ${median(rounds.map((r) => r.single.reqPerSec / r.uws!.reqPerSec)).toFixed(2)}.`);
+  }
   console.log(`100-event JSON batches / durable-publish reference, round by round: ${byRound(batchRounds.map((r) => ({ a: r.tally, b: r.reference })))}.`);
   console.log('The table shows the median runs and the median ratios (msgpack batches: against the median reference). Goals: single ≥ 0.6, batches ≥ 0.8.');
   console.log(`Events a JetStream message (ingest's micro-batches): single events ${eventsPerMessage(published0, published1).toFixed(1)}, 100-event JSON batches ${eventsPerMessage(published1, published2).toFixed(1)}.`);

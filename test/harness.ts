@@ -32,7 +32,7 @@ export function uniqueSuffix(): string {
 }
 
 export async function startTestStack(
-  opts: { roles?: Role[]; env?: Record<string, string>; sinkHooks?: SinkHooks } = {},
+  opts: { roles?: Role[]; env?: Record<string, string>; sinkHooks?: SinkHooks; now?: () => Date } = {},
 ): Promise<TestStack> {
   const suffix = uniqueSuffix();
   const env: Record<string, string> = {
@@ -60,7 +60,7 @@ export async function startTestStack(
   await migrate(db as never);
   const init = await initTally(db, { dataDir: path.join(env.TALLY_DATA_DIR!, suffix) });
   await db.destroy();
-  const tally = await startTally({ roles: opts.roles ?? [...ROLES], env, ...(opts.sinkHooks ? { sinkHooks: opts.sinkHooks } : {}) });
+  const tally = await startTally({ roles: opts.roles ?? [...ROLES], env, ...(opts.sinkHooks ? { sinkHooks: opts.sinkHooks } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const others: TallyProcess[] = [];
   const keys = {} as TestStack['keys'];
   for (const [name, e] of Object.entries(init.environments)) keys[name as EnvironmentName] = { id: e.id, admin: e.admin_api_key!, sdk: e.sdk_key! };
@@ -183,4 +183,10 @@ export async function startPrivateNats(storeDir: string): Promise<{ port: number
     child.kill('SIGKILL');
   }
   throw new Error('no private nats-server started after 10 attempts');
+}
+
+/** A clock that reads `start` now and runs at real speed from there: a test written for a date keeps working after it. */
+export function clockFrom(start: string): () => Date {
+  const offset = Date.parse(start) - Date.now();
+  return () => new Date(Date.now() + offset);
 }

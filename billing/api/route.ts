@@ -24,6 +24,8 @@ export interface ApiDeps {
   readonly invoicing?: Invoicing;
   /** Where webhooks may go (test deliveries and resends are sent from the api role). */
   readonly webhooks?: WebhookConfig;
+  /** The process's clock (subscription moves); default the system's. */
+  readonly now?: () => Date;
 }
 
 /** One endpoint: the capability it requires and its handler, given the authenticated principal. */

@@ -27,7 +27,7 @@ function date(v: string | undefined, field = 'date'): Date | undefined {
 const path = (action: string) => `/api/v1/subscription/:subscription_id/${action}`;
 
 /** Subscriptions on both families, their state machine (Family B) and their recorded state changes. */
-export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
+export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): Endpoint[] {
   const move = (action: SubscriptionAction, summary: string): Endpoint => ({
     method: 'POST',
     path: path(action === 'change_plan' ? 'change-plan' : action),
@@ -39,14 +39,14 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       const id = req.params.subscription_id!;
       if (action === 'cancel') {
         const b = optionalBody(req, SubscriptionCancel);
-        return ok(await moveSubscription(db, p.environmentId, id, 'cancel', { cancelDate: date(b.cancel_date, 'cancel_date'), reason: b.reason }));
+        return ok(await moveSubscription(db, p.environmentId, id, 'cancel', { cancelDate: date(b.cancel_date, 'cancel_date'), reason: b.reason }, now()));
       }
       if (action === 'change_plan') {
         const b = body(req, SubscriptionChangePlan);
-        return ok(await moveSubscription(db, p.environmentId, id, 'change_plan', { ratePlanId: b.rate_plan_id, effectiveAt: date(b.effective_date, 'effective_date') }));
+        return ok(await moveSubscription(db, p.environmentId, id, 'change_plan', { ratePlanId: b.rate_plan_id, effectiveAt: date(b.effective_date, 'effective_date') }, now()));
       }
       const b = optionalBody(req, SubscriptionMove);
-      return ok(await moveSubscription(db, p.environmentId, id, action, { effectiveAt: date(b.effective_date, 'effective_date') }));
+      return ok(await moveSubscription(db, p.environmentId, id, action, { effectiveAt: date(b.effective_date, 'effective_date') }, now()));
     },
   });
   return [
@@ -73,7 +73,7 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       requestBody: SubscriptionCreateA,
       handle: async (req, p) => {
         const b = body(req, SubscriptionCreateA);
-        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), activate: true }));
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), activate: true }, now()));
       },
     },
     {
@@ -107,7 +107,7 @@ export function subscriptionEndpoints({ db }: ApiDeps): Endpoint[] {
       requestBody: SubscriptionCreate,
       handle: async (req, p) => {
         const b = body(req, SubscriptionCreate);
-        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date') }));
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date') }, now()));
       },
     },
     {

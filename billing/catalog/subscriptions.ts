@@ -126,12 +126,11 @@ async function checkInstances(db: Db, environmentId: string, accountId: string, 
 }
 
 /** Creates a subscription (draft, or active with `activate`), recording its creation. */
-export async function createSubscription(db: Db, environmentId: string, input: SubscriptionInput) {
+export async function createSubscription(db: Db, environmentId: string, input: SubscriptionInput, now = new Date()) {
   await requireRef(db, 'accounts', environmentId, 'account_id', input.account_id);
   await requireRef(db, 'rate_plans', environmentId, 'rate_plan_id', input.rate_plan_id);
   const ids = [...new Set(input.agent_instance_ids ?? [])];
   await checkInstances(db, environmentId, input.account_id, ids);
-  const now = new Date();
   const effective = input.contract_effective_date ?? now;
   return db.transaction().execute(async (tx) => {
     const row = await tx
@@ -198,7 +197,7 @@ interface MoveOptions {
  * Applies one action of the state machine under a row lock and records it; a move not
  * allowed from the current status is a 409 `conflict` naming both.
  */
-export async function moveSubscription(db: Db, environmentId: string, id: string, action: SubscriptionAction, opts: MoveOptions = {}) {
+export async function moveSubscription(db: Db, environmentId: string, id: string, action: SubscriptionAction, opts: MoveOptions = {}, now = new Date()) {
   if (action === 'change_plan') {
     const current = await getSubscription(db, environmentId, id);
     const [from, to] = await Promise.all([getRatePlanRow(db, environmentId, current.rate_plan_id), requirePlan(db, environmentId, opts.ratePlanId!)]);
@@ -212,7 +211,6 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     if (!ALLOWED[action].includes(row.status)) {
       throw new AppError('conflict', `cannot ${action.replace('_', ' ')} a subscription that is ${row.status} (allowed from: ${ALLOWED[action].join(', ')})`);
     }
-    const now = new Date();
     // Given or now by default: a subscription activated for a future date cannot change before it.
     if (action === 'pause' || action === 'resume' || action === 'change_plan') await requireEffectiveFrom(tx, row.id, opts.effectiveAt ?? now);
     const { set, effectiveAt, data } = changes(action, row, now, opts);

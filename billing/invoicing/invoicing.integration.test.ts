@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, waitFor, type TestStack, clockFrom } from '../../test/harness.ts';
 import { keySet, statuses, failedPaths, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
@@ -45,7 +45,7 @@ async function subscription(planId: string, agentIds: string[], activeFrom = '20
 
 async function send(kind: 'actions' | 'outcomes', events: Record<string, unknown>[]) {
   const res = await call(stack, 'POST', `/v1/${kind}`, { key: dev.sdk, body: events });
-  expect(res.status).toBe(200);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
 /** Waits until ClickHouse shows `n` distinct actions of the agent in [from, to). */
@@ -58,8 +58,11 @@ async function landed(agentId: string, from: string, to: string, n: number) {
 
 const inv = (res: { body: { invoices: { subscription_id: string }[] } }, subId: string) => res.body.invoices.find((i) => i.subscription_id === subId) as any;
 
+// The process's clock reads November 23, 2026, the date these periods and events were written for.
+const clock = clockFrom('2026-11-23T12:00:00Z');
+
 beforeAll(async () => {
-  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
+  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' }, now: clock });
   dev = await keySet(stack, 'development');
   staging = await keySet(stack, 'staging');
   const typeId = (await post('/api/v1/agent_type/create', { name: 'recruiter' })).body.id;
@@ -297,8 +300,8 @@ describe('simulation and preview', () => {
     const agent = (await createAgent(stack, 'development', { accountId: acct })).id;
     const sub = await subscription(plan100, [agent], '2026-10-01T00:00:00Z', acct);
     await send('actions', [{ agent_key: agent, action_type: 'llm_call', id: 'p1' }, { agent_key: agent, action_type: 'llm_call', id: 'p2' }]);
-    const from = new Date(Date.now() - 86_400_000).toISOString();
-    const to = new Date(Date.now() + 86_400_000).toISOString();
+    const from = new Date(clock().getTime() - 86_400_000).toISOString();
+    const to = new Date(clock().getTime() + 86_400_000).toISOString();
     await landed(agent, from, to, 2);
     const res = await get(`/api/v1/subscription/${sub}/invoice-preview`);
     expect(res.status).toBe(200);

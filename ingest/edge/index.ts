@@ -28,9 +28,10 @@ export async function startIngest(
   nc: NatsConnection,
   names: NatsNames,
   cfg: IngestConfig,
-  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string; authFailures?: AuthFailureLimiter | undefined },
+  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string; authFailures?: AuthFailureLimiter | undefined; now?: () => Date },
 ): Promise<IngestRole> {
   const { db, auth, agents } = deps;
+  const now = deps.now ? () => deps.now!().getTime() : Date.now;
   await ensureEventsStream(nc, names, { maxBytes: cfg.streamMaxBytes, duplicateWindowMs: cfg.streamDuplicateWindowMs, replicas: cfg.streamReplicas });
   const publisher = new EventPublisher(nc, names.eventsSubject, {
     maxBatchEvents: cfg.batchMaxEvents,
@@ -39,8 +40,8 @@ export async function startIngest(
     maxInflightEvents: cfg.maxInflightEvents,
     ackTimeoutMs: cfg.ackTimeoutMs,
   });
-  const otlp = { auth, agents, publisher, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
-  const routes = [...ingestRoutes({ auth, agents, publisher }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher })];
+  const otlp = { auth, agents, publisher, now, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
+  const routes = [...ingestRoutes({ auth, agents, publisher, now }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher, now })];
   const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures });
   return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
 }

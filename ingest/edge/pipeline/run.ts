@@ -38,6 +38,8 @@ const TO_WIRE = step('to_wire');
 export interface PipelineDeps {
   agents: AgentLookup;
   publisher: Pick<EventPublisher, 'publish'>;
+  /** The clock event times are checked against (ms); default Date.now. */
+  now?: () => number;
 }
 
 /** What every adapter of the pipeline (HTTP events, OTLP, CloudEvents) is given. */
@@ -75,7 +77,7 @@ export async function runPipeline(
 ): Promise<IngestOutcome> {
   const single = opts.single ?? false;
   const headerId = opts.headerId;
-  const now = Date.now();
+  const now = deps.now ? deps.now() : Date.now();
   const n = items.length;
   const results: (Accepted | Rejected)[] = new Array(n);
   /** The step that rejected each item, by its index in STEPS (made at the first rejection). */
