@@ -59,10 +59,14 @@ describe('a fresh machine (no Postgres, no NATS reachable)', () => {
     expect(found.initJson, found.initStdout).toBe(true);
     expect(found.keys).toBe(true);
     expect(found.sendStatus).toBe(200);
-    expect(found.usage?.[0]?.actions).toBe('1');
+    expect(found.batchAccepted).toBe(3);
+    expect(found.usage?.[0]?.actions).toBe('4');
+    // On the Node.js line the suite runs on (CI: 20 and 26), with the default server.
+    expect(found.node).toBe(process.version);
+    expect(found.httpServer).toBe("Node's HTTP stack");
     expect(found.exit).toEqual({ code: 0, signal: null });
     expect(found.leftovers).toEqual([]);
-    console.log(`fresh machine: ready in ${found.startSeconds} s`);
+    console.log(`fresh machine (Node.js ${found.node}, ${found.httpServer}): ready in ${found.startSeconds} s`);
   }, 300_000);
 });
 

@@ -62,13 +62,17 @@ if (found.ready) {
     const send = await call('POST', '/v1/actions', dev.sdk_key, { agent_key: agent.body.id, action_type: 'first_call', id: 'fresh-1' });
     found.sendStatus = send.status;
     if (send.status !== 200) found.sendBody = { agent, send };
+    const batch = await call('POST', '/v1/actions', dev.sdk_key, [2, 3, 4].map((n) => ({ agent_key: agent.body.id, action_type: 'batched_call', id: `fresh-${n}` })));
+    found.batchAccepted = batch.body.accepted;
+    found.node = /"msg":"tally started".*?"node":"(v[^"]+)"/.exec(stderr)?.[1];
+    found.httpServer = /"msg":"tally started".*?"http_server":"([^"]+)"/.exec(stderr)?.[1];
     // Read back: the sink stores it in chDB within a moment.
     const day = new Date().toISOString().slice(0, 10);
     const next = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     for (let i = 0; i < 100; i++) {
       const u = await call('GET', `/v1/usage?start_date=${day}&end_date=${next}&agent_id=${agent.body.id}`, dev.sdk_key);
       found.usage = u.body.usage;
-      if (u.body.usage?.[0]?.actions === '1') break;
+      if (u.body.usage?.[0]?.actions === '4') break;
       await sleep(200);
     }
   }
