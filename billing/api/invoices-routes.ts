@@ -4,7 +4,7 @@ import { parseTimestamp } from '../../shared/time.ts';
 import { requireRef } from '../catalog/refs.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { getBillRun, listBillRuns, runBillRun } from '../invoicing/bill-runs.ts';
-import { finalizeInvoice, generateForPeriod, previewInvoice } from '../invoicing/generate.ts';
+import { finalizeIfDraft, finalizeInvoice, generateForPeriod, previewInvoice } from '../invoicing/generate.ts';
 import { simulateCharges } from '../invoicing/simulate.ts';
 import { correctInvoice } from '../invoicing/corrections.ts';
 import { getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
@@ -76,10 +76,11 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       path: `${prefix}/:invoice_id/pay`,
       capability: 'write',
       response: Invoice,
-      summary: 'Record the payment of an invoice (amount must equal the total when given): draft/finalized -> paid',
+      summary: 'Record the payment of an invoice (amount must equal the total when given; a draft is re-rated and issued first): draft/finalized -> paid',
       requestBody: InvoicePay,
       handle: async (req, p) => {
         const b = optionalBody(req, InvoicePay);
+        await finalizeIfDraft(inv, p.environmentId, req.params.invoice_id!, 'api');
         return ok(await payInvoice(db, p.environmentId, req.params.invoice_id!, { ...(b.amount !== undefined ? { amount: String(b.amount) } : {}), ...(b.reference ? { reference: b.reference } : {}), ...(b.paid_at ? { paid_at: date(b.paid_at, 'paid_at') } : {}) }, inv.now()));
       },
     },

@@ -213,6 +213,7 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     }
     // Given or now by default: a subscription activated for a future date cannot change before it.
     if (action === 'pause' || action === 'resume' || action === 'change_plan') await requireEffectiveFrom(tx, row.id, opts.effectiveAt ?? now);
+    if (action === 'cancel') await requireCancelFrom(tx, row.id, opts.cancelDate ?? now);
     const { set, effectiveAt, data } = changes(action, row, now, opts);
     const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
@@ -237,6 +238,26 @@ async function requireEffectiveFrom(tx: Db, subscriptionId: string, at: Date): P
   if (earliest && at < earliest) {
     const message = `effective_date must not be before ${earliest.toISOString()} (the subscription's last change, or the end of its last issued invoice's period)`;
     throw new AppError('validation_failed', message, { details: [{ path: 'effective_date', message }] });
+  }
+}
+
+/**
+ * A cancellation takes effect no earlier than the subscription became active (its recorded
+ * activation): a cancel dated before it would end time that was never billable, and
+ * leave the activation after it.
+ */
+async function requireCancelFrom(tx: Db, subscriptionId: string, at: Date): Promise<void> {
+  const activation = await tx
+    .selectFrom('subscription_events')
+    .select((e) => e.fn.min('effective_at').as('t'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('to_status', '=', 'active')
+    .where('type', 'in', ['created', 'activated'])
+    .executeTakeFirst();
+  const t = activation?.t ? new Date(activation.t) : undefined;
+  if (t && at < t) {
+    const message = `cancel_date must not be before ${t.toISOString()}, when the subscription became active`;
+    throw new AppError('validation_failed', message, { details: [{ path: 'cancel_date', message }] });
   }
 }
 

@@ -12,7 +12,7 @@ import { periodContaining, periodFromLabel, previousPeriod, type Period } from '
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
 import { BatchedUsage } from './batched-usage.ts';
-import { assignNumber, findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
+import { assignNumber, findInvoice, getInvoiceRow, invoiceView, issuedAt, storeInvoice, type StoreOutcome } from './store.ts';
 
 /** Result of generating one (subscription, period): `skipped` when the subscription was not billable in the period. */
 type GenerateResult =
@@ -63,7 +63,8 @@ function countStored(source: InvoiceSource, outcome: StoreOutcome, status: Invoi
 async function finalizeAsIs(inv: Invoicing, invoiceId: string, source: InvoiceSource) {
   const now = inv.now();
   const { row, moved } = await inv.db.transaction().execute(async (tx) => {
-    const row = await tx.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
+    // Issued now: the issue date is when the invoice leaves draft, and its terms count from it.
+    const row = await tx.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now, ...issuedAt(now, inv.config.netDays) }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
     if (row) return { row: await assignNumber(tx, row), moved: true };
     return { row: await tx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow(), moved: false };
   });
@@ -154,6 +155,15 @@ export async function previewInvoice(inv: Invoicing, environmentId: string, subs
     lines: rated?.lines ?? [],
     usage: rated?.usage ?? null,
   };
+}
+
+/**
+ * A draft about to be paid leaves draft as on finalize, re-rated first, so that a payment
+ * is checked against (and records) what the invoice bills now; other invoices are left as they are.
+ */
+export async function finalizeIfDraft(inv: Invoicing, environmentId: string, invoiceId: string, source: InvoiceSource): Promise<void> {
+  const row = await getInvoiceRow(inv.db, environmentId, invoiceId);
+  if (row.status === 'draft' && row.kind === 'invoice') await finalizeInvoice(inv, environmentId, invoiceId, source);
 }
 
 /** Finalizes a draft now (re-rated first so late events land on it); a finalized invoice is returned as is. */

@@ -20,7 +20,7 @@ export interface BillingSubject {
   agentInstanceIds: string[];
   cycle: BillingCycle;
   currency: string;
-  changes: { to_status: string; rate_plan_id: string; effective_at: string }[];
+  changes: { type: string; to_status: string; rate_plan_id: string; effective_at: string }[];
 }
 
 /** A rated (not stored) invoice of one subscription and period. */
@@ -44,7 +44,7 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
     // time (before inserts took their statement's time) put the creation first.
     db
       .selectFrom('subscription_events')
-      .select(['to_status', 'rate_plan_id', 'effective_at'])
+      .select(['type', 'to_status', 'rate_plan_id', 'effective_at'])
       .where('subscription_id', '=', sub.id)
       .orderBy('created_at')
       .orderBy(sql`type = 'created'`, 'desc')
@@ -56,7 +56,7 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
     agentInstanceIds: instances.map((r) => r.agent_instance_id),
     cycle: plan.billing_cycle_code,
     currency: plan.currency,
-    changes: events.map((e) => ({ to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() })),
+    changes: events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() })),
   };
 }
 

@@ -21,6 +21,19 @@ describe('billableSegments', () => {
     expect(billableSegments(changes, NOV).map((s) => [s.from, s.to, s.rate_plan_id])).toEqual(expected);
   });
 
+  const mv = (type: string, to_status: string, rate_plan_id: string, day: string): StateChange => ({ type, to_status, rate_plan_id, effective_at: at(day) });
+  it.each<[string, StateChange[], [string, string, string][]]>([
+    // Rows as recorded: each carries the subscription's status and plan after the move, pending moves included.
+    ['a pending plan change effective after an earlier cancel is not billed', [mv('created', 'active', 'p1', '10-01'), mv('plan_changed', 'active', 'p2', '11-20'), mv('cancelled', 'cancelled', 'p2', '11-15')], [[at('11-01'), at('11-15'), 'p1']]],
+    ['a pending resume effective after a cancel is not billed', [mv('created', 'active', 'p1', '10-01'), mv('paused', 'paused', 'p1', '11-10'), mv('resumed', 'active', 'p1', '11-20'), mv('cancelled', 'cancelled', 'p1', '11-15')], [[at('11-01'), at('11-10'), 'p1']]],
+    ['a renew while a pause is pending bills until the pause', [mv('created', 'active', 'p1', '10-01'), mv('paused', 'paused', 'p1', '11-20'), mv('renewed', 'paused', 'p1', '11-10')], [[at('11-01'), at('11-20'), 'p1']]],
+    ['a plan change recorded while a pause is pending changes the plan, not the status', [mv('created', 'active', 'p1', '10-01'), mv('paused', 'paused', 'p1', '11-20'), mv('plan_changed', 'paused', 'p2', '11-10')], [[at('11-01'), at('11-10'), 'p1'], [at('11-10'), at('11-20'), 'p2']]],
+    ['a plan change effective after a pending pause does not resume', [mv('created', 'active', 'p1', '10-01'), mv('plan_changed', 'active', 'p2', '11-20'), mv('paused', 'paused', 'p2', '11-10')], [[at('11-01'), at('11-10'), 'p1']]],
+    ['a cancel effective before the activation bills nothing', [mv('created', 'draft', 'p1', '10-01'), mv('activated', 'active', 'p1', '11-10'), mv('cancelled', 'cancelled', 'p1', '10-15')], []],
+  ])('%s', (_name, changes, expected) => {
+    expect(billableSegments(changes, NOV).map((s) => [s.from, s.to, s.rate_plan_id])).toEqual(expected);
+  });
+
   it('events at the same instant apply in recorded order (the later wins)', () => {
     const changes = [ch('draft', 'p1', '11-01'), ch('active', 'p1', '11-01'), ch('paused', 'p1', '11-01')];
     expect(billableSegments(changes, NOV)).toEqual([]);

@@ -2,16 +2,23 @@
  * Pure: the billable segments of a subscription within a billing period, from its
  * recorded state changes (`subscription_events`).
  *
- * Each event sets the subscription's status and rate plan from its `effective_at` on.
- * Events are applied in effective order; events with the same effective time apply in
- * the order they were recorded (the later one wins). The subscription is billable while
- * its status is `active`; draft, paused and cancelled time is not billed. Adjacent
- * billable time on the same plan is one segment; a plan change or a pause splits it.
+ * Events apply in effective order; events with the same effective time apply in the order
+ * they were recorded (the later one wins). Each event changes only what its move changes:
+ * `plan_changed` the rate plan, `activated`/`paused`/`resumed`/`cancelled` the status, a
+ * `renewed` nothing (a pending move recorded earlier keeps its own time; a move's row
+ * snapshot would otherwise carry a pending move's status or plan back to an earlier
+ * time); `created`, and an event without a type, set both. A cancellation is final:
+ * nothing effective after it is billed, whatever was recorded before it. The
+ * subscription is billable while its status is `active`; draft, paused and cancelled time
+ * is not billed. Adjacent billable time on the same plan is one segment; a plan change or
+ * a pause splits it.
  */
 import { toEpochMs, type Period } from '../rating/index.ts';
 
 /** One recorded state change, as billing needs it. */
 export interface StateChange {
+  /** The move (`created`, `activated`, `paused`, `resumed`, `cancelled`, `renewed`, `plan_changed`); absent: sets status and plan. */
+  type?: string;
   to_status: string;
   rate_plan_id: string;
   /** ISO 8601. */
@@ -25,6 +32,8 @@ export interface PlanSegment {
   rate_plan_id: string;
 }
 
+const STATUS_MOVES = new Set(['activated', 'paused', 'resumed', 'cancelled']);
+
 /**
  * Billable segments of `period`, ordered, non-overlapping, non-empty.
  * `changes` must be in recorded order (their tie-break).
@@ -36,15 +45,22 @@ export function billableSegments(changes: readonly StateChange[], period: Period
     .map((c, i) => ({ c, i, at: toEpochMs(c.effective_at) }))
     .sort((a, b) => a.at - b.at || a.i - b.i);
   const out: { from: number; to: number; plan: string }[] = [];
+  let status = '';
+  let plan = '';
   ordered.forEach(({ c, at }, k) => {
-    if (c.to_status !== 'active') return;
+    const type = c.type;
+    if (type !== 'renewed' && status !== 'cancelled') {
+      if (type === undefined || !STATUS_MOVES.has(type)) plan = c.rate_plan_id;
+      if (type !== 'plan_changed') status = c.to_status;
+    }
+    if (status !== 'active') return;
     const next = ordered[k + 1];
     const from = Math.max(ps, at);
     const to = Math.min(pe, next ? next.at : Infinity);
     if (!(to > from)) return;
     const last = out[out.length - 1];
-    if (last && last.to === from && last.plan === c.rate_plan_id) last.to = to;
-    else out.push({ from, to, plan: c.rate_plan_id });
+    if (last && last.to === from && last.plan === plan) last.to = to;
+    else out.push({ from, to, plan });
   });
   return out.map((s) => ({ from: new Date(s.from).toISOString(), to: new Date(s.to).toISOString(), rate_plan_id: s.plan }));
 }

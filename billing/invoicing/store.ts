@@ -131,7 +131,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
       usage: JSON.stringify(rated.usage),
       rated_at: opts.now,
       rate_plan_id: sub.rate_plan_id,
-      ...(opts.finalize ? { status: 'finalized' as const, finalized_at: opts.now } : {}),
+      ...(opts.finalize ? { status: 'finalized' as const, finalized_at: opts.now, ...issuedAt(opts.now, opts.netDays) } : {}),
     };
     let invoice: InvoiceRow;
     if (existing) {
@@ -165,6 +165,11 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
     if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', invoiceEventData(invoice), opts.now);
     return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };
   });
+}
+
+/** The issue and due dates of an invoice leaving draft at `now` (a draft's are provisional: when it was generated). */
+export function issuedAt(now: Date, netDays: number): { issue_date: Date; due_date: Date } {
+  return { issue_date: now, due_date: new Date(now.getTime() + netDays * DAY_MS) };
 }
 
 /** `data` of the invoice webhook events: the spec's fields (`amount` a JSON number), plus the exact `total` string. */
