@@ -23,7 +23,7 @@ export interface TestStack {
   init: InitResult;
   keys: Record<EnvironmentName, { id: string; admin: string; sdk: string }>;
   /** Starts another process on the same isolated stack (e.g. a second sink). */
-  startAnother(roles: Role[], extra?: { sinkHooks?: SinkHooks; env?: Record<string, string> }): Promise<TallyProcess>;
+  startAnother(roles: Role[], extra?: { sinkHooks?: SinkHooks; env?: Record<string, string>; now?: () => Date }): Promise<TallyProcess>;
   cleanup(): Promise<void>;
 }
 
@@ -71,7 +71,7 @@ export async function startTestStack(
     init,
     keys,
     async startAnother(roles, extra = {}) {
-      const p = await startTally({ roles, env: { ...env, ...extra.env }, ...(extra.sinkHooks ? { sinkHooks: extra.sinkHooks } : {}) });
+      const p = await startTally({ roles, env: { ...env, ...extra.env }, ...(extra.sinkHooks ? { sinkHooks: extra.sinkHooks } : {}), ...(extra.now ? { now: extra.now } : {}) });
       others.push(p);
       return p;
     },

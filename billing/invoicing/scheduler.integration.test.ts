@@ -5,10 +5,11 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, clockFrom, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { parseInvoicingConfig } from './config.ts';
 import { createInvoicing } from './index.ts';
 import { schedulerTick, SCHEDULER_LOCK_KEY } from './scheduler.ts';
+import { runBillRun } from './bill-runs.ts';
 import type { Invoicing } from './context.ts';
 
 let stack: TestStack;
@@ -18,6 +19,13 @@ let agentId: string;
 let subId: string;
 let clock = new Date('2026-12-01T00:30:00Z');
 let inv: Invoicing;
+let plan: string;
+
+/** Dates a subscription's recorded activation (and contract) back to `at`. */
+async function backdate(sub: string, at: string) {
+  await stack.tally.db!.updateTable('subscription_events').set({ effective_at: new Date(at) }).where('subscription_id', '=', sub).execute();
+  await stack.tally.db!.updateTable('subscriptions').set({ contract_effective_date: new Date(at) }).where('id', '=', sub).execute();
+}
 
 const post = (path: string, body?: unknown) => call(stack, 'POST', path, { key: admin, ...(body !== undefined ? { body } : {}) });
 const get = (path: string) => call(stack, 'GET', path, { key: admin });
@@ -37,7 +45,7 @@ beforeAll(async () => {
   sdk = stack.keys.development.sdk;
   const typeId = (await post('/api/v1/agent_type/create', { name: 't' })).body.id;
   const productId = (await post('/api/v1/products', { name: 'p', agent_type_id: typeId })).body.id;
-  const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: 'basic', billing_cycle_code: 'monthly' })).body.id;
+  plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: 'basic', billing_cycle_code: 'monthly' })).body.id;
   const flat = (await post('/api/v1/charge_models', { name: 'fee', description: 'fee', type: 'flat-fee', pricing_strategy: { amount: 10 } })).body.id;
   const per = (await post('/api/v1/charge_models', { name: 'per', description: 'per', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action', unit_price: 1 } })).body.id;
   await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring' });
@@ -46,8 +54,7 @@ beforeAll(async () => {
   agentId = (await createAgent(stack, 'development', { accountId: account })).id;
   subId = (await post('/v1/subscriptions', { account_id: account, rate_plan_id: plan, agent_instance_ids: [agentId] })).body.id;
   // Billable since October 1 (the API activates "now"; see invoicing.integration.test.ts).
-  await stack.tally.db!.updateTable('subscription_events').set({ effective_at: new Date('2026-10-01T00:00:00Z') }).where('subscription_id', '=', subId).execute();
-  await stack.tally.db!.updateTable('subscriptions').set({ contract_effective_date: new Date('2026-10-01T00:00:00Z') }).where('id', '=', subId).execute();
+  await backdate(subId, '2026-10-01T00:00:00Z');
   inv = createInvoicing({ db: stack.tally.db!, usage: stack.tally.usage!, config: parseInvoicingConfig({ TALLY_INVOICE_GRACE_HOURS: '48' }), now: () => clock, inline: true });
 });
 afterAll(async () => {
@@ -60,8 +67,9 @@ describe('billing scheduler', () => {
     await sendAction('a1', '2026-11-05T00:00:00Z', 1);
     await sendAction('a2', '2026-11-06T00:00:00Z', 2);
     clock = new Date('2026-12-01T00:30:00Z');
+    // October (billable since the 1st, never invoiced: caught up, finalized as its grace is over) and November.
     const first = await schedulerTick(inv);
-    expect(first).toMatchObject({ ran: true, generated: 1, finalized: 0, failures: 0 });
+    expect(first).toMatchObject({ ran: true, generated: 2, finalized: 0, failures: 0 });
     expect(await novInvoice()).toMatchObject({ status: 'draft', total: '12.00', grace_until: '2026-12-03T00:00:00.000Z', issue_date: '2026-12-01T00:30:00.000Z' });
 
     // An event of November arriving after generation (inside the grace period), then a tick before the grace ends: still a draft.
@@ -95,18 +103,41 @@ describe('billing scheduler', () => {
     expect((await schedulerTick(inv)).ran).toBe(true);
   });
 
-  it("the billing role's own scheduler (real clock) invoices the last ended period, finalized once past grace", async () => {
-    const billing = await stack.startAnother(['billing'], { env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '200', TALLY_INVOICE_GRACE_HOURS: '1' } });
+  it("the billing role's own scheduler (its process's clock) invoices the ended periods, finalized once past grace", async () => {
+    const account = (await post('/api/v1/account/create', { name: 'Role' })).body.id;
+    const sub = (await post('/v1/subscriptions', { account_id: account, rate_plan_id: plan })).body.id;
+    await backdate(sub, '2026-10-01T00:00:00Z');
+    const billing = await stack.startAnother(['billing'], { env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '200', TALLY_INVOICE_GRACE_HOURS: '1' }, now: clockFrom('2026-11-25T12:00:00Z') });
     try {
       const oct = await waitFor(
-        async () => (await get(`/api/v1/invoice/invoices?subscription_id=${subId}`)).body.invoices.find((i: any) => i.billing_period === '2026-10'),
+        async () => (await get(`/api/v1/invoice/invoices?subscription_id=${sub}`)).body.invoices.find((i: any) => i.billing_period === '2026-10'),
         (i) => i !== undefined,
       );
-      // October ended more than an hour ago (the clock of these machines is past it), so it is finalized at once.
+      // October ended more than an hour before the process's clock, so it is finalized at once.
       expect(oct).toMatchObject({ status: 'finalized', total: '10.00' });
-      expect((await get(`/api/v1/invoice/invoices?subscription_id=${subId}`)).body.total).toBe(2);
+      expect((await get(`/api/v1/invoice/invoices?subscription_id=${sub}`)).body.total).toBe(1);
     } finally {
       await billing.stop();
     }
+  });
+  it('catches up every period that ended while the billing role was down, in order, once each', async () => {
+    const account = (await post('/api/v1/account/create', { name: 'Outage' })).body.id;
+    const sub = (await post('/v1/subscriptions', { account_id: account, rate_plan_id: plan })).body.id;
+    await backdate(sub, '2026-10-31T00:00:00Z');
+    // The billing role was down from October 31 to January 5.
+    clock = new Date('2027-01-05T00:00:00Z');
+    expect((await schedulerTick(inv)).failures).toBe(0);
+    const invoices = async () => (await get(`/api/v1/invoice/invoices?subscription_id=${sub}`)).body.invoices.map((i: any) => [i.billing_period, i.status, i.total]).sort();
+    // October: 1 day of 31 of the 10 fee; November and December whole.
+    expect(await invoices()).toEqual([
+      ['2026-10', 'finalized', '0.32'],
+      ['2026-11', 'finalized', '10.00'],
+      ['2026-12', 'finalized', '10.00'],
+    ]);
+    expect((await schedulerTick(inv)).failures).toBe(0);
+    expect(await invoices()).toHaveLength(3);
+    // A bill run for the same date (on the same clock) makes none again.
+    await runBillRun(inv, stack.keys.development.id, new Date('2027-01-05T00:00:00Z'));
+    expect(await invoices()).toHaveLength(3);
   });
 });

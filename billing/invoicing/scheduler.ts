@@ -3,9 +3,11 @@
  * scheduler works at a time across processes; the unique (subscription, period)
  * constraint still guards every invoice):
  *
- * 1. generate: for every non-draft subscription without an invoice for the last period
- *    of its cycle that has ended, generate it (a draft, or finalized at once when the
- *    grace period is already over);
+ * 1. generate: for every non-draft subscription, every ended period of its cycle after
+ *    its latest invoice (from its contract's first period when it has none), oldest
+ *    first, that had billable time: a draft, or finalized at once when the grace period
+ *    is already over. Periods that ended while the billing role was down are caught up,
+ *    whatever the length of the outage;
  * 2. finalize: every draft whose `grace_until` has passed is re-rated (late events
  *    land on it) and finalized; finalized invoices never change.
  *
@@ -15,10 +17,11 @@ import { sql } from 'kysely';
 import { logger } from '../../shared/log.ts';
 import { startLoop } from '../../shared/loop.ts';
 import { schedulerPassed, schedulerStarted } from '../metrics.ts';
-import { BILLING_CYCLES, periodContaining, previousPeriod } from '../rating/index.ts';
+import { BILLING_CYCLES, nextPeriod, periodContaining, previousPeriod, toEpochMs, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { finalizeInvoice, generateInvoice } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
+import { billableSegments } from './segments.ts';
 import { BatchedUsage } from './batched-usage.ts';
 
 const log = logger('billing-scheduler');
@@ -36,24 +39,40 @@ interface TickReport {
   failures: number;
 }
 
-/** Subscriptions lacking an invoice for their cycle's last ended period, with that period. */
+/** At most this many ended periods of one subscription are caught up in one pass (the next pass goes on). */
+const MAX_PERIODS_A_PASS = 120;
+
+/**
+ * Subscriptions with ended periods of their cycle that have no invoice yet, each with
+ * those periods, oldest first: every period from the one after its latest invoice (or
+ * the one holding its contract date) to the last that ended, however long the billing
+ * role was down. Periods without billable time are left out when rated (no invoice).
+ */
 async function dueSubscriptions(inv: Invoicing, now: Date) {
-  const out: { environmentId: string; subscriptionId: string; period: { start: string; end: string } }[] = [];
+  const out: { environmentId: string; subscriptionId: string; periods: Period[] }[] = [];
   for (const cycle of BILLING_CYCLES) {
-    const period = previousPeriod(periodContaining(now, cycle), cycle);
+    const lastEnded = previousPeriod(periodContaining(now, cycle), cycle);
+    const lastEnd = new Date(lastEnded.end);
     const rows = await inv.db
       .selectFrom('subscriptions as s')
       .innerJoin('rate_plans as rp', 'rp.id', 's.rate_plan_id')
-      .select(['s.id', 's.environment_id'])
+      .leftJoin(
+        (eb) => eb.selectFrom('invoices').select(['subscription_id', (e) => e.fn.max('period_end').as('invoiced_to')]).where('kind', '=', 'invoice').groupBy('subscription_id').as('i'),
+        (join) => join.onRef('i.subscription_id', '=', 's.id'),
+      )
+      .select(['s.id', 's.environment_id', 's.contract_effective_date', 'i.invoiced_to'])
       .where('rp.billing_cycle_code', '=', cycle)
       .where('s.status', '!=', 'draft')
-      .where('s.contract_effective_date', '<', new Date(period.end))
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('invoices as i').select('i.id').whereRef('i.subscription_id', '=', 's.id').where('i.period_start', '=', new Date(period.start)))),
-      )
+      .where('s.contract_effective_date', '<', lastEnd)
+      .where((eb) => eb.or([eb('i.invoiced_to', 'is', null), eb('i.invoiced_to', '<', lastEnd)]))
       .orderBy('s.id')
       .execute();
-    for (const r of rows) out.push({ environmentId: r.environment_id, subscriptionId: r.id, period });
+    for (const r of rows) {
+      const from = r.invoiced_to ? new Date(r.invoiced_to) : new Date(r.contract_effective_date);
+      const periods: Period[] = [];
+      for (let p = periodContaining(from, cycle); toEpochMs(p.end) <= lastEnd.getTime() && periods.length < MAX_PERIODS_A_PASS; p = nextPeriod(p, cycle)) periods.push(p);
+      if (periods.length) out.push({ environmentId: r.environment_id, subscriptionId: r.id, periods });
+    }
   }
   return out;
 }
@@ -67,10 +86,14 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   for (const due of await dueSubscriptions(inv, now)) {
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
-      const finalize = now.getTime() >= new Date(due.period.end).getTime() + inv.config.graceMs;
-      const r = await generateInvoice(inv, subject, due.period, { finalize, source: 'scheduler' });
-      if (r.outcome === 'created') report.generated++;
-      else report.skipped++;
+      for (const period of due.periods) {
+        // Time that was never billable (paused, cancelled, not yet active) makes no invoice.
+        if (billableSegments(subject.changes, period).length === 0) continue;
+        const finalize = now.getTime() >= toEpochMs(period.end) + inv.config.graceMs;
+        const r = await generateInvoice(inv, subject, period, { finalize, source: 'scheduler' });
+        if (r.outcome === 'created') report.generated++;
+        else report.skipped++;
+      }
     } catch (err) {
       report.failures++;
       log.warn('scheduled generation failed', { subscription_id: due.subscriptionId, err });

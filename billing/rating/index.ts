@@ -13,6 +13,7 @@ export type {
 export {
   BILLING_CYCLES,
   periodContaining,
+  nextPeriod,
   periodFromLabel,
   previousPeriod,
   toEpochMs,
