@@ -19,10 +19,11 @@ export class BatchedUsage implements UsageSource {
   query(q: UsageQuery): Promise<UsageRow[]> {
     if (q.groupBy !== 'agent' || q.actionTypes || q.outcomeTypes || (q.accountIds && q.accountIds.length !== 1)) return this.source.query(q);
     const byAccount = q.accountIds !== undefined;
-    const key = `${q.environmentId}|${q.from.toISOString()}|${q.to.toISOString()}|${byAccount}`;
+    const key = `${q.environmentId}|${q.from.toISOString()}|${q.to.toISOString()}|${byAccount}|${q.ingestedBefore?.toISOString() ?? ''}`;
     let all = this.#cache.get(key);
     if (!all) {
-      all = this.source.query({ environmentId: q.environmentId, from: q.from, to: q.to, groupBy: byAccount ? 'agent_account' : 'agent' }).then(indexByAgent);
+      const asOf = q.ingestedBefore ? { ingestedBefore: q.ingestedBefore } : {};
+      all = this.source.query({ environmentId: q.environmentId, from: q.from, to: q.to, groupBy: byAccount ? 'agent_account' : 'agent', ...asOf }).then(indexByAgent);
       this.#cache.set(key, all);
       all.catch(() => this.#cache.delete(key)); // a failed fetch is retried by the next query
     }

@@ -7,7 +7,7 @@
  * Plan: 100/month flat + 0.5 per @action (USD).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, clockFrom, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, statuses, failedPaths, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
@@ -60,7 +60,11 @@ async function countDocs(sub: string) {
 
 beforeAll(async () => {
   // A small stream: a handful of events here, and JetStream reserves max_bytes per stream on a shared server.
-  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_STREAM_MAX_BYTES: String(64 * 1024 * 1024) } });
+  // November 23, 2026 (the date these periods were written for), with a 30-day grace: October's invoices are still drafts.
+  stack = await startTestStack({
+    env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_STREAM_MAX_BYTES: String(64 * 1024 * 1024), TALLY_INVOICE_GRACE_HOURS: '720' },
+    now: clockFrom('2026-11-23T12:00:00Z'),
+  });
   dev = await keySet(stack, 'development');
   staging = await keySet(stack, 'staging');
   const typeId = (await post('/api/v1/agent_type/create', { name: 'recruiter' })).body.id;

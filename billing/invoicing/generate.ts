@@ -8,7 +8,7 @@ import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
 import type { InvoiceStatus } from '../../shared/db/schema.ts';
 import { countInvoiceFinalized, countInvoiceGenerated, type InvoiceSource } from '../metrics.ts';
-import { periodContaining, periodFromLabel, previousPeriod, type Period } from '../rating/index.ts';
+import { periodContaining, periodFromLabel, previousPeriod, toEpochMs, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
 import { BatchedUsage } from './batched-usage.ts';
@@ -35,18 +35,24 @@ interface GenerateOptions {
 export async function generateInvoice(inv: Invoicing, subject: BillingSubject, period: Period, opts: GenerateOptions): Promise<GenerateResult> {
   const existing = await findInvoice(inv.db, subject.sub.id, period.start);
   if (existing && existing.status !== 'draft') return { outcome: 'unchanged', invoice: invoiceView(existing) };
-  const rated = await rateSubscription(inv, subject, period);
+  // Re-rated until its grace ends; from then on an invoice is what it was at `grace_until`
+  // (events that arrived later are a correction's), and leaves draft: whichever of
+  // generate, a bill run, finalize, pay or the scheduler touches it first.
+  const graceUntil = existing ? existing.grace_until : new Date(toEpochMs(period.end) + inv.config.graceMs);
+  const graceOver = inv.now() >= graceUntil;
+  const finalize = (opts.finalize ?? false) || graceOver;
+  const rated = await rateSubscription(inv, subject, period, graceOver ? { ingestedBefore: graceUntil } : {});
   if (!rated) {
     if (!existing) return { outcome: 'skipped', invoice: null };
     // No longer billable in the period (e.g. a cancel dated back): the draft stays as rated, and is frozen when asked.
-    const row = opts.finalize ? await finalizeAsIs(inv, existing.id, opts.source) : existing;
+    const row = finalize ? await finalizeAsIs(inv, existing.id, opts.source) : existing;
     return { outcome: 'unchanged', invoice: invoiceView(row) };
   }
   const { invoice, outcome } = await storeInvoice(inv.db, rated, {
     now: inv.now(),
     graceMs: inv.config.graceMs,
     netDays: inv.config.netDays,
-    finalize: opts.finalize ?? false,
+    finalize,
     billRunId: opts.billRunId ?? null,
   });
   countStored(opts.source, outcome, invoice.status);

@@ -58,11 +58,12 @@ async function landed(agentId: string, from: string, to: string, n: number) {
 
 const inv = (res: { body: { invoices: { subscription_id: string }[] } }, subId: string) => res.body.invoices.find((i) => i.subscription_id === subId) as any;
 
-// The process's clock reads November 23, 2026, the date these periods and events were written for.
+// The process's clock reads November 23, 2026, the date these periods and events were written
+// for; a 30-day grace keeps October's invoices drafts then (re-rated as events arrive).
 const clock = clockFrom('2026-11-23T12:00:00Z');
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' }, now: clock });
+  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_INVOICE_GRACE_HOURS: '720' }, now: clock });
   dev = await keySet(stack, 'development');
   staging = await keySet(stack, 'staging');
   const typeId = (await post('/api/v1/agent_type/create', { name: 'recruiter' })).body.id;

@@ -2,8 +2,8 @@
  * Sequences of subscription moves billed through the real API, Postgres, NATS and
  * ClickHouse, on a clock the test moves (issue 37's cases, each of which billed wrong
  * money before): a cancel dated before the activation, a pending move after an earlier
- * cancel, a renew while a pause is pending, paying a draft, and the issue date of an
- * invoice that leaves draft after it was generated.
+ * cancel, a renew while a pause is pending, paying a draft, the issue date of an invoice
+ * that leaves draft after it was generated, and late events after the grace period.
  *
  * Plan A: 100/month flat (prorated by time) + 0.5 per action. Plan B: 200/month flat.
  * November has 30 days: a day of plan A's fee is 100/30.
@@ -53,10 +53,10 @@ async function activeSubscription(): Promise<{ sub: string; account: string; age
   return { sub: res.body.id, account, agent };
 }
 
-/** Sends `n` actions of the agent at T0 and waits until ClickHouse counts `total` of them. */
-async function actions(agent: string, n: number, total = n) {
+/** Sends `n` actions of the agent (dated T0, or `when`; they arrive at the clock's now) and waits until ClickHouse counts `total` of them. */
+async function actions(agent: string, n: number, total = n, when = T0) {
   const ids = Array.from({ length: n }, () => `a-${Math.random().toString(36).slice(2)}`);
-  const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: ids.map((id) => ({ agent_key: agent, action_type: 'llm_call', id, timestamp: new Date(T0).toISOString() })) });
+  const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: ids.map((id) => ({ agent_key: agent, action_type: 'llm_call', id, timestamp: new Date(when).toISOString() })) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   await waitFor(
     () => call(stack, 'GET', `/v1/usage?start_date=2026-11-01&end_date=2026-12-01&agent_id=${agent}`, { key: dev.sdk }),
@@ -126,5 +126,21 @@ describe('sequences of moves', () => {
     const shown = (await get(`/api/v1/invoice/invoices/${draft.id}`)).body;
     expect(shown.issue_date).toBe(new Date(clock).toISOString());
     expect(shown.due_date).toBe(new Date(clock + 30 * DAY).toISOString());
+  });
+  it('bills what had arrived when the grace period ended, whichever move first touches a draft after it', async () => {
+    const { sub, account, agent } = await activeSubscription();
+    await actions(agent, 1);
+    clock = Date.parse('2026-12-01T01:00:00Z');
+    const draft = await november(account, sub);
+    expect(draft).toMatchObject({ status: 'draft', total: '70.50', grace_until: '2026-12-03T00:00:00.000Z' });
+    // Inside the grace period a late event lands on the draft.
+    await actions(agent, 1, 2, Date.parse('2026-11-20T00:00:00Z'));
+    expect(await november(account, sub)).toMatchObject({ id: draft.id, status: 'draft', total: '71.00' });
+    // After it, with no scheduler tick in between, a late event is not billed: generate finalizes the draft as it stood at grace_until.
+    clock = Date.parse('2026-12-04T00:00:00Z');
+    await actions(agent, 1, 3, Date.parse('2026-11-21T00:00:00Z'));
+    const issued = await november(account, sub);
+    expect(issued).toMatchObject({ id: draft.id, status: 'finalized', total: '71.00', issue_date: new Date(clock).toISOString() });
+    expect(issued.number).toMatch(/^INV-/);
   });
 });

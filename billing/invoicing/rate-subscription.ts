@@ -105,11 +105,12 @@ function scopeOf(subject: BillingSubject): UsageScope {
 }
 
 /** Usage of one segment: grouped by agent instance, plus the scope-wide distinct users when a charge needs them. */
-async function measure(inv: Invoicing, environmentId: string, scope: UsageScope, seg: PlanSegment, charges: RatedCharge[]): Promise<MeasuredSegment> {
+async function measure(inv: Invoicing, environmentId: string, scope: UsageScope, seg: PlanSegment, charges: RatedCharge[], ingestedBefore: Date | undefined): Promise<MeasuredSegment> {
   const base = {
     environmentId,
     from: new Date(seg.from),
     to: new Date(seg.to),
+    ...(ingestedBefore ? { ingestedBefore } : {}),
     ...('agent_instance_ids' in scope ? { agentInstanceIds: scope.agent_instance_ids } : { accountIds: [scope.account_id] }),
   };
   const needsUsers = charges.some((c) => c.unit_of_measure !== null && SCOPE_WIDE_UNITS.includes(c.unit_of_measure));
@@ -135,9 +136,10 @@ function withOneTimeState(segments: PlanSegment[], charges: Map<string, RatedCha
 
 /**
  * Rates a subscription over a period: null when it was not billable at any time of the
- * period (draft, paused or cancelled throughout).
+ * period (draft, paused or cancelled throughout). With `ingestedBefore`, usage is what
+ * had arrived by then (an invoice as it stood at the end of its grace period).
  */
-export async function rateSubscription(inv: Invoicing, subject: BillingSubject, period: Period): Promise<RatedInvoice | null> {
+export async function rateSubscription(inv: Invoicing, subject: BillingSubject, period: Period, opts: { ingestedBefore?: Date } = {}): Promise<RatedInvoice | null> {
   const environmentId = subject.sub.environment_id;
   const planSegments = billableSegments(subject.changes, period);
   if (planSegments.length === 0) return null;
@@ -147,7 +149,7 @@ export async function rateSubscription(inv: Invoicing, subject: BillingSubject, 
   ]);
   const scope = scopeOf(subject);
   const segCharges = withOneTimeState(planSegments, charges, billed);
-  const segments = await Promise.all(planSegments.map((s, i) => measure(inv, environmentId, scope, s, segCharges[i]!)));
+  const segments = await Promise.all(planSegments.map((s, i) => measure(inv, environmentId, scope, s, segCharges[i]!, opts.ingestedBefore)));
   const outcome = await inv.rater.rate({
     currency: subject.currency,
     period,

@@ -29,6 +29,8 @@ export interface UsageQuery {
   accountIds?: string[];
   actionTypes?: string[];
   outcomeTypes?: string[];
+  /** Only events whose first copy arrived (was ingested) before this time: usage as it stood then. */
+  ingestedBefore?: Date;
 }
 
 /** A time as a ClickHouse DateTime64(3) parameter (UTC). */
@@ -72,6 +74,7 @@ export class UsageStore {
       accounts: q.accountIds ?? [],
       atypes: q.actionTypes ?? [],
       otypes: q.outcomeTypes ?? [],
+      ...(q.ingestedBefore ? { ingcut: chTime(q.ingestedBefore) } : {}),
     };
     // Sort-key conditions (environment, agent, the widened time window) go in PREWHERE:
     // applied before FINAL merges copies, they prune partitions. Conditions on other
@@ -82,7 +85,9 @@ export class UsageStore {
     const select = keys.length ? keys.join(', ') + ',' : '';
     const groupBy = keys.length ? `GROUP BY ${keys.join(', ')}` : '';
     const prewhere = `PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}`;
-    const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter}`;
+    // After FINAL: the surviving copy is the first ingested, so its arrival decides.
+    const asOf = q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : '';
+    const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter} ${asOf}`;
 
     const actionsSql = `
       SELECT ${select}
