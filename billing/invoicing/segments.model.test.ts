@@ -14,99 +14,16 @@
  *
  * Seeded and reproducible: LIFECYCLE_SEED picks the seed, LIFECYCLE_RUNS the number of
  * sequences (5,000 in `npm test`; `npm run test:lifecycle` runs 100,000, or LIFECYCLE_RUNS).
- * Money is not compared here yet: the engine still rounds each segment's lines (issue 37,
- * case 5), where the README's rule is once per charge.
+ * Money: invoice.model.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { billableSegments, type PlanSegment, type StateChange } from './segments.ts';
+import { HOUR, PERIOD, randomMoves, rng } from '../../test/lifecycle-model.ts';
 
 const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 5000);
 const SEED = Number(process.env.LIFECYCLE_SEED ?? 20261125);
-const HOUR = 3_600_000;
-const PERIOD = { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z' };
 const PS = Date.parse(PERIOD.start);
 const PE = Date.parse(PERIOD.end);
-const PLANS = ['p1', 'p2', 'p3'];
-
-/** mulberry32: a small seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Action = 'activate' | 'pause' | 'resume' | 'cancel' | 'renew' | 'change_plan';
-/** The catalog's state machine: the statuses each move is allowed from (billing/catalog/subscriptions.ts). */
-const ALLOWED: Record<Action, string[]> = {
-  activate: ['draft'],
-  pause: ['active'],
-  resume: ['paused'],
-  cancel: ['draft', 'active', 'paused'],
-  renew: ['active', 'paused'],
-  change_plan: ['draft', 'active', 'paused'],
-};
-const TYPE: Record<Action, string> = { activate: 'activated', pause: 'paused', resume: 'resumed', cancel: 'cancelled', renew: 'renewed', change_plan: 'plan_changed' };
-
-/** A random sequence of moves as the catalog records them (times on whole hours). */
-function sequence(next: () => number): StateChange[] {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const hourIn = (from: number, to: number) => from + Math.floor(next() * Math.max(1, (to - from) / HOUR)) * HOUR;
-  // Created somewhere from a month before the period to its end; recorded "now" moves forward.
-  let now = hourIn(PS - 30 * 24 * HOUR, PE);
-  const contract = next() < 0.5 ? now : hourIn(now - 20 * 24 * HOUR, now + 10 * 24 * HOUR);
-  let status = next() < 0.5 ? 'draft' : 'active';
-  let plan = pick(PLANS);
-  const rows: StateChange[] = [{ type: 'created', to_status: status, rate_plan_id: plan, effective_at: new Date(status === 'active' ? Math.max(contract, now) : contract).toISOString() }];
-  let lastChange = Date.parse(rows[0]!.effective_at);
-  let activatedAt = status === 'active' ? lastChange : undefined;
-  const moves = Math.floor(next() * 9);
-  for (let k = 0; k < moves; k++) {
-    now += Math.floor(next() * 5 * 24) * HOUR;
-    const action = pick(Object.keys(ALLOWED) as Action[]);
-    if (!ALLOWED[action].includes(status)) continue;
-    // Dated moves: now, in the past back to the last change, or in the future (pending).
-    const dated = () => (next() < 0.3 ? Math.max(now, lastChange) : hourIn(lastChange, lastChange + 20 * 24 * HOUR));
-    let at: number;
-    switch (action) {
-      case 'activate':
-        at = Math.max(contract, now);
-        status = 'active';
-        activatedAt = at;
-        break;
-      case 'pause':
-        at = dated();
-        status = 'paused';
-        break;
-      case 'resume':
-        at = dated();
-        status = 'active';
-        break;
-      case 'change_plan': {
-        const to = pick(PLANS.filter((p) => p !== plan));
-        at = dated();
-        plan = to;
-        break;
-      }
-      case 'cancel': {
-        const bound = Math.max(contract, activatedAt ?? contract);
-        at = next() < 0.3 ? Math.max(now, bound) : hourIn(bound, bound + 40 * 24 * HOUR);
-        status = 'cancelled';
-        break;
-      }
-      case 'renew':
-        at = now;
-        break;
-    }
-    if (action === 'pause' || action === 'resume' || action === 'change_plan') lastChange = Math.max(lastChange, at);
-    rows.push({ type: TYPE[action], to_status: status, rate_plan_id: plan, effective_at: new Date(at).toISOString() });
-  }
-  return rows;
-}
 
 /** The model: the plan billed at instant `t`, or null (see the file's doc). */
 function billedAt(rows: readonly StateChange[], t: number): string | null {
@@ -133,7 +50,7 @@ describe(`billable segments against the model (${RUNS} random sequences, seed ${
   it('bill every hour of the period on the plan the rules say, in ordered, merged, non-empty segments', () => {
     const next = rng(SEED);
     for (let run = 0; run < RUNS; run++) {
-      const rows = sequence(next);
+      const rows = randomMoves(next);
       const segments = billableSegments(rows, PERIOD);
       const context = () => `run ${run} (seed ${SEED}): ${JSON.stringify(rows)} -> ${JSON.stringify(segments)}`;
       for (let k = 0; k < segments.length; k++) {

@@ -393,7 +393,7 @@ describe('rateSegments: plan changes mid-cycle', () => {
     expect(r.subtotal).toBe(rate({ currency: 'USD', period: NOV, charges: [c], usage: { '@action': String(Number(first) + Number(second)) } }).subtotal);
   });
 
-  it('three thirds of 100 are 33.33 each (each line rounded once)', () => {
+  it('three thirds of 100 bill 100.00: a charge split over segments is rounded once, shared by largest remainder', () => {
     const r = rateSegments({
       currency: 'USD',
       period: NOV,
@@ -403,8 +403,38 @@ describe('rateSegments: plan changes mid-cycle', () => {
         { from: '2026-11-21T00:00:00Z', to: NOV.end, charges: planA, usage: {} },
       ],
     });
-    expect(r.lines.map((l) => l.amount)).toEqual(['33.33', '33.33', '33.33']);
-    expect(r.total).toBe('99.99');
+    expect(r.lines.map((l) => l.amount)).toEqual(['33.34', '33.33', '33.33']);
+    expect(r.segments.map((s) => s.total)).toEqual(['33.34', '33.33', '33.33']);
+    expect(r.total).toBe('100.00');
+  });
+
+  it('rounds once per charge whatever splits the period (issue 37: per-unit at 0.005, a JPY fee of 10.5 + 20.5)', () => {
+    const perAction = [charge({ kind: 'per_unit', unit_price: '0.005' }, { id: 'acts', name: 'Actions', charge_type: 'usage', unit_of_measure: '@action' })];
+    const split = rateSegments({
+      currency: 'USD',
+      period: NOV,
+      segments: [
+        { from: NOV.start, to: '2026-11-10T00:00:00Z', charges: perAction, usage: { '@action': '1' } },
+        { from: '2026-11-20T00:00:00Z', to: NOV.end, charges: perAction, usage: { '@action': '1' } },
+      ],
+    });
+    const whole = rateSegments({ currency: 'USD', period: NOV, segments: [{ from: NOV.start, to: NOV.end, charges: perAction, usage: { '@action': '2' } }] });
+    expect(whole.total).toBe('0.01');
+    expect(split.total).toBe('0.01');
+    expect(split.lines.map((l) => l.amount)).toEqual(['0.01', '0.00']);
+
+    // 1000 JPY a month (30 days = 720 h): 7.56 h bill 10.5, 14.76 h bill 20.5; once rounded, 31.
+    const fee = [charge({ kind: 'flat', amount: '1000' }, { id: 'fee', name: 'Fee' })];
+    const jpy = rateSegments({
+      currency: 'JPY',
+      period: NOV,
+      segments: [
+        { from: NOV.start, to: '2026-11-01T07:33:36Z', charges: fee, usage: {} },
+        { from: '2026-11-02T00:00:00Z', to: '2026-11-02T14:45:36Z', charges: fee, usage: {} },
+      ],
+    });
+    expect(jpy.lines.map((l) => l.amount)).toEqual(['11', '20']); // the remainders tie: the earlier line takes the yen
+    expect(jpy.total).toBe('31');
   });
 
   it('applies each segment’s discounts to that segment only', () => {

@@ -10,7 +10,9 @@
  *
  * Rules common to all kinds:
  * - All amounts are exact decimals until each line is rounded ONCE with
- *   {@link roundToMinor}, half up to the currency's minor units.
+ *   {@link roundToMinor}, half up to the currency's minor units. A charge whose lines
+ *   span several segments of a period ({@link rateSegments}) is rounded once for the
+ *   period and shared over its lines by largest remainder.
  * - Charges are rated first, in input order. Discounts come AFTER all charges: first
  *   those targeting a charge (`applies_to` = charge id, else charge name), then
  *   invoice-level ones, each group in input order, each on the remaining amount of its
@@ -241,6 +243,46 @@ function rateWindow(charges: RatedCharge[], usageIn: Usage, w: Window, r: Rounde
   return { lines, subtotal, discountTotal };
 }
 
+/** Sums of a list of lines: charges (subtotal) and discounts (zero or negative). */
+function lineTotals(lines: readonly InvoiceLine[]): { subtotal: Dec; discountTotal: Dec } {
+  let subtotal = new Dec(0);
+  let discountTotal = new Dec(0);
+  for (const l of lines) {
+    if (l.model === 'discount') discountTotal = discountTotal.plus(l.amount);
+    else subtotal = subtotal.plus(l.amount);
+  }
+  return { subtotal, discountTotal };
+}
+
+/**
+ * Each charge (and discount) whose lines span several segments is rounded once: the sum
+ * of its lines' exact amounts, rounded to minor units, shared over those lines by largest
+ * remainder (as a charge's per-agent lines are within a segment). `exact` holds the same
+ * lines rated with {@link Rounder.exact}.
+ */
+function roundOncePerCharge(rounded: InvoiceLine[][], exact: InvoiceLine[][], r: Rounder): void {
+  const byCharge = new Map<string, { line: InvoiceLine; exact: Dec; segment: number }[]>();
+  rounded.forEach((lines, i) => {
+    const twins = exact[i]!;
+    if (twins.length !== lines.length) throw new Error(`exact rating of segment ${i} gave ${twins.length} lines, not ${lines.length}`);
+    lines.forEach((line, j) => {
+      const twin = twins[j]!;
+      if (twin.charge_id !== line.charge_id || twin.agent_instance_id !== line.agent_instance_id) throw new Error(`exact rating of segment ${i} differs at line ${j}`);
+      const group = byCharge.get(line.charge_id);
+      const entry = { line, exact: new Dec(twin.amount), segment: i };
+      if (group) group.push(entry);
+      else byCharge.set(line.charge_id, [entry]);
+    });
+  });
+  for (const group of byCharge.values()) {
+    if (group.every((g) => g.segment === group[0]!.segment)) continue;
+    const sum = group.reduce((a, g) => a.plus(g.exact), new Dec(0));
+    const negative = sum.isNegative();
+    const shares = r.allocate(r.roundSum(sum.abs()), group.map((g) => g.exact.abs()));
+    group.forEach((g, k) => (g.line.amount = r.fmt(negative ? shares[k]!.neg() : shares[k]!)));
+  }
+}
+
 /**
  * Rates one billing period: charge lines, then discount lines, with totals.
  * Throws {@link RatingError} (or MoneyError/PeriodError) on invalid input.
@@ -287,6 +329,11 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
   const lines: InvoiceLine[] = [];
   let subtotal = new Dec(0);
   let discountTotal = new Dec(0);
+  // With several segments, each is also rated as good as exactly, so that a charge
+  // split over segments (a pause, a plan change and back) is rounded once for the
+  // period: an invoice never depends on how its time is split.
+  const exactRounder = input.segments.length > 1 ? Rounder.exact(currency) : undefined;
+  const exactLines: InvoiceLine[][] = [];
   input.segments.forEach((seg, i) => {
     const path = `input.segments[${i}]`;
     const from = toEpochMs(seg.from);
@@ -296,22 +343,22 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
     if (from < prevEnd) throw new RatingError(path, 'segments must be ordered and must not overlap');
     prevEnd = to;
     const w = makeWindow(input.period, seg.from, seg.to);
-    const res = rateWindow(seg.charges, seg.usage, w, r, path, () => ({ before: new Map(before), total }));
+    const periodUsage = () => ({ before: new Map(before), total });
+    const res = rateWindow(seg.charges, seg.usage, w, r, path, periodUsage);
+    if (exactRounder) exactLines.push(rateWindow(seg.charges, seg.usage, w, exactRounder, path, periodUsage).lines);
     for (const [unit, q] of unitTotals[i]!) before.set(unit, (before.get(unit) ?? new Dec(0)).plus(q.total));
-    segments.push({
-      from: w.servicePeriod.start,
-      to: w.servicePeriod.end,
-      proration: w.fraction ?? '1',
-      currency,
-      lines: res.lines,
-      subtotal: r.fmt(res.subtotal),
-      discount_total: r.fmt(res.discountTotal),
-      total: r.fmt(res.subtotal.plus(res.discountTotal)),
-    });
-    lines.push(...res.lines);
-    subtotal = subtotal.plus(res.subtotal);
-    discountTotal = discountTotal.plus(res.discountTotal);
+    segments.push({ from: w.servicePeriod.start, to: w.servicePeriod.end, proration: w.fraction ?? '1', currency, lines: res.lines, subtotal: '', discount_total: '', total: '' });
   });
+  if (exactRounder) roundOncePerCharge(segments.map((s) => s.lines), exactLines, r);
+  for (const seg of segments) {
+    const t = lineTotals(seg.lines);
+    seg.subtotal = r.fmt(t.subtotal);
+    seg.discount_total = r.fmt(t.discountTotal);
+    seg.total = r.fmt(t.subtotal.plus(t.discountTotal));
+    lines.push(...seg.lines);
+    subtotal = subtotal.plus(t.subtotal);
+    discountTotal = discountTotal.plus(t.discountTotal);
+  }
   return {
     currency,
     segments,

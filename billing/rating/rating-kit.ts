@@ -138,17 +138,43 @@ export function prorate(amount: Dec, w: Window): Dec {
   return w.fraction === null ? amount : amount.times(w.ratio.overlap_ms).div(w.ratio.period_ms);
 }
 
+/**
+ * Decimals an {@link Rounder.exact} rounder keeps (truncating). A sum of such parts is
+ * within n x 1e-30 of the exact sum; {@link Rounder.roundSum} snaps it to 24 decimals
+ * first, which gives the exact sum whenever it is a half-way value (prorated amounts
+ * and prices have denominators far below 1e24), and then rounds it.
+ */
+const EXACT_PLACES = 30;
+const SNAP_PLACES = 24;
+
 /** Rounds and formats money of one currency (half up, to its minor units). */
 export class Rounder {
   readonly places: number;
-  constructor(readonly currency: string) {
-    this.places = minorUnits(currency);
+  readonly #exact: boolean;
+  constructor(
+    readonly currency: string,
+    opts: { exact?: boolean } = {},
+  ) {
+    this.#exact = opts.exact ?? false;
+    this.places = this.#exact ? EXACT_PLACES : minorUnits(currency);
+  }
+  /**
+   * A rounder that keeps amounts as good as exact (18 decimals, truncated): lines rated
+   * with it carry what each would bill before rounding, so that amounts rated in parts
+   * (segments of a period) can be rounded once for the whole.
+   */
+  static exact(currency: string): Rounder {
+    return new Rounder(currency, { exact: true });
   }
   round(d: Dec): Dec {
-    return d.toDecimalPlaces(this.places, Dec.ROUND_HALF_UP);
+    return d.toDecimalPlaces(this.places, this.#exact ? Dec.ROUND_DOWN : Dec.ROUND_HALF_UP);
+  }
+  /** Rounds a sum of amounts rated with an exact rounder (see EXACT_PLACES) to minor units. */
+  roundSum(d: Dec): Dec {
+    return this.round(d.toDecimalPlaces(SNAP_PLACES, Dec.ROUND_HALF_UP));
   }
   fmt(d: Dec): string {
-    return formatMoney(d, this.currency);
+    return this.#exact ? d.toFixed(this.places) : formatMoney(d, this.currency);
   }
   /**
    * Splits `rounded` (a non-negative amount in minor units) over parts in proportion to
