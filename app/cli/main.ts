@@ -75,13 +75,19 @@ export async function main(argv: string[]): Promise<number> {
       parseRoleConfigs(new Set(roles), env);
       const result = roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing') ? await runInit(env) : undefined;
       const tally = await startTally({ roles, env });
+      // Every signal is handled (a second one, e.g. from npm forwarding the group's
+      // SIGTERM, must not fall to the default action and cut the stop short): the first
+      // stops Tally, the others are ignored.
+      let stopping = false;
       const shutdown = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
         log.info('stopping', { signal });
         await tally.stop();
         process.exit(0);
       };
-      process.once('SIGINT', () => void shutdown('SIGINT'));
-      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
       process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
       // The keys stand last, once, when this start created them.
       if (result?.created) process.stdout.write(describeInit(result));

@@ -12,6 +12,7 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
     method: 'POST',
     path,
     maxBodyBytes: MAX_EVENT_BODY_BYTES,
+    authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
     summary: `Send one ${kind} event or a batch (JSON, NDJSON or msgpack)`,
     handler: (req) => handleEvents(deps, kind, req),
   });

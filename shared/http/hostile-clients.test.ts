@@ -56,6 +56,7 @@ describe.each(kinds)('the %s server against broken and hostile clients', (kind) 
   let server: HttpServer;
   let port: number;
   const stored: string[] = [];
+  const keyedBodies: number[] = [];
   beforeAll(async () => {
     server = new HttpServer({ server: kind, timeouts: { idleMs: 600, headersMs: 1000 } });
     expect(server.kind).toBe(kind);
@@ -71,6 +72,22 @@ describe.each(kinds)('the %s server against broken and hostile clients', (kind) 
         },
       },
       { method: 'GET', path: '/readyz', handler: () => ({ status: 200, body: { ready: true } }) },
+      {
+        // A route that checks credentials before its body is read, as the event routes do.
+        method: 'POST',
+        path: '/keyed',
+        maxBodyBytes: 8 * 1024 * 1024,
+        authenticate: async (headers) => {
+          await new Promise((r) => setTimeout(r, 5));
+          if (headers['authorization'] !== 'Bearer good') throw new Error('bad key');
+        },
+        handler: (req) => {
+          keyedBodies.push(req.body.length);
+          return req.headers['authorization'] === 'Bearer good'
+            ? { status: 200, body: { bytes: req.body.length } }
+            : { status: 401, body: { error: { code: 'unauthorized', message: 'bad key', request_id: req.requestId } } };
+        },
+      },
     );
     server.started();
     port = await server.listen('127.0.0.1', 0);
@@ -162,6 +179,68 @@ describe.each(kinds)('the %s server against broken and hostile clients', (kind) 
     expect(statuses(slow.text)).toEqual([408]);
     expect(slow.text).toContain('"code":"request_timeout"');
     expect(slow.closed).toBe(true);
+  });
+
+  it('reads no body behind bad credentials: the handler answers with an empty one, early, and the connection closes', async () => {
+    keyedBodies.splice(0);
+    const big = Buffer.alloc(3 * 1024 * 1024, 0x61).toString('latin1');
+    const keyless = await raw(port, `POST /keyed HTTP/1.1\r\nHost: t\r\nContent-Length: ${big.length}\r\n\r\n${big}`, 5000);
+    expect(statuses(keyless.text)).toEqual([401]);
+    // (uWS sends Connection: close but keeps reading what the client still sends.)
+    if (kind === 'node') expect(keyless.closed).toBe(true);
+    const keyed = await raw(port, `POST /keyed HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer good\r\nContent-Length: ${big.length}\r\n\r\n${big}`, 5000);
+    expect(statuses(keyed.text)).toEqual([200]);
+    expect(keyed.text).toContain(`"bytes":${big.length}`);
+    expect(keyedBodies).toEqual([0, big.length]);
+  });
+
+  it.skipIf(kind === 'uws')('answers a request its client half-closed after sending, then closes; nothing is done twice', async () => {
+    reset();
+    const answer = await new Promise<RawResult>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve({ text, closed: true }));
+      socket.on('connect', () => socket.end(post('{"n":"half"}')));
+      setTimeout(() => socket.destroy(), 3000);
+    });
+    expect(statuses(answer.text)).toEqual([200]);
+    expect(stored).toEqual(['{"n":"half"}']);
+  });
+
+  it.skipIf(kind === 'uws')('gives Expect: 100-continue only to good credentials, and answers other expectations with a JSON 400', async () => {
+    keyedBodies.splice(0);
+    const refused = await raw(port, 'POST /keyed HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 20000000\r\n\r\n', 3000);
+    expect(statuses(refused.text)).toEqual([401]);
+    expect(refused.text).not.toContain('100 Continue');
+    expect(refused.closed).toBe(true);
+    const welcome = await raw(port, ['POST /keyed HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer good\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n', '{}'], 3000);
+    expect(welcome.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(keyedBodies).toEqual([0, 2]);
+    const odd = await raw(port, 'POST /in HTTP/1.1\r\nHost: t\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}');
+    expect(statuses(odd.text)).toEqual([400]);
+    expect(odd.text).toContain('"code":"bad_request"');
+  });
+
+  it.skipIf(kind === 'uws')('refuses two Host headers, other transfer codings, other HTTP versions and CONNECT, in JSON; answers HEAD and absolute-form targets', async () => {
+    for (const req of [
+      'GET /readyz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
+      'POST /in HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    ]) {
+      const r = await raw(port, req);
+      expect(statuses(r.text), req).toEqual([400]);
+      expect(r.text).toContain('"code":"bad_request"');
+    }
+    const connect = await raw(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(statuses(connect.text)).toEqual([405]);
+    expect(connect.text).toContain('"code":"method_not_allowed"');
+    const head = await raw(port, 'HEAD /readyz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n');
+    expect(statuses(head.text)).toEqual([200]);
+    expect(head.text).toMatch(/content-length: 14\r\n/i);
+    expect(head.text.endsWith('\r\n\r\n')).toBe(true);
+    const absolute = await raw(port, 'GET http://t/readyz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n');
+    expect(statuses(absolute.text)).toEqual([200]);
   });
 
   it('keeps serving a well-behaved client while hundreds of connections idle, dribble headers or send garbage', async () => {

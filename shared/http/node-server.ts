@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { AppError, errorBody, type ErrorCode } from '../errors.ts';
-import { IncomingRequest, MAX_DRAIN_BYTES, requestIdOf, type HttpTimeouts } from './request.ts';
-import type { HttpServer, Reply, Transport } from './server.ts';
+import { BodyReader, type RequestHead } from './body-reader.ts';
+import { IncomingRequest, requestIdOf, type HttpTimeouts } from './request.ts';
+import type { HttpServer, Reply, Routed, Transport } from './server.ts';
 
 /**
  * The listener on Node's HTTP stack (llhttp), on every Node.js line. Node's parser refuses
@@ -19,7 +20,17 @@ export function nodeTransport(server: HttpServer, timeouts: HttpTimeouts): Trans
   srv.keepAliveTimeout = timeouts.idleMs;
   srv.headersTimeout = timeouts.headersMs;
   srv.requestTimeout = timeouts.requestMs;
+  // A client that half-closes after its request still gets the answer (then the connection closes).
+  (srv as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   srv.on('clientError', (err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => onClientError(err, socket, timeouts));
+  srv.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(server, req, res, true));
+  srv.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    const err = new AppError('bad_request', `Expect: ${req.headers.expect} is not supported (only 100-continue)`);
+    server.refuse(new NodeReply(req, res), err, requestIdOf(req.headers as Record<string, string>), 'unmatched', performance.now(), true);
+  });
+  // CONNECT (a proxy's method): refused, not silently dropped.
+  srv.on('connect', (_req: IncomingMessage, socket: Duplex) => endWithError(socket, new AppError('method_not_allowed', 'CONNECT is not supported: Tally is not a proxy')));
   return {
     listen(host, port) {
       return new Promise((resolve, reject) => {
@@ -65,11 +76,25 @@ class NodeReply implements Reply {
 
 function ignore(): void {}
 
+/** The request's framing and version problems Node's parser lets through, as the message of a 400; undefined when there is none. */
+function malformed(req: IncomingMessage, headers: Record<string, string>): string | undefined {
+  if (req.httpVersionMajor !== 1) return `HTTP/${req.httpVersion} is not supported; send HTTP/1.1 (or 1.0)`;
+  if (headers.host === undefined && req.httpVersionMinor === 1) return 'an HTTP/1.1 request must have a Host header';
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'a request must have one Host header';
+  const te = headers['transfer-encoding'];
+  if (te !== undefined && te.trim().toLowerCase() !== 'chunked') return `Transfer-Encoding ${te} is not supported; send chunked, or a Content-Length (gzip goes in Content-Encoding)`;
+  return undefined;
+}
+
 // No named closures in this per-request path (see uws-server.ts: tsx's keepNames).
-function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse): void {
+function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
   const receivedAt = performance.now();
   const method = req.method ?? 'GET';
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  // An absolute-form target (a proxy's): its path and query.
+  if (url.charCodeAt(0) !== 47 /* / */ && /^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?#]*/i, '') || '/';
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
@@ -77,10 +102,10 @@ function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse
   const reply = new NodeReply(req, res);
   // A connection reset mid-body destroys the request with an error: nothing to answer.
   req.on('error', ignore);
-  if (headers.host === undefined && req.httpVersionMinor === 1) {
-    // RFC 9112 §3.2 (Node's own check would answer without a body).
+  const bad = malformed(req, headers);
+  if (bad !== undefined) {
     req.resume();
-    server.refuse(reply, new AppError('bad_request', 'an HTTP/1.1 request must have a Host header'), requestIdOf(headers), 'unmatched', receivedAt, true);
+    server.refuse(reply, new AppError('bad_request', bad), requestIdOf(headers), 'unmatched', receivedAt, true);
     return;
   }
   const routed = server.route(reply, method, path, rawQuery, headers, receivedAt);
@@ -88,43 +113,39 @@ function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse
     req.resume();
     return;
   }
-  const { route, params, requestId, limit } = routed;
-  let tooLarge = routed.tooLarge;
-  if (!tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
+  const { route, params, requestId } = routed;
+  if (!routed.tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
     // Bodies of these methods are ignored (read and discarded).
+    if (expectContinue) res.writeContinue();
     req.resume();
     server.run(reply, new IncomingRequest(method, path, params, rawQuery, headers, EMPTY, requestId, receivedAt), route);
     return;
   }
-  let chunks: Buffer[] = [];
-  let size = 0;
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    if (reply.answered) return;
-    if (tooLarge) {
-      drained += chunk.byteLength;
-      // Past MAX_DRAIN_BYTES the 413 is sent at once and the connection closed.
-      if (drained > MAX_DRAIN_BYTES) server.refuse(reply, tooLarge, requestId, route.path, receivedAt, true);
-      return;
-    }
-    size += chunk.byteLength;
-    if (size > limit) {
-      tooLarge = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
-      chunks = [];
-      return;
-    }
-    chunks.push(chunk);
-  });
-  req.on('end', () => {
-    if (reply.answered) return;
-    if (tooLarge) {
-      server.refuse(reply, tooLarge, requestId, route.path, receivedAt);
-      return;
-    }
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-    chunks = [];
-    server.run(reply, new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt), route);
-  });
+  const head = { method, path, rawQuery, headers, receivedAt };
+  if (!expectContinue) {
+    readBody(req, new BodyReader(server, reply, routed, head));
+    return;
+  }
+  // Expect: 100-continue: the client waits for the go-ahead, given only to good credentials.
+  const check = server.preauthenticate(route, headers);
+  if (typeof check === 'boolean') continueOrRefuse(server, req, res, reply, routed, head, check);
+  else void check.then((ok) => continueOrRefuse(server, req, res, reply, routed, head, ok));
+}
+
+function continueOrRefuse(server: HttpServer, req: IncomingMessage, res: ServerResponse, reply: NodeReply, routed: Routed, head: RequestHead, ok: boolean): void {
+  if (ok) {
+    res.writeContinue();
+    readBody(req, new BodyReader(server, reply, routed, head, true));
+    return;
+  }
+  // Without the go-ahead the body is never read: the handler answers the credentials, and the connection closes.
+  req.resume();
+  server.run(reply, new IncomingRequest(head.method, head.path, routed.params, head.rawQuery, head.headers, EMPTY, routed.requestId, head.receivedAt), routed.route, true);
+}
+
+function readBody(req: IncomingMessage, reader: BodyReader): void {
+  req.on('data', (chunk: Buffer) => reader.push(chunk));
+  req.on('end', () => reader.end());
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -149,10 +170,14 @@ function onClientError(err: NodeJS.ErrnoException & { reason?: string }, socket:
   } else if (err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || err.code === 'HPE_INVALID_TRANSFER_ENCODING') {
     message = `the request's length is ambiguous (${err.reason ?? err.message}); send one Content-Length or chunked encoding`;
   }
-  const appErr = new AppError(code, message);
+  endWithError(socket, new AppError(code, message));
+}
+
+/** Writes a JSON error on a socket no request owns (a refused parse, CONNECT) and closes it. */
+function endWithError(socket: Duplex, err: AppError): void {
   const requestId = requestIdOf({});
-  const body = JSON.stringify(errorBody(appErr, requestId));
-  const status = appErr.status;
+  const body = JSON.stringify(errorBody(err, requestId));
+  const status = err.status;
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );

@@ -39,7 +39,12 @@ export class Router {
     return this.#all;
   }
 
+  /** A HEAD request is answered as its GET (the transport leaves the body out). */
   match(method: string, path: string): Match {
+    if (method === 'HEAD') {
+      const asGet = this.match('GET', path);
+      if (asGet.kind === 'found') return asGet;
+    }
     const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const byMethod = this.#static.get(normalized);
     const allowed = new Set<string>();

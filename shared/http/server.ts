@@ -156,23 +156,39 @@ export class HttpServer {
     this.answer(reply, undefined, errorResponse(err, requestId), routeLabel, receivedAt, close);
   }
 
-  /** Runs a request's handler and answers with its result or error. */
-  run(reply: Reply, req: HttpRequest, route: Route): void {
+  /** Runs a request's handler and answers with its result or error (closing the connection after it with `close`). */
+  run(reply: Reply, req: HttpRequest, route: Route, close = false): void {
     let result: Promise<HttpResponse> | HttpResponse;
     try {
       result = route.handler(req);
     } catch (err) {
-      this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt);
+      this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt, close);
       return;
     }
     if (result instanceof Promise) {
       result.then(
-        (r) => this.answer(reply, req, r, route.path, req.receivedAt),
-        (err) => this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt),
+        (r) => this.answer(reply, req, r, route.path, req.receivedAt, close),
+        (err) => this.answer(reply, req, this.#fail(err, req), route.path, req.receivedAt, close),
       );
     } else {
-      this.answer(reply, req, result, route.path, req.receivedAt);
+      this.answer(reply, req, result, route.path, req.receivedAt, close);
     }
+  }
+
+  /**
+   * A route's credential check before its body is read (`Route.authenticate`): true when
+   * it passed or the route has none, false when it failed (whatever the error: the
+   * handler answers it), or a promise of either.
+   */
+  preauthenticate(route: Route, headers: Readonly<Record<string, string>>): boolean | Promise<boolean> {
+    if (!route.authenticate) return true;
+    let check: unknown;
+    try {
+      check = route.authenticate(headers);
+    } catch {
+      return false;
+    }
+    return check instanceof Promise ? check.then(PASSED, FAILED) : true;
   }
 
   #fail(err: unknown, req: HttpRequest): HttpResponse {
@@ -202,6 +218,13 @@ export class HttpServer {
         : undefined;
     reply.end(out.status, contentType, requestIdHeader, out.headers, body, close);
   }
+}
+
+function PASSED(): boolean {
+  return true;
+}
+function FAILED(): boolean {
+  return false;
 }
 
 /** The one error response shape. */

@@ -35,6 +35,12 @@ export interface Route {
   handler: Handler;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Checks the request's credentials from its headers while its body arrives (throws, or
+   * rejects, when they are not good): a body behind bad credentials is discarded unread
+   * rather than kept, and the handler runs with an empty body to answer the failure.
+   */
+  authenticate?: (headers: Readonly<Record<string, string>>) => unknown;
   /** Shown in the API reference and OpenAPI document. */
   summary?: string;
 }

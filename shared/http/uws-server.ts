@@ -5,7 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
 import type * as uWS from 'uWebSockets.js';
 import { AppError } from '../errors.ts';
-import { IncomingRequest, MAX_DRAIN_BYTES, requestIdOf } from './request.ts';
+import { BodyReader } from './body-reader.ts';
+import { IncomingRequest, requestIdOf } from './request.ts';
 import type { HttpServer, Reply, Transport } from './server.ts';
 import type { HttpRequest, Route } from './types.ts';
 
@@ -79,6 +80,8 @@ const EMPTY = Buffer.alloc(0);
 class UwsReply implements Reply {
   answered = false;
   aborted = false;
+  /** A HEAD request: the answer's headers without its body. */
+  head = false;
   constructor(readonly res: uWS.HttpResponse) {}
 
   remoteAddress(): string {
@@ -92,7 +95,8 @@ class UwsReply implements Reply {
       res.writeHeader('content-type', contentType);
       if (requestIdHeader !== undefined) res.writeHeader('x-request-id', requestIdHeader);
       if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
-      res.end(body, close);
+      if (this.head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, close);
+      else res.end(body, close);
     });
   }
 }
@@ -127,10 +131,10 @@ function onRequest(server: HttpServer, res: uWS.HttpResponse, req: uWS.HttpReque
   }
   const routed = server.route(reply, method, path, rawQuery, headers, receivedAt);
   if (!routed) return;
-  const { route, params, requestId, limit } = routed;
-  let tooLarge = routed.tooLarge;
+  const { route, params, requestId } = routed;
+  reply.head = method === 'HEAD';
 
-  if (!tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
+  if (!routed.tooLarge && (method === 'GET' || method === 'DELETE' || method === 'HEAD')) {
     // Bodies of these methods are ignored; uWS still needs onData for keep-alive correctness.
     res.onData(() => {});
     const request = new IncomingRequest(method, path, params, rawQuery, headers, EMPTY, requestId, receivedAt);
@@ -138,34 +142,14 @@ function onRequest(server: HttpServer, res: uWS.HttpResponse, req: uWS.HttpReque
     else server.run(reply, request, route);
     return;
   }
-  let chunks: Buffer[] | undefined;
-  let size = 0;
-  let drained = 0;
+  const reader = new BodyReader(server, reply, routed, { method, path, rawQuery, headers, receivedAt });
   res.onData((chunk, isLast) => {
     if (reply.answered) return;
-    if (tooLarge) {
-      drained += chunk.byteLength;
-      refuse(server, reply, tooLarge, requestId, route.path, receivedAt, isLast, drained);
-      return;
-    }
-    size += chunk.byteLength;
-    if (size > limit) {
-      tooLarge = new AppError('payload_too_large', `request body exceeds the limit of ${limit} bytes`);
-      chunks = undefined;
-      refuse(server, reply, tooLarge, requestId, route.path, receivedAt, isLast, drained);
-      return;
-    }
     // uWS reuses the chunk's memory after this callback returns: copy it.
-    const copy = Buffer.from(new Uint8Array(chunk));
-    if (isLast) {
-      const body = chunks ? Buffer.concat([...chunks, copy]) : copy;
-      chunks = undefined;
-      // The handler runs once the bytes that came with the body are parsed: uWS closes a
-      // connection that pipelines a request behind this one, and then nothing is done.
-      setImmediate(runIfOpen, server, reply, new IncomingRequest(method, path, params, rawQuery, headers, body, requestId, receivedAt), route);
-    } else {
-      (chunks ??= []).push(copy);
-    }
+    reader.push(Buffer.from(new Uint8Array(chunk)));
+    // The request runs once the bytes that came with its body are parsed: uWS closes a
+    // connection that pipelines a request behind this one, and then nothing is done.
+    if (isLast) setImmediate(endIfOpen, reader, reply);
   });
 }
 
@@ -173,12 +157,11 @@ function runIfOpen(server: HttpServer, reply: UwsReply, req: HttpRequest, route:
   if (!reply.aborted) server.run(reply, req, route);
 }
 
+function endIfOpen(reader: BodyReader, reply: UwsReply): void {
+  if (!reply.aborted) reader.end();
+}
+
 function refuseIfOpen(server: HttpServer, reply: UwsReply, err: AppError, requestId: string, receivedAt: number): void {
   if (!reply.aborted) server.refuse(reply, err, requestId, 'unmatched', receivedAt, true);
 }
 
-/** Answers 413 to an oversized body once it is read (`isLast`), or at once, closing, once more than MAX_DRAIN_BYTES were discarded. */
-function refuse(server: HttpServer, reply: Reply, tooLarge: AppError, requestId: string, routePath: string, receivedAt: number, isLast: boolean, drained: number): void {
-  if (isLast) server.refuse(reply, tooLarge, requestId, routePath, receivedAt);
-  else if (drained > MAX_DRAIN_BYTES) server.refuse(reply, tooLarge, requestId, routePath, receivedAt, true);
-}

@@ -26,6 +26,7 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
       method: 'POST',
       path: CLOUDEVENTS_PATH,
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
+      authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
       summary: 'OpenMeter-compatible ingest: one CloudEvent or a batch, metered as actions and outcomes',
       handler: (req) => handleCloudEvents(deps, req),
     },

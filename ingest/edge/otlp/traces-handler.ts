@@ -44,6 +44,7 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
       method: 'POST',
       path: '/v1/traces',
       maxBodyBytes: MAX_TRACE_BODY_BYTES,
+      authenticate: (headers) => exportPrincipal(deps, headers),
       summary: 'OTLP/HTTP trace export (JSON or protobuf): GenAI spans and tagged spans become actions',
       handler: (req) => handleTraces(deps, req),
     },
