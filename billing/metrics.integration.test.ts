@@ -141,38 +141,44 @@ describe('invoice metrics by source', () => {
     const nothing = { api: [0, 0], bill_run: [0, 0], scheduler: [0, 0], correction: [0, 0] };
     const before = await scrape(api);
 
-    // The API generates the older period (a draft), then finalizes it.
+    // The API generates the older period: past its grace, it is issued at once (generated and finalized).
     const generated = await post('/v1/invoices/generate', { billing_period: older.label, account_id: account }, api);
-    const draft = generated.invoices.find((i: { subscription_id: string }) => i.subscription_id === subId);
-    expect(draft.status).toBe('draft');
-    expect(await counted(before)).toEqual({ ...nothing, api: [1, 0] });
-    await post(`/api/v1/invoice/invoices/${draft.id}/finalize`, undefined, api);
+    const issued = generated.invoices.find((i: { subscription_id: string }) => i.subscription_id === subId);
+    expect(issued.status).toBe('finalized');
     expect(await counted(before)).toEqual({ ...nothing, api: [1, 1] });
-    // Generating it again creates nothing.
+    // Finalizing or generating it again counts nothing.
+    await post(`/api/v1/invoice/invoices/${issued.id}/finalize`, undefined, api);
     await post('/v1/invoices/generate', { billing_period: older.label, account_id: account }, api);
     expect(await counted(before)).toEqual({ ...nothing, api: [1, 1] });
 
-    // A bill run dated the first of this month makes last month's invoice (a draft).
+    // A bill run dated the first of this month makes last month's invoice (issued too: its grace of an hour is over).
     const run = await post('/api/v1/invoice/bill-runs/create', { billing_date: current.start }, api);
     expect(run.invoices_created).toBe(1);
-    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 0] });
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 1] });
 
     // Voided, the older invoice is corrected by a replacement alone: an invoice issued finalized.
-    await post(`/api/v1/invoice/invoices/${draft.id}/void`, undefined, api);
-    const correction = await post(`/api/v1/invoice/invoices/${draft.id}/correct`, {}, api);
+    await post(`/api/v1/invoice/invoices/${issued.id}/void`, undefined, api);
+    const correction = await post(`/api/v1/invoice/invoices/${issued.id}/correct`, {}, api);
     expect(correction.credit_note).toBeNull();
     expect(correction.invoice.status).toBe('finalized');
-    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 0], correction: [1, 1] });
+    expect(await counted(before)).toEqual({ ...nothing, api: [1, 1], bill_run: [1, 1], correction: [1, 1] });
 
-    // Billable only from this month on (history rewritten), last month's draft is frozen as it stands by a
-    // scheduler pass (none runs in this stack), past its grace; nothing is due to generate.
-    await api.tally.db!.updateTable('subscription_events').set({ effective_at: new Date(current.start) }).where('subscription_id', '=', subId).execute();
-    const inv = createInvoicing({ db: api.tally.db!, usage: api.tally.usage!, config: parseInvoicingConfig(api.env), inline: true });
+    // The scheduler (none runs in this stack; passes on a clock of their own): half an hour into this month
+    // a second subscription's last month is generated as a draft; two hours in, past its grace, finalized.
+    const second = (await post('/v1/subscriptions', { account_id: account, rate_plan_id: plan, agent_instance_ids: [] }, api)).id;
+    await api.tally.db!.transaction().execute(async (tx) => {
+      await tx.updateTable('subscription_events').set({ effective_at: new Date(monthBefore(1).start) }).where('subscription_id', '=', second).execute();
+      await tx.updateTable('subscriptions').set({ contract_effective_date: new Date(monthBefore(1).start) }).where('id', '=', second).execute();
+    });
+    let clock = new Date(Date.parse(current.start) + 30 * 60_000);
+    const inv = createInvoicing({ db: api.tally.db!, usage: api.tally.usage!, config: parseInvoicingConfig(api.env), inline: true, now: () => clock });
     try {
+      expect(await runSchedulerPass(inv)).toEqual({ generated: 1, finalized: 0, skipped: 0, failures: 0 });
+      clock = new Date(Date.parse(current.start) + 2 * 3_600_000);
       expect(await runSchedulerPass(inv)).toEqual({ generated: 0, finalized: 1, skipped: 0, failures: 0 });
     } finally {
       await inv.rater.close();
     }
-    expect(await counted(before)).toEqual({ api: [1, 1], bill_run: [1, 0], scheduler: [0, 1], correction: [1, 1] });
+    expect(await counted(before)).toEqual({ api: [1, 1], bill_run: [1, 1], scheduler: [1, 1], correction: [1, 1] });
   });
 });

@@ -6,6 +6,7 @@
  * allowed moves and effective-date bounds as the API enforces them.
  */
 import type { StateChange } from '../billing/invoicing/segments.ts';
+import { ALLOWED } from '../billing/catalog/subscriptions.ts';
 
 export const HOUR = 3_600_000;
 export const PERIOD = { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z' };
@@ -25,16 +26,7 @@ export function rng(seed: number): () => number {
   };
 }
 
-type Action = 'activate' | 'pause' | 'resume' | 'cancel' | 'renew' | 'change_plan';
-/** The catalog's state machine: the statuses each move is allowed from (billing/catalog/subscriptions.ts). */
-const ALLOWED: Record<Action, string[]> = {
-  activate: ['draft'],
-  pause: ['active'],
-  resume: ['paused'],
-  cancel: ['draft', 'active', 'paused'],
-  renew: ['active', 'paused'],
-  change_plan: ['draft', 'active', 'paused'],
-};
+type Action = keyof typeof ALLOWED;
 const TYPE: Record<Action, string> = { activate: 'activated', pause: 'paused', resume: 'resumed', cancel: 'cancelled', renew: 'renewed', change_plan: 'plan_changed' };
 
 /** A random sequence of moves as the catalog records them (times on whole hours). */
@@ -53,7 +45,7 @@ export function randomMoves(next: () => number): StateChange[] {
   for (let k = 0; k < moves; k++) {
     now += Math.floor(next() * 5 * 24) * HOUR;
     const action = pick(Object.keys(ALLOWED) as Action[]);
-    if (!ALLOWED[action].includes(status)) continue;
+    if (!(ALLOWED[action] as readonly string[]).includes(status)) continue;
     // Dated moves: now, in the past back to the last change, or in the future (pending).
     const dated = () => (next() < 0.3 ? Math.max(now, lastChange) : hourIn(lastChange, lastChange + 20 * 24 * HOUR));
     let at: number;

@@ -25,7 +25,8 @@ import { pageAndCount, type Page } from '../../shared/db/paging.ts';
  */
 export type SubscriptionAction = 'activate' | 'pause' | 'resume' | 'cancel' | 'renew' | 'change_plan';
 
-const ALLOWED: Record<SubscriptionAction, readonly SubscriptionStatus[]> = {
+/** The state machine: the statuses each move is allowed from. */
+export const ALLOWED: Record<SubscriptionAction, readonly SubscriptionStatus[]> = {
   activate: ['draft'],
   pause: ['active'],
   resume: ['paused'],

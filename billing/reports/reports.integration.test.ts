@@ -23,7 +23,7 @@
  * Globex plan EUR (50/month) with a2: Oct 50.00, Nov 50.00.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, clockFrom, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, statuses, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
@@ -68,7 +68,8 @@ async function landed(agentId: string, n: number) {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1' } });
+  // November 23, 2026 (the date this data set was written for), with a 30-day grace: October's invoices take its events.
+  stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_INVOICE_GRACE_HOURS: '720' }, now: clockFrom('2026-11-23T12:00:00Z') });
   dev = await keySet(stack, 'development');
   staging = await keySet(stack, 'staging');
   typeA = (await post('/api/v1/agent_type/create', { name: 'recruiter' })).body.id;
