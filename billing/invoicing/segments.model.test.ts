@@ -69,5 +69,5 @@ describe(`billable segments against the model (${RUNS} random sequences, seed ${
         if (expected !== actual) expect(actual, `${context()} at ${new Date(t).toISOString()}`).toBe(expected);
       }
     }
-  });
+  }, 60_000 + RUNS * 5);
 });
