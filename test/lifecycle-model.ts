@@ -85,3 +85,44 @@ export function randomMoves(next: () => number): StateChange[] {
   return rows;
 }
 
+/**
+ * The model of the README's rules, instant by instant: the plan billed at `t`, or null.
+ * Nothing is billable before the creation, nor at or after the effective time of any
+ * cancel; otherwise the status is that of the latest status move in effect (latest
+ * effective time, then latest recorded), else the creation's; the plan that of the latest
+ * plan change in effect, else the creation's; a renew changes neither; billed while active.
+ */
+export function planBilledAt(rows: readonly StateChange[], t: number): string | null {
+  const inEffect = rows.map((r, i) => ({ r, i, at: Date.parse(r.effective_at) })).filter((x) => x.at <= t);
+  const created = rows[0]!;
+  if (Date.parse(created.effective_at) > t && !inEffect.some((x) => x.r.type !== 'created')) return null;
+  if (inEffect.some((x) => x.r.type === 'cancelled')) return null;
+  const latest = (types: string[]) =>
+    inEffect.filter((x) => types.includes(x.r.type!)).reduce<(typeof inEffect)[number] | undefined>((m, x) => (!m || x.at > m.at || (x.at === m.at && x.i > m.i) ? x : m), undefined);
+  const statusMove = latest(['created', 'activated', 'paused', 'resumed']);
+  const planMove = latest(['created', 'plan_changed']);
+  if (!statusMove) return null;
+  const status = statusMove.r.type === 'created' ? statusMove.r.to_status : statusMove.r.type === 'paused' ? 'paused' : 'active';
+  if (status !== 'active') return null;
+  return planMove ? planMove.r.rate_plan_id : created.rate_plan_id;
+}
+
+/** An exact fraction n/d (d > 0), for money in the models. */
+export type Q = { n: bigint; d: bigint };
+export const ZERO: Q = { n: 0n, d: 1n };
+/** A decimal string as a fraction. */
+export const q = (dec: string): Q => {
+  const negative = dec.startsWith('-');
+  const [i, f = ''] = (negative ? dec.slice(1) : dec).split('.');
+  const n = BigInt(i! + f);
+  return { n: negative ? -n : n, d: 10n ** BigInt(f.length) };
+};
+export const add = (a: Q, b: Q): Q => ({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
+export const mul = (a: Q, n: bigint, d = 1n): Q => ({ n: a.n * n, d: a.d * d });
+/** Half up (non-negative) to `places` decimals, as text. */
+export function roundText(x: Q, places: number): string {
+  const scale = 10n ** BigInt(places);
+  const units = (2n * x.n * scale + x.d) / (2n * x.d);
+  const s = units.toString().padStart(places + 1, '0');
+  return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
+}

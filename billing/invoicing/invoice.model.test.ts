@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { rateSegments, type RatedCharge } from '../rating/index.ts';
 import { invoiceLines } from './lines.ts';
 import { billableSegments } from './segments.ts';
-import { PERIOD, PLANS, randomMoves, rng } from '../../test/lifecycle-model.ts';
+import { add, mul, PERIOD, PLANS, q, randomMoves, rng, roundText, type Q } from '../../test/lifecycle-model.ts';
 
 const RUNS = Math.max(1, Math.floor(Number(process.env.LIFECYCLE_RUNS ?? 5000) / 2));
 const SEED = Number(process.env.LIFECYCLE_SEED ?? 20261125);
@@ -30,22 +30,6 @@ const CURRENCIES = [
   { code: 'JPY', places: 0, fees: ['1000', '7', '0'], prices: ['0.5', '3', '1'] },
   { code: 'BHD', places: 3, fees: ['10.5', '1', '0.001'], prices: ['0.0005', '0.125'] },
 ];
-
-/** An exact fraction n/d (d > 0). */
-type Q = { n: bigint; d: bigint };
-const q = (dec: string): Q => {
-  const [i, f = ''] = dec.split('.');
-  return { n: BigInt(i! + f), d: 10n ** BigInt(f.length) };
-};
-const add = (a: Q, b: Q): Q => ({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
-const mul = (a: Q, n: bigint, d = 1n): Q => ({ n: a.n * n, d: a.d * d });
-/** Half up (non-negative) to `places` decimals, as text. */
-function roundText(x: Q, places: number): string {
-  const scale = 10n ** BigInt(places);
-  const units = (2n * x.n * scale + x.d) / (2n * x.d);
-  const s = units.toString().padStart(places + 1, '0');
-  return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
-}
 
 describe(`invoice money against the model (${RUNS} random sequences with events, seed ${SEED})`, () => {
   it('bills each charge once, exactly, to the minor unit, whatever the moves', () => {

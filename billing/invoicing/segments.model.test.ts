@@ -18,28 +18,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { billableSegments, type PlanSegment, type StateChange } from './segments.ts';
-import { HOUR, PERIOD, randomMoves, rng } from '../../test/lifecycle-model.ts';
+import { HOUR, PERIOD, planBilledAt, randomMoves, rng } from '../../test/lifecycle-model.ts';
 
 const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 5000);
 const SEED = Number(process.env.LIFECYCLE_SEED ?? 20261125);
 const PS = Date.parse(PERIOD.start);
 const PE = Date.parse(PERIOD.end);
-
-/** The model: the plan billed at instant `t`, or null (see the file's doc). */
-function billedAt(rows: readonly StateChange[], t: number): string | null {
-  const inEffect = rows.map((r, i) => ({ r, i, at: Date.parse(r.effective_at) })).filter((x) => x.at <= t);
-  const created = rows[0]!;
-  if (Date.parse(created.effective_at) > t && !inEffect.some((x) => x.r.type !== 'created')) return null;
-  if (inEffect.some((x) => x.r.type === 'cancelled')) return null;
-  const latest = (types: string[]) =>
-    inEffect.filter((x) => types.includes(x.r.type!)).reduce<(typeof inEffect)[number] | undefined>((m, x) => (!m || x.at > m.at || (x.at === m.at && x.i > m.i) ? x : m), undefined);
-  const statusMove = latest(['created', 'activated', 'paused', 'resumed']);
-  const planMove = latest(['created', 'plan_changed']);
-  if (!statusMove) return null;
-  const status = statusMove.r.type === 'created' ? statusMove.r.to_status : statusMove.r.type === 'paused' ? 'paused' : 'active';
-  if (status !== 'active') return null;
-  return planMove ? planMove.r.rate_plan_id : created.rate_plan_id;
-}
 
 function segmentAt(segments: readonly PlanSegment[], t: number): string | null {
   const s = segments.find((x) => Date.parse(x.from) <= t && t < Date.parse(x.to));
@@ -64,7 +48,7 @@ describe(`billable segments against the model (${RUNS} random sequences, seed ${
         }
       }
       for (let t = PS + HOUR / 2; t < PE; t += HOUR) {
-        const expected = billedAt(rows, t);
+        const expected = planBilledAt(rows, t);
         const actual = segmentAt(segments, t);
         if (expected !== actual) expect(actual, `${context()} at ${new Date(t).toISOString()}`).toBe(expected);
       }
