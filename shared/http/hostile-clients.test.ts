@@ -227,6 +227,8 @@ describe.each(kinds)('the %s server against broken and hostile clients', (kind) 
     for (const req of [
       'GET /readyz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
       'POST /in HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      'GET /readyz\r\n\r\n',
+      'GET /readyz HTTP/2.0\r\nHost: t\r\n\r\n',
     ]) {
       const r = await raw(port, req);
       expect(statuses(r.text), req).toEqual([400]);
