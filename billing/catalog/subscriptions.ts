@@ -8,6 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { getRatePlanRow } from './products.ts';
 import { requireRef } from './refs.ts';
+import { nextPeriod, periodContaining, toEpochMs, type BillingCycle } from '../rating/index.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 
 /**
@@ -205,6 +206,7 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     if (from.currency !== to.currency) {
       throw new AppError('validation_failed', `the new rate plan's currency ${to.currency} differs from ${from.currency}`, { details: [{ path: 'rate_plan_id', message: 'rate_plan_id must have the same currency' }] });
     }
+    if (from.billing_cycle_code !== to.billing_cycle_code) requireCommonStart(opts.effectiveAt ?? now, from.billing_cycle_code, to.billing_cycle_code);
   }
   return db.transaction().execute(async (tx) => {
     const row = await tx.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
@@ -261,6 +263,23 @@ async function requireCancelFrom(tx: Db, subscriptionId: string, at: Date): Prom
     throw new AppError('validation_failed', message, { details: [{ path: 'cancel_date', message }] });
   }
 }
+
+/**
+ * A change to a plan of another billing cycle takes effect at a start of a period of both
+ * cycles (a month's and a quarter's, a quarter's and a year's...), so that every period
+ * is wholly in one cycle: each plan's fee over its own period, each day on one invoice.
+ */
+function requireCommonStart(at: Date, fromCycle: BillingCycle, toCycle: BillingCycle): void {
+  const t = at.getTime();
+  const starts = (cycle: BillingCycle) => toEpochMs(periodContaining(t, cycle).start) === t;
+  if (starts(fromCycle) && starts(toCycle)) return;
+  // Calendar cycles nest: the coarser one's next start is the next common one.
+  const coarser = [fromCycle, toCycle].sort((a, b) => CYCLE_RANK[b] - CYCLE_RANK[a])[0]!;
+  const next = nextPeriod(periodContaining(t, coarser), coarser).start;
+  const message = `a change from a ${fromCycle} to a ${toCycle} plan takes effect at a start of both cycles: effective_date ${new Date(next).toISOString()} (the next), or another ${coarser} start`;
+  throw new AppError('validation_failed', message, { details: [{ path: 'effective_date', message }] });
+}
+const CYCLE_RANK: Record<BillingCycle, number> = { monthly: 1, quarterly: 3, annual: 12 };
 
 async function requirePlan(db: Db, environmentId: string, ratePlanId: string) {
   try {

@@ -196,7 +196,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
         account_id: head.account_id,
         subscription_id: head.subscription_id,
         rate_plan_id: subject.sub.rate_plan_id,
-        billing_cycle: subject.cycle,
+        billing_cycle: head.billing_cycle,
         currency,
         period_start: head.period_start,
         period_end: head.period_end,

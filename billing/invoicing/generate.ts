@@ -87,16 +87,29 @@ export async function billableSubscriptionIds(db: Db, environmentId: string, acc
 
 /** The billing period of a YYYY-MM label in a subscription's cycle; a period that has not started yet is a 400. */
 function periodOfLabel(label: string, subject: BillingSubject, now: Date): Period {
-  const period = periodFromLabel(label, subject.cycle);
+  // Read in the cycle of the plan in force when the label's month starts.
+  const cycle = subject.cycleAt(toEpochMs(`${label}-01T00:00:00.000Z`));
+  const period = periodFromLabel(label, cycle);
   if (new Date(period.start) > now) {
     throw new AppError('validation_failed', `billing_period ${label} has not started yet`, { details: [{ path: 'billing_period', message: 'billing_period must not be in the future' }] });
   }
   return period;
 }
 
-/** The last period of the subscription's cycle that ended on or before `date`. */
+/** The last period of the subscription that ended on or before `date`, each period in the cycle of the plan in force then. */
 export function lastEndedPeriod(subject: BillingSubject, date: Date): Period {
-  return previousPeriod(periodContaining(date, subject.cycle), subject.cycle);
+  let t = date.getTime() - 1;
+  for (;;) {
+    const p = periodContaining(t, subject.cycleAt(t));
+    if (toEpochMs(p.end) <= date.getTime()) return p;
+    t = toEpochMs(p.start) - 1;
+  }
+}
+
+/** The subscription's period after `period` (in the cycle of the plan in force when it starts). */
+export function nextPeriodOf(subject: BillingSubject, period: Period): Period {
+  const t = toEpochMs(period.end);
+  return periodContaining(t, subject.cycleAt(t));
 }
 
 /**
@@ -144,7 +157,7 @@ export function generationFailure(subscriptionId: string, err: unknown): Generat
 /** An unsaved invoice of the subscription's current period with the usage so far. */
 export async function previewInvoice(inv: Invoicing, environmentId: string, subscriptionId: string) {
   const subject = await loadSubject(inv.db, environmentId, subscriptionId);
-  const period = periodContaining(inv.now(), subject.cycle);
+  const period = periodContaining(inv.now(), subject.cycleAt(inv.now().getTime()));
   const rated = await rateSubscription(inv, subject, period);
   return {
     preview: true,

@@ -6,11 +6,13 @@
  * that leaves draft after it was generated, and late events after the grace period.
  *
  * Plan A: 100/month flat (prorated by time) + 0.5 per action. Plan B: 200/month flat.
+ * Plan Q: 300/quarter flat.
  * November has 30 days: a day of plan A's fee is 100/30.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
+import { createInvoicing, parseInvoicingConfig, runSchedulerPass } from './index.ts';
 
 const T0 = Date.parse('2026-11-10T00:00:00Z');
 const DAY = 86_400_000;
@@ -21,6 +23,7 @@ let stack: TestStack;
 let dev: KeySet;
 let planA: string;
 let planB: string;
+let planQ: string;
 const post = (path: string, body?: unknown) => call(stack, 'POST', path, { key: dev.admin, ...(body !== undefined ? { body } : {}) });
 const get = (path: string) => call(stack, 'GET', path, { key: dev.admin });
 
@@ -38,6 +41,8 @@ beforeAll(async () => {
     expect((await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring', pricing: { unit_price: fee } })).status).toBe(201);
   }
   expect((await post(`/api/v1/products/rateplans/${planA}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '0.5' } })).status).toBe(201);
+  planQ = (await post(`/api/v1/products/${productId}/rateplans`, { name: 'Q', billing_cycle_code: 'quarterly', currency: 'USD' })).body.id;
+  expect((await post(`/api/v1/products/rateplans/${planQ}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring', pricing: { unit_price: 300 } })).status).toBe(201);
 });
 afterAll(async () => {
   await stack?.cleanup();
@@ -142,5 +147,47 @@ describe('sequences of moves', () => {
     const issued = await november(account, sub);
     expect(issued).toMatchObject({ id: draft.id, status: 'finalized', total: '71.00', issue_date: new Date(clock).toISOString() });
     expect(issued.number).toMatch(/^INV-/);
+  });
+  it('changes to a plan of another billing cycle at a start of both: each plan billed over its own periods, each day once', async () => {
+    const { sub, account, agent } = await activeSubscription();
+    for (const when of [undefined, '2026-12-01T00:00:00Z']) {
+      const refused = await post(`/api/v1/subscription/${sub}/change-plan`, { rate_plan_id: planQ, ...(when ? { effective_date: when } : {}) });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toMatch(/from a monthly to a quarterly plan takes effect at a start of both cycles: effective_date 2027-01-01T00:00:00.000Z/);
+    }
+    expect((await post(`/api/v1/subscription/${sub}/change-plan`, { rate_plan_id: planQ, effective_date: '2027-01-01T00:00:00Z' })).status).toBe(200);
+    await actions(agent, 1);
+    // November and December on the monthly plan (recorded change pending), then the first quarter on Q.
+    expect(await november(account, sub)).toMatchObject({ billing_cycle: 'monthly', total: '70.50' });
+    clock = Date.parse('2027-01-02T00:00:00Z');
+    const dec = (await post('/v1/invoices/generate', { billing_period: '2026-12', account_id: account })).body.invoices[0];
+    expect(dec).toMatchObject({ billing_cycle: 'monthly', period_start: '2026-12-01T00:00:00.000Z', total: '100.00' });
+    clock = Date.parse('2027-04-02T00:00:00Z');
+    const q1 = (await post('/v1/invoices/generate', { billing_period: '2027-01', account_id: account })).body.invoices[0];
+    expect(q1).toMatchObject({ billing_cycle: 'quarterly', period_start: '2027-01-01T00:00:00.000Z', period_end: '2027-04-01T00:00:00.000Z', total: '300.00' });
+    const all = (await get(`/api/v1/invoice/invoices?subscription_id=${sub}`)).body.invoices.map((i: any) => [i.period_start, i.period_end]).sort();
+    expect(all).toEqual([
+      ['2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
+      ['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
+      ['2027-01-01T00:00:00.000Z', '2027-04-01T00:00:00.000Z'],
+    ]);
+  });
+  it("the scheduler catches up across a change of billing cycle, each period in its plan's cycle, once", async () => {
+    const { sub } = await activeSubscription();
+    expect((await post(`/api/v1/subscription/${sub}/change-plan`, { rate_plan_id: planQ, effective_date: '2027-01-01T00:00:00Z' })).status).toBe(200);
+    const inv = createInvoicing({ db: stack.tally.db!, usage: stack.tally.usage!, config: parseInvoicingConfig({}), now: () => new Date(clock), inline: true });
+    try {
+      clock = Date.parse('2027-04-02T00:00:00Z');
+      expect((await runSchedulerPass(inv)).failures).toBe(0);
+      expect((await runSchedulerPass(inv)).failures).toBe(0);
+    } finally {
+      await inv.rater.close();
+    }
+    const all = (await get(`/api/v1/invoice/invoices?subscription_id=${sub}`)).body.invoices.map((i: any) => [i.period_start.slice(0, 10), i.billing_cycle, i.total]).sort();
+    expect(all).toEqual([
+      ['2026-11-01', 'monthly', '70.00'],
+      ['2026-12-01', 'monthly', '100.00'],
+      ['2027-01-01', 'quarterly', '300.00'],
+    ]);
   });
 });

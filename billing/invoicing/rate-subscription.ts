@@ -11,14 +11,17 @@ import { notFound } from '../../shared/db/db-errors.ts';
 import type { BillingCycle, CanonicalPricing, ChargeModelKind, Period, RatedCharge, RateSegmentsResult, UnitOfMeasure } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { invoiceLines, usageRecord, type MeasuredSegment, type StoredLine, type UsageScope } from './lines.ts';
-import { billableSegments, type PlanSegment } from './segments.ts';
+import { billableSegments, planInForce, type PlanSegment } from './segments.ts';
 import { engineUsage, SCOPE_WIDE_UNITS } from './usage-map.ts';
 
 /** A subscription with what billing needs of it. */
 export interface BillingSubject {
   sub: Selectable<SubscriptionsTable>;
   agentInstanceIds: string[];
+  /** The billing cycle of its current plan. */
   cycle: BillingCycle;
+  /** The billing cycle of the plan in force at an instant (changes across cycles take effect at a start of both: README "Invoices"). */
+  cycleAt(instant: number): BillingCycle;
   currency: string;
   changes: { type: string; to_status: string; rate_plan_id: string; effective_at: string }[];
 }
@@ -51,12 +54,16 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
       .orderBy('id')
       .execute(),
   ]);
+  const changes = events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() }));
+  const planIds = [...new Set([sub.rate_plan_id, ...changes.map((c) => c.rate_plan_id)])];
+  const cycles = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code']).where('id', 'in', planIds).execute()).map((r) => [r.id, r.billing_cycle_code]));
   return {
     sub,
     agentInstanceIds: instances.map((r) => r.agent_instance_id),
     cycle: plan.billing_cycle_code,
+    cycleAt: (instant) => cycles.get(planInForce(changes, instant)) ?? plan.billing_cycle_code,
     currency: plan.currency,
-    changes: events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() })),
+    changes,
   };
 }
 

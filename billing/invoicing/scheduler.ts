@@ -17,9 +17,9 @@ import { sql } from 'kysely';
 import { logger } from '../../shared/log.ts';
 import { startLoop } from '../../shared/loop.ts';
 import { schedulerPassed, schedulerStarted } from '../metrics.ts';
-import { BILLING_CYCLES, nextPeriod, periodContaining, previousPeriod, toEpochMs, type Period } from '../rating/index.ts';
+import { BILLING_CYCLES, periodContaining, previousPeriod, toEpochMs, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
-import { finalizeInvoice, generateInvoice } from './generate.ts';
+import { finalizeInvoice, generateInvoice, nextPeriodOf } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
 import { billableSegments } from './segments.ts';
 import { BatchedUsage } from './batched-usage.ts';
@@ -43,13 +43,13 @@ interface TickReport {
 const MAX_PERIODS_A_PASS = 120;
 
 /**
- * Subscriptions with ended periods of their cycle that have no invoice yet, each with
- * those periods, oldest first: every period from the one after its latest invoice (or
- * the one holding its contract date) to the last that ended, however long the billing
- * role was down. Periods without billable time are left out when rated (no invoice).
+ * Subscriptions that may have ended periods without an invoice (by their current plan's
+ * cycle), with the time to look from: the end of their latest invoice, or their contract
+ * date. The pass invoices every period from there to the last that ended, oldest first,
+ * however long the billing role was down; periods without billable time make none.
  */
 async function dueSubscriptions(inv: Invoicing, now: Date) {
-  const out: { environmentId: string; subscriptionId: string; periods: Period[] }[] = [];
+  const out: { environmentId: string; subscriptionId: string; from: Date }[] = [];
   for (const cycle of BILLING_CYCLES) {
     const lastEnded = previousPeriod(periodContaining(now, cycle), cycle);
     const lastEnd = new Date(lastEnded.end);
@@ -67,12 +67,7 @@ async function dueSubscriptions(inv: Invoicing, now: Date) {
       .where((eb) => eb.or([eb('i.invoiced_to', 'is', null), eb('i.invoiced_to', '<', lastEnd)]))
       .orderBy('s.id')
       .execute();
-    for (const r of rows) {
-      const from = r.invoiced_to ? new Date(r.invoiced_to) : new Date(r.contract_effective_date);
-      const periods: Period[] = [];
-      for (let p = periodContaining(from, cycle); toEpochMs(p.end) <= lastEnd.getTime() && periods.length < MAX_PERIODS_A_PASS; p = nextPeriod(p, cycle)) periods.push(p);
-      if (periods.length) out.push({ environmentId: r.environment_id, subscriptionId: r.id, periods });
-    }
+    for (const r of rows) out.push({ environmentId: r.environment_id, subscriptionId: r.id, from: r.invoiced_to ? new Date(r.invoiced_to) : new Date(r.contract_effective_date) });
   }
   return out;
 }
@@ -86,7 +81,11 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   for (const due of await dueSubscriptions(inv, now)) {
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
-      for (const period of due.periods) {
+      // Each period in the cycle of the plan in force when it starts.
+      const periods: Period[] = [];
+      const start = due.from.getTime();
+      for (let p = periodContaining(start, subject.cycleAt(start)); toEpochMs(p.end) <= now.getTime() && periods.length < MAX_PERIODS_A_PASS; p = nextPeriodOf(subject, p)) periods.push(p);
+      for (const period of periods) {
         // Time that was never billable (paused, cancelled, not yet active) makes no invoice.
         if (billableSegments(subject.changes, period).length === 0) continue;
         const finalize = now.getTime() >= toEpochMs(period.end) + inv.config.graceMs;

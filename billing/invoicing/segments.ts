@@ -64,3 +64,21 @@ export function billableSegments(changes: readonly StateChange[], period: Period
   });
   return out.map((s) => ({ from: new Date(s.from).toISOString(), to: new Date(s.to).toISOString(), rate_plan_id: s.plan }));
 }
+
+/**
+ * The rate plan in force at `instant` whatever the status: that of the latest plan change
+ * (or creation) effective at or before it, else the creation's. `changes` in recorded order.
+ */
+export function planInForce(changes: readonly StateChange[], instant: number): string {
+  let plan = changes[0]?.rate_plan_id ?? '';
+  let best = -Infinity;
+  changes.forEach((c) => {
+    if (c.type !== undefined && c.type !== 'created' && c.type !== 'plan_changed') return;
+    const at = toEpochMs(c.effective_at);
+    if (at <= instant && at >= best) {
+      best = at;
+      plan = c.rate_plan_id;
+    }
+  });
+  return plan;
+}

@@ -146,7 +146,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
           number: null,
           account_id: sub.account_id,
           subscription_id: sub.id,
-          billing_cycle: rated.subject.cycle,
+          billing_cycle: rated.subject.cycleAt(periodStart.getTime()),
           currency: rated.result.currency,
           period_start: periodStart,
           period_end: periodEnd,
