@@ -1,7 +1,9 @@
 /**
  * Model-based test through the real API, Postgres, NATS and ClickHouse (issue 37): random
  * sequences of subscription moves sent as requests on a clock the test moves (dates now,
- * past and future; moves the rules refuse included), random events sent through ingest,
+ * past and future; changes to a quarterly plan, at the next quarter's start or refused;
+ * changes to another currency, refused; November's draft generated in between; moves the
+ * rules refuse included), random events sent through ingest,
  * then November's invoice of each subscription generated and compared, charge by charge
  * and in total, to the minor unit, with the independent model of test/lifecycle-model.ts
  * (the plan billed at each instant, from the moves the API accepted; money in exact
@@ -22,12 +24,16 @@ const PS = Date.parse('2026-11-01T00:00:00Z');
 const PE = Date.parse('2026-12-01T00:00:00Z');
 const DAY = 24 * HOUR;
 const iso = (t: number) => new Date(t).toISOString();
-/** Plans (monthly, USD): fee and per-action price that make rounding matter. */
+/** Plans (USD): fee and per-action price that make rounding matter; the last one quarterly (changes to it take effect at a quarter's start). */
 const PLAN_PRICES = [
-  { fee: '100', price: '0.005' },
-  { fee: '31', price: '0.5' },
-  { fee: '7.77', price: '1' },
+  { fee: '100', price: '0.005', cycle: 'monthly' },
+  { fee: '31', price: '0.5', cycle: 'monthly' },
+  { fee: '7.77', price: '1', cycle: 'monthly' },
+  { fee: '300', price: '0.25', cycle: 'quarterly' },
+  // Another currency: a change to it is always refused.
+  { fee: '50', price: '1', cycle: 'monthly', currency: 'EUR' },
 ];
+const NEXT_QUARTER = Date.parse('2027-01-01T00:00:00Z');
 
 let clock = PS;
 let stack: TestStack;
@@ -46,7 +52,7 @@ beforeAll(async () => {
   const perAction = await model('Per action', 'per_unit', { unit_of_measure: '@action' });
   plans = [];
   for (const [i, p] of PLAN_PRICES.entries()) {
-    const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: `plan ${i}`, billing_cycle_code: 'monthly', currency: 'USD' })).body.id as string;
+    const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: `plan ${i}`, billing_cycle_code: p.cycle, currency: p.currency ?? 'USD' })).body.id as string;
     expect((await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring', pricing: { unit_price: p.fee } })).status).toBe(201);
     expect((await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: p.price } })).status).toBe(201);
     plans.push(plan);
@@ -77,7 +83,8 @@ async function runSequence(next: () => number, n: number): Promise<Sequence> {
   clock = hourIn(PS - 10 * DAY, PS + 20 * DAY);
   const account = (await post('/v1/accounts', { name: `model ${n}` })).body.id as string;
   const agent = (await createAgent(stack, 'development', { accountId: account })).id;
-  let plan = pick(plans);
+  // Created on a monthly plan (November is then one monthly period); changes may go to the quarterly one.
+  let plan = pick(plans.slice(0, 3));
   const contract = hourIn(clock - 10 * DAY, clock + 5 * DAY);
   const active = next() < 0.5;
   const created = await post(active ? '/v1/subscriptions' : '/api/v1/subscription/create', { account_id: account, rate_plan_id: plan, agent_instance_ids: [agent], contract_effective_date: iso(contract) });
@@ -87,10 +94,17 @@ async function runSequence(next: () => number, n: number): Promise<Sequence> {
   const log = [`created ${active ? 'active' : 'draft'} on ${plans.indexOf(plan)} contract ${iso(contract)} at ${iso(clock)}`];
   for (let k = Math.floor(next() * 8); k > 0; k--) {
     clock += Math.floor(next() * 4 * 24) * HOUR;
+    if (clock >= PS && clock < PE && next() < 0.2) {
+      // November's invoice generated in between, during November (a draft, re-rated as moves and events come).
+      const draft = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: account });
+      expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+      log.push(`generate 2026-11 at ${iso(clock)}`);
+    }
     const action = pick(['activate', 'pause', 'resume', 'cancel', 'renew', 'change_plan'] as Action[]);
     // A date now (none sent), in the past or in the future: some of them refused by the rules.
-    const dated = next() < 0.3 ? undefined : hourIn(clock - 6 * DAY, clock + 12 * DAY);
     const to = action === 'change_plan' ? pick(plans.filter((p) => p !== plan)) : plan;
+    const crossCycle = action === 'change_plan' && PLAN_PRICES[plans.indexOf(to)]!.cycle !== PLAN_PRICES[plans.indexOf(plan)]!.cycle;
+    const dated = crossCycle && next() < 0.5 ? NEXT_QUARTER : next() < 0.3 ? undefined : hourIn(clock - 6 * DAY, clock + 12 * DAY);
     const body: Record<string, unknown> = {};
     if (action === 'cancel' && dated !== undefined) body.cancel_date = iso(dated);
     if ((action === 'pause' || action === 'resume' || action === 'change_plan') && dated !== undefined) body.effective_date = iso(dated);
@@ -146,8 +160,8 @@ describe(`subscription sequences through the API against the model (${RUNS} sequ
       30_000,
     );
 
-    const moves = sequences.flatMap((s) => s.log.slice(1));
-    console.log(`lifecycle-api: ${sequences.length} sequences, ${moves.length} moves (${moves.filter((m) => m.endsWith(" 200")).length} accepted), ${all.length} events`);
+    const moves = sequences.flatMap((s) => s.log.slice(1).filter((m) => !m.startsWith('generate')));
+    console.log(`lifecycle-api: ${sequences.length} sequences, ${moves.length} moves (${moves.filter((m) => m.endsWith(" 200")).length} accepted, ${moves.filter((m) => m.includes("2027-01-01") && m.endsWith(" 200")).length} of them changes of cycle), ${all.length} events`);
     const generated = await post('/v1/invoices/generate', { billing_period: '2026-11' });
     expect(generated.status).toBe(200);
     expect(generated.body.failures).toEqual([]);
