@@ -8,7 +8,7 @@ import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
 import type { InvoiceStatus } from '../../shared/db/schema.ts';
 import { countInvoiceFinalized, countInvoiceGenerated, type InvoiceSource } from '../metrics.ts';
-import { periodContaining, periodFromLabel, previousPeriod, toEpochMs, type Period } from '../rating/index.ts';
+import { periodContaining, periodFromLabel, toEpochMs, type Period } from '../rating/index.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
 import { BatchedUsage } from './batched-usage.ts';

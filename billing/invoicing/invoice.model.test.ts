@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { rateSegments, type RatedCharge } from '../rating/index.ts';
 import { invoiceLines } from './lines.ts';
 import { billableSegments } from './segments.ts';
-import { add, mul, PERIOD, PLANS, q, randomMoves, rng, roundText, type Q } from '../../test/lifecycle-model.ts';
+import { add, mul, PERIOD, PLANS, q, randomMoves, rng, roundText, ZERO, type Q } from '../../test/lifecycle-model.ts';
 
 const RUNS = Math.max(1, Math.floor(Number(process.env.LIFECYCLE_RUNS ?? 5000) / 2));
 const SEED = Number(process.env.LIFECYCLE_SEED ?? 20261125);
@@ -59,14 +59,14 @@ describe(`invoice money against the model (${RUNS} random sequences with events,
       for (const s of segments) {
         const p = plans.get(s.rate_plan_id)!;
         const ms = BigInt(Date.parse(s.to) - Date.parse(s.from));
-        exact.set(`fee-${s.rate_plan_id}`, add(exact.get(`fee-${s.rate_plan_id}`) ?? { n: 0n, d: 1n }, mul(q(p.fee), ms, period)));
+        exact.set(`fee-${s.rate_plan_id}`, add(exact.get(`fee-${s.rate_plan_id}`) ?? ZERO, mul(q(p.fee), ms, period)));
         const count = BigInt(events.filter((e) => e >= Date.parse(s.from) && e < Date.parse(s.to)).length);
-        exact.set(`act-${s.rate_plan_id}`, add(exact.get(`act-${s.rate_plan_id}`) ?? { n: 0n, d: 1n }, mul(q(p.price), count)));
+        exact.set(`act-${s.rate_plan_id}`, add(exact.get(`act-${s.rate_plan_id}`) ?? ZERO, mul(q(p.price), count)));
       }
-      let total = { n: 0n, d: 1n };
+      let total = ZERO;
       for (const [chargeId, amount] of exact) {
         const expected = roundText(amount, currency.places);
-        const billed = lines.filter((l) => l.charge_id === chargeId).reduce((a, l) => add(a, q(l.amount)), { n: 0n, d: 1n });
+        const billed = lines.filter((l) => l.charge_id === chargeId).reduce((a, l) => add(a, q(l.amount)), ZERO);
         expect(roundText(billed, currency.places), `${context()}: ${chargeId}`).toBe(expected);
         total = add(total, q(expected));
       }

@@ -18,8 +18,6 @@ import { engineUsage, SCOPE_WIDE_UNITS } from './usage-map.ts';
 export interface BillingSubject {
   sub: Selectable<SubscriptionsTable>;
   agentInstanceIds: string[];
-  /** The billing cycle of its current plan. */
-  cycle: BillingCycle;
   /** The billing cycle of the plan in force at an instant (changes across cycles take effect at a start of both: README "Invoices"). */
   cycleAt(instant: number): BillingCycle;
   currency: string;
@@ -36,12 +34,11 @@ export interface RatedInvoice {
   usage: ReturnType<typeof usageRecord>;
 }
 
-/** Loads a subscription, its current plan's cycle and currency, its instances and state changes (404 when absent). */
+/** Loads a subscription, its plans' cycles, its current plan's currency, its instances and state changes (404 when absent). */
 export async function loadSubject(db: Db, environmentId: string, subscriptionId: string): Promise<BillingSubject> {
   const sub = await db.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', subscriptionId).executeTakeFirst();
   if (!sub) throw notFound('subscription', subscriptionId);
-  const [plan, instances, events] = await Promise.all([
-    db.selectFrom('rate_plans').select(['billing_cycle_code', 'currency']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow(),
+  const [instances, events] = await Promise.all([
     db.selectFrom('subscription_agent_instances').select('agent_instance_id').where('subscription_id', '=', sub.id).orderBy('agent_instance_id').execute(),
     // Recorded order: by the time of each insert; rows of one transaction recorded with one
     // time (before inserts took their statement's time) put the creation first.
@@ -56,13 +53,13 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
   ]);
   const changes = events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() }));
   const planIds = [...new Set([sub.rate_plan_id, ...changes.map((c) => c.rate_plan_id)])];
-  const cycles = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code']).where('id', 'in', planIds).execute()).map((r) => [r.id, r.billing_cycle_code]));
+  const plans = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code', 'currency']).where('id', 'in', planIds).execute()).map((r) => [r.id, r]));
+  const current = plans.get(sub.rate_plan_id)!;
   return {
     sub,
     agentInstanceIds: instances.map((r) => r.agent_instance_id),
-    cycle: plan.billing_cycle_code,
-    cycleAt: (instant) => cycles.get(planInForce(changes, instant)) ?? plan.billing_cycle_code,
-    currency: plan.currency,
+    cycleAt: (instant) => plans.get(planInForce(changes, instant))?.billing_cycle_code ?? current.billing_cycle_code,
+    currency: current.currency,
     changes,
   };
 }
