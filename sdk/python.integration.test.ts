@@ -2,11 +2,15 @@
  * The Python SDK (sdk/python, `tally` package) against a real Tally stack: `python3` runs
  * a small agent script with PYTHONPATH=sdk/python; usage (GET /v1/usage) and the stored
  * rows then show each event counted once, with the exact outcome values. Also runs the
- * SDK's own unit tests (`python3 -m unittest`), so `npm test` covers them.
+ * SDK's own unit tests (`python3 -m unittest`), so `npm test` covers them, and builds the
+ * SDK's wheel offline (`pip wheel --no-deps --no-build-isolation`), installs it into a
+ * fresh venv and sends from there, outside the repository.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,10 +33,20 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-/** Runs python3 with the SDK on PYTHONPATH; resolves when it exits (killed after 60 s). */
-function python(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/** Which Python runs, where, and with what on PYTHONPATH (none: only what is installed). */
+interface Interpreter {
+  bin: string;
+  cwd: string;
+  pythonPath?: string;
+}
+/** python3 with the SDK's source on PYTHONPATH. */
+const FROM_SOURCE: Interpreter = { bin: 'python3', cwd: repo, pythonPath: pythonRoot };
+/** Runs Python; resolves when it exits (killed after 60 s). */
+function python(args: string[], env: Record<string, string> = {}, interpreter: Interpreter = FROM_SOURCE): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { cwd: repo, env: { ...process.env, PYTHONPATH: pythonRoot, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { PYTHONPATH: _ignored, ...inherited } = process.env;
+    const pythonPath = interpreter.pythonPath ? { PYTHONPATH: interpreter.pythonPath } : {};
+    const child = spawn(interpreter.bin, args, { cwd: interpreter.cwd, env: { ...inherited, ...pythonPath, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -54,6 +68,7 @@ function python(args: string[], env: Record<string, string> = {}): Promise<Run> 
 const AGENT_SCRIPT = `
 import json, os
 from decimal import Decimal
+import tally as tally_package
 from tally import Tally
 
 errors = []
@@ -78,7 +93,7 @@ how = os.environ["TALLY_EXIT"]
 if how == "close":
     tally.close()
 s = tally.stats
-print(json.dumps({"actions": actions, "outcomes": outcomes, "errors": errors, "retries": s.retries, "delivered": s.delivered}), flush=True)
+print(json.dumps({"actions": actions, "outcomes": outcomes, "errors": errors, "retries": s.retries, "delivered": s.delivered, "module": tally_package.__file__}), flush=True)
 if how == "raise":
     raise RuntimeError("the agent crashed")
 `;
@@ -91,9 +106,11 @@ interface Sent {
   errors: string[];
   retries: number;
   delivered: number;
+  /** Where `tally` was imported from. */
+  module: string;
 }
-async function runAgent(env: Record<string, string>, expectedCode = 0): Promise<Sent> {
-  const r = await python(['-c', AGENT_SCRIPT], { TALLY_ACTIONS: '25', ...env });
+async function runAgent(env: Record<string, string>, expectedCode = 0, interpreter: Interpreter = FROM_SOURCE): Promise<Sent> {
+  const r = await python(['-c', AGENT_SCRIPT], { TALLY_ACTIONS: '25', ...env }, interpreter);
   expect(r.code, r.stderr).toBe(expectedCode);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Sent;
 }
@@ -201,6 +218,59 @@ describe('Python SDK against the real server', () => {
       await expectCountedOnce(agent.id, sent);
     } finally {
       proxy.close();
+    }
+  });
+});
+
+describe('Python SDK as a wheel', () => {
+  /**
+   * Builds the wheel offline with the first interpreter that can: `python3` on PATH, then
+   * Debian's /usr/bin/python3 (python3-setuptools and python3-wheel, which python3-pip
+   * brings). setuptools older than 70.1 needs the `wheel` package to build one.
+   */
+  async function buildWheel(source: string, out: string): Promise<{ bin: string; wheel: string }> {
+    const failures: string[] = [];
+    for (const bin of [...new Set(['python3', '/usr/bin/python3'])]) {
+      const r = await python(['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--no-index', '-w', out, source], {}, { bin, cwd: source });
+      const wheel = readdirSync(out).find((f) => f.endsWith('.whl'));
+      if (r.code === 0 && wheel) return { bin, wheel: path.join(out, wheel) };
+      failures.push(`${bin}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    }
+    throw new Error(`no python3 here builds a wheel offline (needs setuptools>=61 and wheel): ${failures.join('; ')}`);
+  }
+
+  it('builds offline (pip wheel --no-build-isolation), installs into a fresh venv, and sends from there: each event counted once', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'tally-python-wheel-'));
+    try {
+      // A copy, so the build's build/ and *.egg-info stay out of the repository.
+      const source = path.join(tmp, 'src');
+      cpSync(pythonRoot, source, { recursive: true, filter: (f) => !/(__pycache__|\.egg-info|\/build)$/.test(f) });
+      mkdirSync(path.join(tmp, 'out'));
+      const { bin, wheel } = await buildWheel(source, path.join(tmp, 'out'));
+      expect(path.basename(wheel)).toBe('tally_python-0.1.0-py3-none-any.whl');
+      const listing = await python(['-m', 'zipfile', '-l', wheel], {}, { bin, cwd: tmp });
+      for (const f of ['tally/__init__.py', 'tally/client.py', 'tally/py.typed']) expect(listing.stdout).toContain(f);
+      expect(listing.stdout).not.toContain('tests/');
+
+      const venv = path.join(tmp, 'venv');
+      const made = await python(['-m', 'venv', venv], {}, { bin, cwd: tmp });
+      expect(made.code, made.stderr).toBe(0);
+      const venvPython = path.join(venv, 'bin/python');
+      const installed = await python(['-m', 'pip', 'install', '--no-index', '--no-deps', wheel], {}, { bin: venvPython, cwd: tmp });
+      expect(installed.code, installed.stderr).toBe(0);
+
+      // Run from an empty directory with no PYTHONPATH: only the venv's copy can be imported.
+      const cwd = path.join(tmp, 'agent');
+      mkdirSync(cwd);
+      const agent = await createAgent(stack);
+      const sent = await runAgent({ TALLY_URL: stack.baseUrl, TALLY_API_KEY: stack.keys.development.sdk, TALLY_AGENT_KEY: agent.secret, TALLY_EXIT: 'close' }, 0, { bin: venvPython, cwd });
+      expect(sent.module.startsWith(path.join(venv, 'lib'))).toBe(true);
+      expect(sent.module).toMatch(/site-packages\/tally\/__init__\.py$/);
+      expect(sent.errors).toEqual([]);
+      expect(sent.delivered).toBe(29);
+      await expectCountedOnce(agent.id, sent);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
