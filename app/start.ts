@@ -329,7 +329,13 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     if (configs.api) await startApiRole(p, configs.api);
     if (configs.billing) await startBillingRole(p, configs.billing);
     http.started();
-    log.info('tally started', { roles: [...roles], port, http_server: http.kind === 'uws' ? 'uWebSockets.js' : "Node's HTTP stack", node: process.version });
+    log.info('tally started', {
+      roles: [...roles],
+      port,
+      ...(ingest?.grpcPort === undefined ? {} : { otlp_grpc_port: ingest.grpcPort }),
+      http_server: http.kind === 'uws' ? 'uWebSockets.js' : "Node's HTTP stack",
+      node: process.version,
+    });
 
     let stopped = false;
     return {

@@ -41,7 +41,7 @@ function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: s
       const id = NEEDS_ESCAPE.test(r.id) ? JSON.stringify(r.id) : '"' + r.id + '"';
       return { status: 200, raw: '{"id":' + id + ',"status":"processed","created_at":"' + createdAt + '"}', contentType: 'application/json' };
     }
-    return { status: codeToStatus(r.error.code), body: errorBody(new AppError(r.error.code, r.error.message), requestId) };
+    return { status: codeToStatus(r.error.code), body: errorBody(singleEventError(r), requestId) };
   }
   let accepted = 0;
   let firstRejected: Rejected | undefined;
@@ -56,6 +56,12 @@ function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: s
   return { status: codeToStatus(firstRejected!.error.code), body: { ...errorBody(err, requestId), ...body } };
 }
 
+/** A single event's rejection as an error: the field at fault, when one is, in `details` (`[{path, message}]`). */
+export function singleEventError(r: Rejected): AppError {
+  const details = r.path === undefined ? undefined : [{ path: r.path, message: r.error.message }];
+  return new AppError(r.error.code, r.error.message, details ? { details } : {});
+}
+
 /**
  * The answer to a batch as JSON text, the same as JSON.stringify of
  * `{accepted, rejected, created_at, results}`, written by hand: a thousand results'
@@ -66,7 +72,7 @@ export function batchJson(accepted: number, rejected: number, createdAt: string,
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     if (i > 0) s += ',';
-    if (r.status !== 'processed') s += JSON.stringify(r);
+    if (r.status !== 'processed') s += JSON.stringify({ index: r.index, status: r.status, error: r.error });
     else if (NEEDS_ESCAPE.test(r.id)) s += `{"index":${r.index},"id":${JSON.stringify(r.id)},"status":"processed"}`;
     else s += '{"index":' + r.index + ',"id":"' + r.id + '","status":"processed"}';
   }

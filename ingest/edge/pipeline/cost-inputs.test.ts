@@ -38,6 +38,7 @@ describe('costInputsProblem: what an action\'s cost is computed from', () => {
     [{ cost: { amount: 1 } }, 'cost.currency'],
     [{ cost: { amount: 1, currency: 'USD', category: 'gpu' } }, 'cost.category'], // became llm before
   ])('rejects %j, naming metadata.%s', (m, field) => {
-    expect(costInputsProblem(m)).toContain(`\`metadata.${field}\``);
+    expect(costInputsProblem(m)?.message).toContain(`\`metadata.${field}\``);
+    expect(costInputsProblem(m)?.path).toBe(`metadata.${field}`);
   });
 });

@@ -17,30 +17,33 @@ import {
  *   10^12, at most 12 decimals), `currency` (ISO 4217) and optional `category`
  *   (llm, api or infrastructure; default llm).
  *
- * Returns the message of the first problem, or undefined.
+ * Returns the first problem (the field and a message naming it), or undefined.
  */
-export function costInputsProblem(m: Record<string, unknown>): string | undefined {
+export function costInputsProblem(m: Record<string, unknown>): { path: string; message: string } | undefined {
   const calls = m['api_calls'];
   if (calls !== undefined && !(typeof calls === 'number' && Number.isInteger(calls) && calls >= 0 && calls <= MAX_COST_QUANTITY)) {
-    return '`metadata.api_calls` must be a whole number from 0 to 10^12';
+    return problem('metadata.api_calls', 'must be a whole number from 0 to 10^12');
   }
   const units = m['units'];
   if (units !== undefined && !isBoundedDecimal(units, MAX_UNITS_DECIMALS)) {
-    return `\`metadata.units\` must be a number or decimal string from 0 to 10^12 with at most ${MAX_UNITS_DECIMALS} decimals`;
+    return problem('metadata.units', `must be a number or decimal string from 0 to 10^12 with at most ${MAX_UNITS_DECIMALS} decimals`);
   }
   const cost = m['cost'];
   if (cost === undefined) return undefined;
-  if (cost === null || typeof cost !== 'object' || Array.isArray(cost)) return '`metadata.cost` must be an object {amount, currency, category}';
+  if (cost === null || typeof cost !== 'object' || Array.isArray(cost)) return problem('metadata.cost', 'must be an object {amount, currency, category}');
   const c = cost as Record<string, unknown>;
   if (!isBoundedDecimal(c['amount'], MAX_COST_AMOUNT_DECIMALS)) {
-    return `\`metadata.cost.amount\` must be a number or decimal string from 0 to 10^12 with at most ${MAX_COST_AMOUNT_DECIMALS} decimals`;
+    return problem('metadata.cost.amount', `must be a number or decimal string from 0 to 10^12 with at most ${MAX_COST_AMOUNT_DECIMALS} decimals`);
   }
-  if (!isCurrency(c['currency'])) return `\`metadata.cost.currency\` ${CURRENCY_MESSAGE}`;
+  if (!isCurrency(c['currency'])) return problem('metadata.cost.currency', CURRENCY_MESSAGE);
   if (c['category'] !== undefined && !(COST_CATEGORIES as readonly unknown[]).includes(c['category'])) {
-    return '`metadata.cost.category` must be llm, api or infrastructure';
+    return problem('metadata.cost.category', 'must be llm, api or infrastructure');
   }
   return undefined;
 }
+
+/** A problem of one field, its message naming it ("`metadata.units` must be ..."). */
+const problem = (path: string, what: string) => ({ path, message: `\`${path}\` ${what}` });
 
 const PLAIN_DECIMAL = /^\d+(?:\.(\d+))?$/;
 

@@ -5,7 +5,7 @@ import { findUnsafeText, jsonMayHoldUnsafeText } from '../../../shared/http/safe
 import { valueTexts, withBigIntValue, withExactValue } from './exact-values.ts';
 
 /** One item of a request: a parsed value, or a line that could not be parsed. */
-export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json' | 'validation_failed'; message: string };
+export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json' | 'validation_failed'; message: string; path?: string };
 
 export interface Decoded {
   /** True when the body was one event object (answered with the spec's single response). */
@@ -108,7 +108,7 @@ function parseNdjson(body: Buffer, exactValues: boolean): RawItem[] {
 function refuseUnsafeText(item: RawItem): RawItem {
   if (!item.ok) return item;
   const unsafe = findUnsafeText(item.value);
-  return unsafe ? { ok: false, code: 'validation_failed', message: unsafe.message } : item;
+  return unsafe ? { ok: false, code: 'validation_failed', message: unsafe.message, ...(unsafe.path ? { path: unsafe.path } : {}) } : item;
 }
 
 function shape(v: unknown): Decoded {

@@ -16,7 +16,7 @@ import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } fr
 export type EventKind = 'action' | 'outcome';
 
 /** The result of a step: the value, or why the event is rejected. */
-export type StepResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string };
+export type StepResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; path?: string };
 
 /**
  * An event that passed validation, before its agent is resolved: the fields of its wire
@@ -29,7 +29,8 @@ export interface NormalizedEvent extends Pick<WireEvent, 'type' | 'ts' | 'uid' |
   id: string | undefined;
 }
 
-const reject = (code: ErrorCode, message: string): StepResult<never> => ({ ok: false, code, message });
+/** A rejection; `path` names the field at fault (a single event's answer lists it in `details`). */
+const reject = (code: ErrorCode, message: string, path?: string): StepResult<never> => ({ ok: false, code, message, ...(path ? { path } : {}) });
 
 /** The step validate (pipeline/run.ts STEPS): the event's shape (types, required fields, lengths, no unknown fields). */
 export function validateStep(kind: EventKind, value: unknown): StepResult<ActionEvent | OutcomeEvent> {
@@ -38,7 +39,7 @@ export function validateStep(kind: EventKind, value: unknown): StepResult<Action
   if (checker.Check(value)) return { ok: true, value: value as ActionEvent | OutcomeEvent };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return reject('validation_failed', `each ${kind} must be a JSON object`);
   const [first] = fieldProblems(checker.Errors(value));
-  return reject('validation_failed', first ? describe(first) : `invalid ${kind}`);
+  return first ? reject('validation_failed', describe(first), first.path) : reject('validation_failed', `invalid ${kind}`);
 }
 
 /** The ingest tier's wording of a shape problem: "unknown field `colour`", "`action_type` is required", "`value`: expected union value". */
@@ -67,9 +68,9 @@ export function normalizeStep(
   let ts = now;
   if (e.timestamp !== undefined) {
     const t = parseTimestamp(e.timestamp);
-    if (t === undefined) return reject('validation_failed', '`timestamp` must be an ISO 8601 date-time, e.g. 2026-11-21T10:00:00Z');
-    if (t < now - MAX_EVENT_AGE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 35 days in the past');
-    if (t > now + MAX_EVENT_FUTURE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 5 minutes in the future');
+    if (t === undefined) return reject('validation_failed', '`timestamp` must be an ISO 8601 date-time, e.g. 2026-11-21T10:00:00Z', 'timestamp');
+    if (t < now - MAX_EVENT_AGE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 35 days in the past', 'timestamp');
+    if (t > now + MAX_EVENT_FUTURE_MS) return reject('timestamp_out_of_range', '`timestamp` is more than 5 minutes in the future', 'timestamp');
     ts = t;
   }
 
@@ -81,11 +82,11 @@ export function normalizeStep(
     // to serialize (thousands of levels) is refused by the same rule.
     const text = metadataText(m);
     if (text === undefined || (text.length > 2 * MAX_METADATA_DEPTH && bracketCount(text) > MAX_METADATA_DEPTH && tooDeep(m))) {
-      return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`);
+      return reject('validation_failed', `\`metadata\` is nested more than ${MAX_METADATA_DEPTH} levels deep`, 'metadata');
     }
     meta = text;
     if (meta.length > MAX_METADATA_BYTES / 4 && Buffer.byteLength(meta) > MAX_METADATA_BYTES) {
-      return reject('validation_failed', `\`metadata\` exceeds ${MAX_METADATA_BYTES} bytes as JSON`);
+      return reject('validation_failed', `\`metadata\` exceeds ${MAX_METADATA_BYTES} bytes as JSON`, 'metadata');
     }
   }
 
@@ -110,14 +111,14 @@ export function normalizeStep(
     const v = (e as OutcomeEvent).value;
     const val = typeof v === 'number' ? decimalString(v) : v;
     if (!OUTCOME_VALUE.test(val) || exceedsMaxValue(val)) {
-      return reject('validation_failed', '`value` must be a decimal from 0 to 10^18 with at most 9 decimal places (a number, or a string such as "123456789.123456789")');
+      return reject('validation_failed', '`value` must be a decimal from 0 to 10^18 with at most 9 decimal places (a number, or a string such as "123456789.123456789")', 'value');
     }
     out.val = canonicalValue(val);
     return { ok: true, value: out };
   }
   if (m !== undefined) {
     const costProblem = costInputsProblem(m);
-    if (costProblem !== undefined) return reject('validation_failed', costProblem);
+    if (costProblem !== undefined) return reject('validation_failed', costProblem.message, costProblem.path);
     const usage = isObject(m['usage']) ? (m['usage'] as Record<string, unknown>) : undefined;
     const tin = tokenField(m, usage, 'input_tokens', 'prompt_tokens');
     const tout = tokenField(m, usage, 'output_tokens', 'completion_tokens');
@@ -184,7 +185,7 @@ function tokenField(m: Record<string, unknown>, usage: Record<string, unknown> |
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
 
-const badTokens = (name: string) => reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`);
+const badTokens = (name: string) => reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`, `metadata.${name}`);
 
 /** A given id that is not the event's id. */
 const differs = (given: string | undefined, id: string): boolean => given !== undefined && given !== id;

@@ -58,13 +58,13 @@ export function agentFor(p: Principal, e: NormalizedEvent, agents: Map<string, A
     // Authenticated by X-Agent-Secret: events are that instance's; agent_key, if sent, must name it.
     const own = agents.get(e.agentKey ?? '');
     if (e.agentKey !== undefined && own?.id !== p.agentInstanceId) {
-      return { ok: false, code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance' };
+      return { ok: false, code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance', path: 'agent_key' };
     }
     return e.agentKey === undefined
       ? { ok: true, value: { id: p.agentInstanceId!, organizationId: p.organizationId, environmentId: p.environmentId, accountId: p.agentAccountId ?? '' } }
       : { ok: true, value: own! };
   }
-  if (e.agentKey === undefined) return { ok: false, code: 'validation_failed', message: '`agent_key` is required' };
+  if (e.agentKey === undefined) return { ok: false, code: 'validation_failed', message: '`agent_key` is required', path: 'agent_key' };
   const a = agents.get(e.agentKey);
   if (!a || a.environmentId !== p.environmentId) {
     return { ok: false, code: 'unknown_agent', message: 'no agent instance with this agent_key in this environment' };

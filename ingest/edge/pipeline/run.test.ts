@@ -104,20 +104,25 @@ describe('runPipeline', () => {
       return r.out;
     });
 
-    const rejected = (index: number, code: string, message: string | RegExp) => ({ index, status: 'rejected', error: { code, message: typeof message === 'string' ? message : expect.stringMatching(message) } });
+    const rejected = (index: number, code: string, message: string | RegExp, path?: string) => ({
+      index,
+      status: 'rejected',
+      error: { code, message: typeof message === 'string' ? message : expect.stringMatching(message) },
+      ...(path ? { path } : {}),
+    });
     expect(out.single).toBe(false);
     expect(out.createdAt).toBe(new Date(NOW).toISOString());
     expect(out.results).toEqual([
       { index: 0, id: 'e1', status: 'processed' },
       rejected(1, 'invalid_json', 'line 2 is not valid JSON'),
-      rejected(2, 'validation_failed', 'unknown field `colour`'),
-      rejected(3, 'timestamp_out_of_range', '`timestamp` is more than 35 days in the past'),
+      rejected(2, 'validation_failed', 'unknown field `colour`', 'colour'),
+      rejected(3, 'timestamp_out_of_range', '`timestamp` is more than 35 days in the past', 'timestamp'),
       rejected(4, 'unknown_agent', 'no agent instance with this agent_key in this environment'),
       rejected(5, 'agent_inactive', 'agent instance ai_off is inactive'),
       rejected(6, 'unknown_agent', 'no agent instance with this agent_key in this environment'),
       { index: 7, id: 'e1', status: 'processed' }, // a copy of event 0: answered, not sent again
       { index: 8, id: expect.stringMatching(/^evt_/), status: 'processed' },
-      rejected(9, 'validation_failed', '`agent_key` is required'),
+      rejected(9, 'validation_failed', '`agent_key` is required', 'agent_key'),
     ]);
     expect(loads.sort()).toEqual(['key_elsewhere', 'key_missing']);
 
@@ -161,7 +166,7 @@ describe('runPipeline', () => {
     const { out, delta } = await counted(ingestMetrics.pipelineEvents, () => runPipeline({ agents, publisher: pub }, 'outcome', agentSecret, items, { single: false }));
     expect(out.results).toEqual([
       { index: 0, id: 'o1', status: 'processed' },
-      { index: 1, status: 'rejected', error: { code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance' } },
+      { index: 1, status: 'rejected', error: { code: 'validation_failed', message: '`agent_key` does not match the X-Agent-Secret instance' }, path: 'agent_key' },
       { index: 2, id: 'o2', status: 'processed' },
     ]);
     expect(loads).toEqual([]); // every key cached: nothing awaited from the directory

@@ -50,7 +50,8 @@ export interface IngestDeps extends PipelineDeps {
 }
 
 export type Accepted = { index: number; id: string; status: 'processed' };
-export type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string } };
+/** A rejected event; `path` names the field at fault, when one is (a single event's answer lists it in `details`). */
+export type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string }; path?: string };
 
 /** What became of a request's events: one result per event, in order. */
 export interface IngestOutcome {
@@ -88,21 +89,21 @@ export async function runPipeline(
     const item = items[i]!;
     // decode
     if (!item.ok) {
-      results[i] = rejection(i, item.code, item.message);
+      results[i] = rejection(i, item.code, item.message, item.path);
       (rejectedAt ??= new Uint8Array(n))[i] = DECODE;
       continue;
     }
     // validate
     const v = validateStep(kind, item.value);
     if (!v.ok) {
-      results[i] = rejection(i, v.code, v.message);
+      results[i] = rejection(i, v.code, v.message, v.path);
       (rejectedAt ??= new Uint8Array(n))[i] = VALIDATE;
       continue;
     }
     // normalize
     const e = normalizeStep(kind, v.value, now, headerId);
     if (!e.ok) {
-      results[i] = rejection(i, e.code, e.message);
+      results[i] = rejection(i, e.code, e.message, e.path);
       (rejectedAt ??= new Uint8Array(n))[i] = NORMALIZE;
       continue;
     }
@@ -126,7 +127,7 @@ export async function runPipeline(
       agent = agentFor(principal, e, agents);
     }
     if (!agent.ok) {
-      results[i] = rejection(i, agent.code, agent.message);
+      results[i] = rejection(i, agent.code, agent.message, agent.path);
       (rejectedAt ??= new Uint8Array(n))[i] = RESOLVE_AGENT;
       continue;
     }
@@ -142,8 +143,10 @@ export async function runPipeline(
   return { single, results, createdAt };
 }
 
-function rejection(index: number, code: ErrorCode, message: string): Rejected {
-  return { index, status: 'rejected', error: { code, message } };
+function rejection(index: number, code: ErrorCode, message: string, path: string | undefined): Rejected {
+  const r: Rejected = { index, status: 'rejected', error: { code, message } };
+  if (path) r.path = path;
+  return r;
 }
 
 let isoAt = 0;
