@@ -3,7 +3,7 @@
  * exactly: end_date <= start_date + 5 years (issue 35: 2021-11-22 to 2026-11-25 answered 200).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, startTestStack, waitFor, type Answer, type TestStack } from '../../test/harness.ts';
 import { failedPaths } from '../../test/api-support.ts';
 
 let stack: TestStack;
@@ -14,7 +14,7 @@ afterAll(async () => {
   await stack?.cleanup();
 });
 
-const ENDPOINTS: [string, (start: string, end: string) => Promise<{ status: number; body: any }>][] = [
+const ENDPOINTS: [string, (start: string, end: string) => Promise<Answer>][] = [
   ['GET /v1/usage', (s, e) => call(stack, 'GET', `/v1/usage?start_date=${s}&end_date=${e}&group_by=none`, { key: stack.keys.development.sdk })],
   ['GET /v1/costs', (s, e) => call(stack, 'GET', `/v1/costs?start_date=${s}&end_date=${e}`, { key: stack.keys.development.admin })],
   ['GET /v1/reports/revenue', (s, e) => call(stack, 'GET', `/v1/reports/revenue?start_date=${s}&end_date=${e}`, { key: stack.keys.development.admin })],
