@@ -202,7 +202,10 @@ describe(`subscription sequences through the API against the model (${RUNS} sequ
       const exact = expectedInvoice(s);
       const invoice = bySub.get(s.sub);
       if (exact.size === 0) {
-        expect(invoice, context).toBeUndefined();
+        // Not billable in November. A draft generated while it was keeps its last rating
+        // (generate.ts; invoicing.integration.test.ts, "a draft whose period stops being
+        // billable"): not modelled here.
+        if (!s.log.some((m) => m.startsWith('generate'))) expect(invoice, context).toBeUndefined();
         continue;
       }
       expect(invoice, context).toBeDefined();
