@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { initTally } from '../billing/catalog/bootstrap.ts';
 import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
-import { UsageStore, type UsageQuery } from '../billing/usage/usage-query.ts';
+import { UsageStore, type FirstSeenUsersQuery, type UsageQuery } from '../billing/usage/usage-query.ts';
 import { parseCommonConfig } from '../shared/config/common.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
 import { newId } from '../shared/ids.ts';
@@ -144,6 +144,15 @@ async function runSize(SUBS: number, EVENTS: number): Promise<SizeResult> {
           const s = performance.now();
           try {
             return await usage.query(q);
+          } finally {
+            usageMs += performance.now() - s;
+            usageQueries++;
+          }
+        },
+        async firstSeenUsers(q: FirstSeenUsersQuery) {
+          const s = performance.now();
+          try {
+            return await usage.firstSeenUsers(q);
           } finally {
             usageMs += performance.now() - s;
             usageQueries++;

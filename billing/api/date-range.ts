@@ -1,8 +1,8 @@
 import { AppError } from '../../shared/errors.ts';
 import { parseTimestamp } from '../../shared/time.ts';
 
-/** Longest range a usage, report or cost query covers. */
-const MAX_RANGE_MS = 5 * 366 * 86_400_000;
+/** Longest range a usage, report or cost query covers, in calendar years. */
+const MAX_RANGE_YEARS = 5;
 /** Dates a query may name: what the event store's time columns hold (1970 to 2106), with margin. */
 const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(2100, 0, 1);
@@ -10,7 +10,7 @@ const LATEST = Date.UTC(2100, 0, 1);
 /**
  * [start, end) of a usage, report or cost query: the given dates, else the current
  * calendar month (`required`: no default). Both between 1970 and 2100, the end after
- * the start, at most 5 years apart; otherwise a 400 naming the parameter.
+ * the start, at most 5 years apart (see {@link latestEnd}); otherwise a 400 naming the parameter.
  */
 export function range(
   q: { start_date?: string | null | undefined; end_date?: string | null | undefined },
@@ -20,8 +20,22 @@ export function range(
   const from = date(q.start_date, 'start_date', opts.required) ?? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = date(q.end_date, 'end_date', opts.required) ?? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   if (!(from < to)) throw new AppError('validation_failed', '`end_date` must be after `start_date`');
-  if (to.getTime() - from.getTime() > MAX_RANGE_MS) throw new AppError('validation_failed', 'the range covers at most 5 years');
+  const latest = latestEnd(from);
+  if (to > latest) {
+    const message = `the range covers at most ${MAX_RANGE_YEARS} years: \`end_date\` must not be after ${latest.toISOString()} (\`start_date\` + ${MAX_RANGE_YEARS} years)`;
+    throw new AppError('validation_failed', message, { details: [{ path: 'end_date', message }] });
+  }
   return { from, to };
+}
+
+/**
+ * The latest end of a range from `from`: the same UTC date and time 5 calendar years later
+ * (from February 29, March 1), so `end_date <= start_date + 5 years`.
+ */
+export function latestEnd(from: Date): Date {
+  const d = new Date(from);
+  d.setUTCFullYear(d.getUTCFullYear() + MAX_RANGE_YEARS);
+  return d;
 }
 
 function date(v: string | null | undefined, name: string, required = false): Date | undefined {

@@ -7,7 +7,7 @@ import { getBillRun, listBillRuns, runBillRun } from '../invoicing/bill-runs.ts'
 import { finalizeIfDraft, finalizeInvoice, generateForPeriod, previewInvoice } from '../invoicing/generate.ts';
 import { simulateCharges } from '../invoicing/simulate.ts';
 import { correctInvoice } from '../invoicing/corrections.ts';
-import { getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
+import { checkPaymentDate, getInvoice, listInvoices, payInvoice, voidInvoice, type InvoiceFilter } from '../invoicing/store.ts';
 import { activeTemplate, createTemplate, renderInvoiceHtml, requireActiveTemplate, updateTemplate } from '../invoicing/templates.ts';
 import type { Usage } from '../rating/index.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
@@ -80,8 +80,11 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       requestBody: InvoicePay,
       handle: async (req, p) => {
         const b = optionalBody(req, InvoicePay);
-        await finalizeIfDraft(inv, p.environmentId, req.params.invoice_id!, 'api');
-        return ok(await payInvoice(db, p.environmentId, req.params.invoice_id!, { ...(b.amount !== undefined ? { amount: String(b.amount) } : {}), ...(b.reference ? { reference: b.reference } : {}), ...(b.paid_at ? { paid_at: date(b.paid_at, 'paid_at') } : {}) }, inv.now()));
+        const id = req.params.invoice_id!;
+        const paidAt = b.paid_at ? date(b.paid_at, 'paid_at') : undefined;
+        if (paidAt) await checkPaymentDate(db, p.environmentId, id, paidAt, inv.now());
+        await finalizeIfDraft(inv, p.environmentId, id, 'api');
+        return ok(await payInvoice(db, p.environmentId, id, { ...(b.amount !== undefined ? { amount: String(b.amount) } : {}), ...(b.reference ? { reference: b.reference } : {}), ...(paidAt ? { paid_at: paidAt } : {}) }, inv.now()));
       },
     },
   ];

@@ -197,6 +197,23 @@ describe('charges', () => {
     expect(failedPaths(res)).toContain(path);
   });
 
+  it('an override the model cannot apply is a 400 naming what it accepts (the docs example on a tiered model), never dropped', async () => {
+    const rp = await plan((await product()).id);
+    const tiered = (await model('tiered', { unit_of_measure: '@action', tiers: [{ price: 0.02, start: 0 }, { price: 0.01, start: 10000 }] })).body;
+    const res = await post(`/api/v1/products/rateplans/${rp.id}/charges`, { name: 'Successful hire', charge_model_id: tiered.id, charge_type_code: 'usage', pricing: { unit_price: 1500 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details).toEqual([{ path: 'pricing.unit_price', message: "pricing.unit_price does not apply to the tiered charge model; its charges' pricing accepts tiers" }]);
+    expect(res.body.error.message).toContain('accepts tiers');
+    const flat = (await model('flat', { amount: 10 })).body;
+    const typo = await post(`/api/v1/products/rateplans/${rp.id}/charges`, { name: 'Fee', charge_model_id: flat.id, pricing: { amount: 12 } });
+    expect(typo.status).toBe(400);
+    expect(failedPaths(typo)).toEqual(['pricing.amount']);
+    expect((await get(`/api/v1/products/rateplans/${rp.id}/charges`)).body.total).toBe(0);
+    // What it accepts is applied.
+    const ok = await post(`/api/v1/products/rateplans/${rp.id}/charges`, { name: 'Actions', charge_model_id: tiered.id, pricing: { tiers: [{ price: 0.5, start: 0 }] } });
+    expect(ok.body).toMatchObject({ resolved_pricing: { kind: 'tiered', tiers: [{ start: '1', price: '0.5', counter: '1' }] } });
+  });
+
   it('permissions and isolation', async () => {
     const rp = await plan((await product()).id);
     const pu = (await model('per_unit', { unit_price: 1 })).body;

@@ -26,6 +26,9 @@ function source() {
       if (q.groupBy === 'agent') return table.map(({ account_id: _x, ...r }) => r);
       return [];
     },
+    async firstSeenUsers(): Promise<string[]> {
+      return [];
+    },
   };
 }
 const base = { environmentId: 'env', from: new Date('2026-10-01T00:00:00Z'), to: new Date('2026-11-01T00:00:00Z') };

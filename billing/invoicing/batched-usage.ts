@@ -1,4 +1,4 @@
-import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
+import type { FirstSeenUsersQuery, UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import type { UsageSource } from './context.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { UsageSource } from './context.ts';
  * query's: counting once is per (agent instance, event id), so grouping a superset by
  * agent gives each agent's exact figures (distinct users included); an account filter
  * is exact per (agent, account) for one account. Other shapes (several accounts, type
- * filters, no grouping) go to the underlying source.
+ * filters, no grouping) and the users first seen per segment go to the underlying source.
  */
 export class BatchedUsage implements UsageSource {
   readonly #cache = new Map<string, Promise<IndexedRows>>();
@@ -36,6 +36,11 @@ export class BatchedUsage implements UsageSource {
       const account = q.accountIds?.[0];
       return candidates.filter((r) => account === undefined || r.account_id === account).map(({ account_id: _a, ...r }) => r);
     });
+  }
+
+  /** Per subscription: goes to the underlying source. */
+  firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]> {
+    return this.source.firstSeenUsers(q);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
+import type { FirstSeenUsersQuery, UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { InvoicingConfig } from './config.ts';
 import type { Rater } from './rater.ts';
@@ -6,6 +6,8 @@ import type { Rater } from './rater.ts';
 /** The narrow usage query billing needs (UsageStore implements it). */
 export interface UsageSource {
   query(q: UsageQuery): Promise<UsageRow[]>;
+  /** Per window, the users first active in it among the windows (@user and @seat over a period's segments). */
+  firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]>;
 }
 
 /** What invoicing needs: Postgres, usage, a rater, its config and a clock (injectable for tests). */

@@ -238,6 +238,18 @@ describe('correcting a finalized invoice after late events', () => {
     expect(await countDocs(sub)).toBe(7);
   });
 
+  it('every event of a replacement carries the same invoice fields: invoice.paid and payment.successful name what it replaces and its credit note', async () => {
+    const replacement = (await get(`/api/v1/invoice/invoices?subscription_id=${sub}&status=paid`)).body.invoices[0];
+    expect(replacement).toMatchObject({ number: 'INV-000003', replaces_invoice_id: first.invoice.id });
+    const rows = await stack.tally.db!.selectFrom('webhook_events').select(['event', 'body']).where('body', 'like', `%${replacement.id}%`).orderBy('created_at').orderBy('id').execute();
+    const mine = rows.map((r) => ({ event: r.event, data: JSON.parse(r.body).data })).filter((e) => e.data.invoice_id === replacement.id);
+    expect(mine.map((e) => e.event)).toEqual(['invoice.created', 'invoice.paid', 'payment.successful']);
+    const [created, paid, payment] = mine.map((e) => e.data);
+    expect(created).toMatchObject({ replaces_invoice_id: first.invoice.id, credit_note_number: 'CN-000002', status: 'finalized' });
+    expect(created.credit_note_id).toMatch(/^inv_/);
+    for (const data of [paid, payment]) expect(data).toEqual({ ...created, status: 'paid' });
+  });
+
   it('a draft is re-rated, not corrected: 409', async () => {
     const oct = await generate('2026-10', acct, sub);
     expect(oct).toMatchObject({ status: 'draft', total: '100.00' });

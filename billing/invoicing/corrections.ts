@@ -32,10 +32,9 @@ import { newId } from '../../shared/ids.ts';
 import { countInvoiceFinalized, countInvoiceGenerated } from '../metrics.ts';
 import { Dec, formatDecimal, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
-import { invoiceEventData } from '../webhooks/payloads.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription } from './rate-subscription.ts';
-import { assignNumber, getInvoiceRow, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
+import { assignNumber, getInvoiceRow, invoiceEvent, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -219,7 +218,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       tx,
       head.environment_id,
       'invoice.created',
-      invoiceEventData(replacement, { replaces_invoice_id: head.id, credit_note_id: creditNote?.id ?? null, credit_note_number: creditNote?.number ?? null }),
+      await invoiceEvent(tx, replacement),
       now,
     );
     return {

@@ -163,6 +163,11 @@ describe('events become invoice lines', () => {
     const redone = inv(await post('/v1/invoices/generate', { billing_period: '2026-10' }), subId);
     expect(redone).toMatchObject({ id: oct.id, status: 'draft', total: '101.00', generation: 'updated' });
 
+    // A draft is issued when paid (today): an earlier payment date is refused and leaves it a draft.
+    const early = await post(`/api/v1/invoice/invoices/${oct.id}/pay`, { paid_at: '2026-11-01' });
+    expect(early.status).toBe(400);
+    expect(early.body.error.message).toBe("paid_at must not be before the invoice's issue date 2026-11-23 (it is 2026-11-01T00:00:00.000Z)");
+    expect((await get(`/api/v1/invoice/invoices/${oct.id}`)).body).toMatchObject({ status: 'draft', number: null });
     const fin = await post(`/api/v1/invoice/invoices/${oct.id}/finalize`);
     expect(fin.status).toBe(200);
     expect(fin.body).toMatchObject({ status: 'finalized', total: '101.00' });
@@ -179,14 +184,31 @@ describe('events become invoice lines', () => {
     expect((await post(`/api/v1/invoice/invoices/${oct.id}/finalize`)).body.status).toBe('finalized');
   });
 
-  it('records a payment: wrong amount 400, then paid, paying again 409', async () => {
+  it('records a payment: wrong amount 400, a payment date before the issue date or in the future 400, then paid, paying again 409', async () => {
     const oct = (await get(`/api/v1/invoice/invoices?subscription_id=${subId}&status=finalized`)).body.invoices[0];
     const wrong = await post(`/api/v1/invoice/invoices/${oct.id}/pay`, { amount: '100.99' });
     expect(wrong.status).toBe(400);
     expect(failedPaths(wrong)).toEqual(['amount']);
-    const paid = await post(`/v1/invoices/${oct.id}/pay`, { amount: 101, reference: 'wire-42' });
+    // Issued today (the clock's November 23): paid_at from that day to now.
+    expect(oct.issue_date.slice(0, 10)).toBe('2026-11-23');
+    for (const [paidAt, message] of [
+      ['2020-01-01', "paid_at must not be before the invoice's issue date 2026-11-23 (it is 2020-01-01T00:00:00.000Z)"],
+      ['2026-11-22T23:59:59Z', "paid_at must not be before the invoice's issue date 2026-11-23 (it is 2026-11-22T23:59:59.000Z)"],
+      ['2030-01-01', /^paid_at must not be in the future \(it is 2030-01-01T00:00:00.000Z, now is 2026-11-23T/],
+      ['2026-11-24', /^paid_at must not be in the future/],
+    ] as const) {
+      for (const path of [`/api/v1/invoice/invoices/${oct.id}/pay`, `/v1/invoices/${oct.id}/pay`]) {
+        const res = await post(path, { amount: 101, paid_at: paidAt });
+        expect(res.status, `${path} ${paidAt}`).toBe(400);
+        expect(res.body.error.code).toBe('validation_failed');
+        expect(res.body.error.message).toMatch(message);
+        expect(failedPaths(res)).toEqual(['paid_at']);
+      }
+    }
+    expect((await get(`/api/v1/invoice/invoices/${oct.id}`)).body.status).toBe('finalized');
+    const paid = await post(`/v1/invoices/${oct.id}/pay`, { amount: 101, reference: 'wire-42', paid_at: '2026-11-23' });
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'paid', payment_reference: 'wire-42', total: '101.00' });
+    expect(paid.body).toMatchObject({ status: 'paid', payment_reference: 'wire-42', total: '101.00', paid_at: '2026-11-23T00:00:00.000Z' });
     expect((await post(`/api/v1/invoice/invoices/${oct.id}/pay`)).status).toBe(409);
     // Webhook events, written to the outbox in the same transactions: created once, paid once.
     const events = await stack.tally.db!.selectFrom('webhook_events').select(['event', 'body']).where('body', 'like', `%${oct.id}%`).orderBy('created_at').orderBy('event').execute();

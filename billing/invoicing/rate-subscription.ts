@@ -108,21 +108,33 @@ function scopeOf(subject: BillingSubject): UsageScope {
   return subject.agentInstanceIds.length ? { agent_instance_ids: subject.agentInstanceIds } : { account_id: subject.sub.account_id };
 }
 
-/** Usage of one segment: grouped by agent instance, plus the scope-wide distinct users when a charge needs them. */
-async function measure(inv: Invoicing, environmentId: string, scope: UsageScope, seg: PlanSegment, charges: RatedCharge[], ingestedBefore: Date | undefined): Promise<MeasuredSegment> {
-  const base = {
+/** The usage query's filters of a scope. */
+function scopeFilter(scope: UsageScope) {
+  return 'agent_instance_ids' in scope ? { agentInstanceIds: scope.agent_instance_ids } : { accountIds: [scope.account_id] };
+}
+
+/** Usage of one segment grouped by agent instance. */
+function usageByAgent(inv: Invoicing, environmentId: string, scope: UsageScope, seg: PlanSegment, ingestedBefore: Date | undefined) {
+  return inv.usage.query({ environmentId, from: new Date(seg.from), to: new Date(seg.to), groupBy: 'agent', ...(ingestedBefore ? { ingestedBefore } : {}), ...scopeFilter(scope) });
+}
+
+/**
+ * @user and @seat per segment when a charge of any segment counts them (else undefined):
+ * the period's distinct users, each counted in the segment of their first action in the
+ * period's billable time, whatever plan it was on. Summed over segments they are the
+ * period's distinct users, and what earlier segments counted is the distinct users before,
+ * so allowances, tiers and packages of users count from the start of the period (README
+ * "Invoices") and a user active across a plan change or pause counts once.
+ */
+async function usersBySegment(inv: Invoicing, environmentId: string, scope: UsageScope, segments: PlanSegment[], charges: RatedCharge[][], ingestedBefore: Date | undefined): Promise<(string | undefined)[]> {
+  const counted = charges.flat().some((c) => c.unit_of_measure !== null && SCOPE_WIDE_UNITS.includes(c.unit_of_measure));
+  if (!counted) return segments.map(() => undefined);
+  return inv.usage.firstSeenUsers({
     environmentId,
-    from: new Date(seg.from),
-    to: new Date(seg.to),
+    windows: segments.map((s) => ({ from: new Date(s.from), to: new Date(s.to) })),
     ...(ingestedBefore ? { ingestedBefore } : {}),
-    ...('agent_instance_ids' in scope ? { agentInstanceIds: scope.agent_instance_ids } : { accountIds: [scope.account_id] }),
-  };
-  const needsUsers = charges.some((c) => c.unit_of_measure !== null && SCOPE_WIDE_UNITS.includes(c.unit_of_measure));
-  const [byAgent, total] = await Promise.all([
-    inv.usage.query({ ...base, groupBy: 'agent' }),
-    needsUsers ? inv.usage.query({ ...base, groupBy: 'none' }) : Promise.resolve(undefined),
-  ]);
-  return { ...seg, usage: engineUsage(byAgent, total === undefined ? undefined : (total[0] ?? null)) };
+    ...scopeFilter(scope),
+  });
 }
 
 /** Marks one-time charges billed before this period, or in an earlier segment of it. */
@@ -153,7 +165,11 @@ export async function rateSubscription(inv: Invoicing, subject: BillingSubject, 
   ]);
   const scope = scopeOf(subject);
   const segCharges = withOneTimeState(planSegments, charges, billed);
-  const segments = await Promise.all(planSegments.map((s, i) => measure(inv, environmentId, scope, s, segCharges[i]!, opts.ingestedBefore)));
+  const [users, byAgent] = await Promise.all([
+    usersBySegment(inv, environmentId, scope, planSegments, segCharges, opts.ingestedBefore),
+    Promise.all(planSegments.map((s) => usageByAgent(inv, environmentId, scope, s, opts.ingestedBefore))),
+  ]);
+  const segments: MeasuredSegment[] = planSegments.map((s, i) => ({ ...s, usage: engineUsage(byAgent[i]!, users[i]) }));
   const outcome = await inv.rater.rate({
     currency: subject.currency,
     period,

@@ -162,7 +162,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
     }
     if (rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(invoice.id, rated)).execute();
     if (invoice.status !== 'draft') invoice = await assignNumber(tx, invoice);
-    if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', invoiceEventData(invoice), opts.now);
+    if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', await invoiceEvent(tx, invoice), opts.now);
     return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };
   });
 }
@@ -289,6 +289,23 @@ export async function getInvoiceRow(db: Db | Tx, environmentId: string, id: stri
   return row;
 }
 
+/**
+ * The data of every event of an invoice (invoice.created, invoice.paid, payment.successful):
+ * its fields and correction links as stored, so each of its events carries the same fields.
+ * A replacement names the invoice it replaces and the credit note that reversed that one.
+ */
+export async function invoiceEvent(db: Db | Tx, row: InvoiceRow) {
+  if (!row.replaces_invoice_id) return invoiceEventData(row);
+  const creditNote = await db
+    .selectFrom('invoices')
+    .select(['id', 'number'])
+    .where('environment_id', '=', row.environment_id)
+    .where('kind', '=', 'credit_note')
+    .where('corrects_invoice_id', '=', row.replaces_invoice_id)
+    .executeTakeFirst();
+  return invoiceEventData(row, { replaces_invoice_id: row.replaces_invoice_id, credit_note_id: creditNote?.id ?? null, credit_note_number: creditNote?.number ?? null });
+}
+
 /** Filters of the invoice lists. */
 export interface InvoiceFilter {
   account_id?: string;
@@ -309,6 +326,31 @@ export async function listInvoices(db: Db, environmentId: string, filter: Invoic
   return { rows: rows.map((r) => invoiceView(r, undefined, corrections.get(r.id) ?? null)), total };
 }
 
+/**
+ * Why a payment date is refused, or null: it may not be before the day (UTC) the invoice
+ * was issued (a draft is issued when it is paid: today) nor after `now`.
+ */
+export function paidAtProblem(paidAt: Date, issuedAt: Date, now: Date): string | null {
+  const issueDay = issuedAt.toISOString().slice(0, 10);
+  if (paidAt.getTime() > now.getTime()) return `paid_at must not be in the future (it is ${paidAt.toISOString()}, now is ${now.toISOString()})`;
+  if (paidAt.getTime() < Date.parse(`${issueDay}T00:00:00Z`)) return `paid_at must not be before the invoice's issue date ${issueDay} (it is ${paidAt.toISOString()})`;
+  return null;
+}
+
+function checkPaidAt(paidAt: Date, issuedAt: Date, now: Date): void {
+  const problem = paidAtProblem(paidAt, issuedAt, now);
+  if (problem) throw new AppError('validation_failed', problem, { details: [{ path: 'paid_at', message: problem }] });
+}
+
+/**
+ * Checks a payment date before a payment touches the invoice (a draft would be issued
+ * first: a refused date must not issue it). 404 when the invoice is not in the environment.
+ */
+export async function checkPaymentDate(db: Db, environmentId: string, id: string, paidAt: Date, now: Date): Promise<void> {
+  const row = await getInvoiceRow(db, environmentId, id);
+  checkPaidAt(paidAt, row.status === 'draft' ? now : row.issue_date, now);
+}
+
 /** Input of a payment. */
 interface PaymentInput {
   amount?: string;
@@ -318,7 +360,8 @@ interface PaymentInput {
 
 /**
  * Records a payment of the whole invoice: draft or finalized -> paid. `amount`, when
- * given, must equal the total (partial payments are not supported). Paying a paid or
+ * given, must equal the total (partial payments are not supported); `paid_at`, when given,
+ * is not before the issue date nor in the future ({@link paidAtProblem}). Paying a paid or
  * void invoice is a 409.
  */
 export async function payInvoice(db: Db, environmentId: string, id: string, input: PaymentInput, now: Date) {
@@ -328,6 +371,7 @@ export async function payInvoice(db: Db, environmentId: string, id: string, inpu
         details: [{ path: 'amount', message: `amount must equal the invoice total ${row.total}` }],
       });
     }
+    if (input.paid_at) checkPaidAt(input.paid_at, row.status === 'draft' ? now : row.issue_date, now);
     return { status: 'paid', paid_at: input.paid_at ?? now, payment_reference: input.reference ?? null, finalized_at: row.finalized_at ?? now };
   });
 }
@@ -361,7 +405,8 @@ async function moveInvoice(
     if (corrected) throw new AppError('conflict', `cannot ${action} invoice ${row.number ?? row.id}: it was corrected by invoice ${corrected.invoice_id}${corrected.credit_note_id ? ` (credit note ${corrected.credit_note_id})` : ''}; ${action} that one`);
     let updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     if (updated.status === 'paid' || updated.status === 'finalized') updated = await assignNumber(tx, updated);
-    for (const event of events) await emitWebhookEvent(tx, environmentId, event, invoiceEventData(updated), now);
+    const data = await invoiceEvent(tx, updated);
+    for (const event of events) await emitWebhookEvent(tx, environmentId, event, data, now);
     return invoiceView(updated, await linesOf(tx, id));
   });
 }

@@ -12,14 +12,14 @@ describe('engineUsage', () => {
     expect(u['@user']).toBeUndefined();
   });
 
-  it('@user and @seat come from the scope-wide distinct count, not the sum per instance', () => {
-    const u = engineUsage([row('a', { users: '2' }), row('b', { users: '2' })], row('', { users: '3' }));
+  it('@user and @seat come from the segment\'s users (first active in it), not the sum per instance', () => {
+    const u = engineUsage([row('a', { users: '2' }), row('b', { users: '2' })], '3');
     expect(u['@user']).toBe('3');
     expect(u['@seat']).toBe('3');
   });
 
   it('no usage at all is zero of every unit', () => {
-    const u = engineUsage([], null);
+    const u = engineUsage([], '0');
     expect(usageTotals(u)).toEqual({ '@action': '0', '@outcome': '0', '@user': '0', '@seat': '0' });
   });
 

@@ -5,8 +5,8 @@
  * |----------|----------|-------------------------|
  * | @action  | distinct action events | yes |
  * | @outcome | sum of the outcome events' `value` (a count when each event has value 1) | yes |
- * | @user    | distinct end users (user_id, else anonymous_id) on actions, over the whole scope | no |
- * | @seat    | seat rule: users with activity in the segment (same as @user) | no |
+ * | @user    | distinct end users (user_id, else anonymous_id) on actions, over the whole scope, each counted in the segment of their first action in the period | no |
+ * | @seat    | seat rule: users with activity in the period (same as @user) | no |
  *
  * Per-instance quantities are exact decimal strings; instances with zero of a unit are
  * left out of that unit's split.
@@ -15,7 +15,7 @@ import type { UsageRow } from '../usage/usage-query.ts';
 import type { UnitOfMeasure, Usage, UsageBreakdown } from '../rating/index.ts';
 import { Dec, formatDecimal } from '../rating/money.ts';
 
-/** Units that need a distinct count over the whole scope (an extra, ungrouped usage query). */
+/** Units counted as the period's distinct users (UsageSource.firstSeenUsers), never summed per instance. */
 export const SCOPE_WIDE_UNITS: readonly UnitOfMeasure[] = ['@user', '@seat'];
 
 function split(rows: readonly UsageRow[], pick: (r: UsageRow) => string): UsageBreakdown {
@@ -32,16 +32,15 @@ function split(rows: readonly UsageRow[], pick: (r: UsageRow) => string): UsageB
 }
 
 /**
- * Engine usage from rows grouped by agent instance and, when a charge needs users or
- * seats, the ungrouped row of the same scope and window.
+ * Engine usage of one segment from rows grouped by agent instance and, when a charge of
+ * the period counts users or seats, the segment's users (those first active in it).
  */
-export function engineUsage(byAgent: readonly UsageRow[], scopeTotal?: UsageRow | null): Usage {
+export function engineUsage(byAgent: readonly UsageRow[], users?: string): Usage {
   const usage: Usage = {
     '@action': split(byAgent, (r) => r.actions),
     '@outcome': split(byAgent, (r) => r.outcome_value),
   };
-  if (scopeTotal !== undefined) {
-    const users = scopeTotal?.users ?? '0';
+  if (users !== undefined) {
     usage['@user'] = users;
     usage['@seat'] = users;
   }

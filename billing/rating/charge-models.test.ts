@@ -143,8 +143,8 @@ describe('validatePricing: valid configurations become canonical', () => {
     [
       'volume',
       { tiers: [{ price: 2, start: 0 }, { price: 1, start: 10 }] },
-      { unit_price: 99 }, // ignored for volume
-      { kind: 'volume', tiers: [{ start: '1', price: '2', counter: '1' }, { start: '11', price: '1', counter: '1' }] },
+      { tiers: [{ price: 3, start: 0 }] },
+      { kind: 'volume', tiers: [{ start: '1', price: '3', counter: '1' }] },
     ],
     [
       'tiered',
@@ -232,6 +232,57 @@ describe('validatePricing: invalid configurations are rejected with clear messag
         { path: 'pricing_strategy.tiers[1].price', message: 'price must not be negative' },
       ],
     });
+  });
+});
+
+/** A complete strategy of each kind, and the `pricing` fields its charges may override (the documented table). */
+const OVERRIDABLE: Record<ChargeModelKind, { strategy: Record<string, unknown>; accepts: string[] }> = {
+  flat: { strategy: { amount: 100 }, accepts: ['unit_price', 'list_price'] },
+  one_time: { strategy: { amount: 100 }, accepts: ['unit_price', 'list_price'] },
+  per_unit: { strategy: { unit_price: 1 }, accepts: ['unit_price', 'list_price'] },
+  package: { strategy: { package_size: 10, package_price: 1 }, accepts: ['unit_price', 'list_price'] },
+  overage: { strategy: { base_fee: 10, included_units: 5, overage_unit_price: 1 }, accepts: ['unit_price', 'list_price'] },
+  tiered: { strategy: { tiers: [{ price: 1, start: 0 }] }, accepts: ['tiers'] },
+  volume: { strategy: { tiers: [{ price: 1, start: 0 }] }, accepts: ['tiers'] },
+  discount: { strategy: { percent: 10 }, accepts: ['percent', 'percentage', 'amount', 'applies_to', 'applies_to_charge_id'] },
+};
+/** A valid value of every `pricing` field a client might send (and one no model knows). */
+const OVERRIDE_VALUES: Record<string, unknown> = {
+  unit_price: 1500,
+  list_price: 1500,
+  tiers: [{ price: 7, start: 0 }],
+  percent: 50,
+  percentage: 50,
+  amount: 3,
+  applies_to: 'c1',
+  applies_to_charge_id: 'c1',
+  package_price: 4,
+  base_fee: 9,
+  unit_of_measure: '@seat',
+  prcie: 2,
+};
+const OVERRIDE_CASES = CHARGE_MODEL_KINDS.flatMap((kind) => Object.keys(OVERRIDE_VALUES).map((field) => [kind, field] as const));
+
+describe('charge pricing overrides: applied, or refused naming what the model accepts (never dropped)', () => {
+  it.each(OVERRIDE_CASES)('%s + pricing.%s', (kind, field) => {
+    const { strategy, accepts } = OVERRIDABLE[kind];
+    const without = validatePricing(kind, strategy);
+    const withIt = validatePricing(kind, strategy, { [field]: OVERRIDE_VALUES[field] });
+    expect(without.ok).toBe(true);
+    if (accepts.includes(field)) {
+      expect(withIt.ok, JSON.stringify(withIt)).toBe(true);
+      if (withIt.ok && without.ok) expect(withIt.value).not.toEqual(without.value); // it took effect
+    } else {
+      expect(withIt).toEqual({
+        ok: false,
+        errors: [{ path: `pricing.${field}`, message: `pricing.${field} does not apply to the ${kind} charge model; its charges' pricing accepts ${accepts.length === 1 ? accepts[0] : `${accepts.slice(0, -1).join(', ')} or ${accepts.at(-1)}`}` }],
+      });
+    }
+  });
+
+  it('the documented example: a tiered model with pricing.unit_price is refused, naming tiers', () => {
+    const r = buildRatedCharge({ id: 'c', name: 'Successful hire', model_type: 'tiered', pricing_strategy: { tiers: [{ price: 0.02, start: 0 }] }, charge_type_code: 'usage', pricing: { unit_price: 1500 } });
+    expect(r).toEqual({ ok: false, errors: [{ path: 'pricing.unit_price', message: "pricing.unit_price does not apply to the tiered charge model; its charges' pricing accepts tiers" }] });
   });
 });
 

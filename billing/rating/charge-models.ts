@@ -23,8 +23,11 @@
  *
  * Validation runs in three steps, errors prefixed "pricing_strategy." or "pricing.":
  * normalize (structure check, unit of measure, then the model's fields), override (a
- * charge's `pricing` object: structure check, its `unit_price`/`list_price`, then the
- * model's overrides), complete (every price present).
+ * charge's `pricing` object: structure check, any field the model does not apply refused
+ * (each model's `overrides`: unit_price/list_price for flat, one_time, per_unit, package and
+ * overage; tiers for tiered and volume; percent/percentage/amount/applies_to for
+ * discount), its `unit_price`/`list_price`, then the model's overrides), complete (every
+ * price present).
  */
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -185,6 +188,17 @@ function normalizeStrategy(kind: ChargeModelKind, raw: unknown, ctx: Ctx): Prici
   return out;
 }
 
+/** The fields of a charge's `pricing` that a model of `kind` cannot apply (see each model's `overrides`). */
+function refusedOverrides(kind: ChargeModelKind, pricing: Raw): string[] {
+  const accepted = chargeModel(kind).overrides;
+  return Object.keys(pricing).filter((f) => !accepted.includes(f));
+}
+
+/** "pricing.unit_price does not apply to a tiered charge model; its charges' pricing accepts tiers". */
+function refusedOverrideMessage(kind: ChargeModelKind, field: string): string {
+  return `pricing.${field} does not apply to the ${kind} charge model; its charges' pricing accepts ${listWithOr(chargeModel(kind).overrides)}`;
+}
+
 /**
  * Applies a charge's `pricing` overrides onto a normalized strategy (errors recorded
  * under "pricing"): structure check, its price (`unit_price`, alias `list_price`), then
@@ -198,6 +212,11 @@ function applyChargePricing(kind: ChargeModelKind, base: PricingStrategy, raw: u
     return undefined;
   }
   const fields = raw as Raw;
+  const refused = refusedOverrides(kind, fields);
+  if (refused.length) {
+    ctx.errors.push(...refused.map((f) => ({ path: ctx.path(f), message: refusedOverrideMessage(kind, f) })));
+    return undefined;
+  }
   const price = pick(fields, ['unit_price', 'list_price']);
   const unitPrice = price ? nonNegative(ctx, price.name, price.value) : undefined;
   return chargeModel(kind).override({ ...base }, { fields, unitPrice }, ctx);
@@ -253,6 +272,11 @@ export function validateChargeModel(input: unknown): Result<ChargeModelDef> {
   const strategy = normalizeStrategy(kind, raw.pricing_strategy, ctx);
   if (!strategy || ctx.errors.length) return { ok: false, errors: ctx.errors };
   return { ok: true, value: { type: kind, pricing_strategy: strategy } };
+}
+
+/** "a, b or c". */
+function listWithOr(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }
 
 /** "a, b and c". */

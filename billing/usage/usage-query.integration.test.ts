@@ -55,3 +55,32 @@ describe('UsageStore counts each event once', () => {
     expect(await month('a3', '2026-09-01T00:00:00Z', '2026-10-01T00:00:00Z')).toBe('1');
   });
 });
+
+describe('UsageStore.firstSeenUsers: the period\'s distinct users, each in the window of their first action', () => {
+  it('counts a user active in several windows once, leaves out the gaps between windows, and reads user_id else anonymous_id', async () => {
+    usage = new UsageStore(ch, database);
+    const act = (agent: string, id: string, ts: string, extra: Record<string, unknown>) => action(agent, id, ts, ts, extra);
+    // Windows: Nov 1-10, (gap: a pause Nov 10-20), Nov 20-25, Nov 25-Dec 1.
+    await act('f1', 'e1', '2026-11-02T00:00:00Z', { user_id: 'ann' });
+    await act('f1', 'e2', '2026-11-21T00:00:00Z', { user_id: 'ann' }); // again after the pause: not again
+    await act('f1', 'e3', '2026-11-12T00:00:00Z', { user_id: 'bob' }); // during the pause: not counted there
+    await act('f1', 'e4', '2026-11-22T00:00:00Z', { user_id: 'bob' }); // first billable action of bob
+    await act('f1', 'e5', '2026-11-23T00:00:00Z', { anonymous_id: 'anon-1' });
+    await act('f1', 'e6', '2026-11-15T00:00:00Z', { user_id: 'cy' }); // only during the pause
+    await act('f1', 'e7', '2026-11-26T00:00:00Z', { user_id: 'dee' });
+    await act('f1', 'e8', '2026-11-27T00:00:00Z', { user_id: 'ann' });
+    await act('f1', 'e9', '2026-11-28T00:00:00Z', {}); // no user
+    await act('f2', 'e1', '2026-11-03T00:00:00Z', { user_id: 'eve' }); // another agent, out of scope
+    const windows = [
+      { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-10T00:00:00Z') },
+      { from: new Date('2026-11-20T00:00:00Z'), to: new Date('2026-11-25T00:00:00Z') },
+      { from: new Date('2026-11-25T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z') },
+    ];
+    expect(await usage.firstSeenUsers({ environmentId: 'env', windows, agentInstanceIds: ['f1'] })).toEqual(['1', '2', '1']);
+    expect(await usage.firstSeenUsers({ environmentId: 'env', windows, agentInstanceIds: ['f1', 'f2'] })).toEqual(['2', '2', '1']);
+    expect(await usage.firstSeenUsers({ environmentId: 'env', windows: windows.slice(1), agentInstanceIds: ['f1'] })).toEqual(['3', '1']);
+    expect(await usage.firstSeenUsers({ environmentId: 'env', windows: [], agentInstanceIds: ['f1'] })).toEqual([]);
+    // As it stood before the last ones arrived.
+    expect(await usage.firstSeenUsers({ environmentId: 'env', windows, agentInstanceIds: ['f1'], ingestedBefore: new Date('2026-11-22T12:00:00Z') })).toEqual(['1', '1', '0']);
+  });
+});

@@ -33,6 +33,22 @@ export interface UsageQuery {
   ingestedBefore?: Date;
 }
 
+/**
+ * Users over several windows of one billing period (its billable segments, ordered and not
+ * overlapping): each user is counted once, in the window of their first action among the
+ * windows, so the counts add up to the period's distinct users and a prefix of them is the
+ * distinct users of those windows.
+ */
+export interface FirstSeenUsersQuery {
+  environmentId: string;
+  /** Ordered, non-overlapping [from, to) windows of event time. */
+  windows: readonly { from: Date; to: Date }[];
+  agentInstanceIds?: string[];
+  accountIds?: string[];
+  /** As {@link UsageQuery.ingestedBefore}. */
+  ingestedBefore?: Date;
+}
+
 /** A time as a ClickHouse DateTime64(3) parameter (UTC). */
 export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
@@ -115,6 +131,51 @@ export class UsageStore {
     ]);
     return mergeRows(keys, actions, outcomes);
   }
+
+  /** See {@link firstSeenUsers}. */
+  firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]> {
+    return firstSeenUsers(this.ch, this.database, q);
+  }
+}
+
+/**
+ * Per window of `q`, the users (distinct user_id, else anonymous_id, on actions) whose first
+ * action in any of the windows falls in it, as exact decimal strings (see
+ * {@link FirstSeenUsersQuery}); deduplicated as {@link UsageStore.query}.
+ */
+async function firstSeenUsers(ch: ClickHouseClient, database: string, q: FirstSeenUsersQuery): Promise<string[]> {
+  const windows = q.windows.filter((w) => w.from < w.to);
+  const counts = q.windows.map(() => '0');
+  if (windows.length === 0) return counts;
+  const params: Record<string, unknown> = {
+    env: q.environmentId,
+    ...dedupWindow(windows[0]!.from, windows.at(-1)!.to),
+    froms: windows.map((w) => chTime(w.from)),
+    tos: windows.map((w) => chTime(w.to)),
+    agents: q.agentInstanceIds ?? [],
+    accounts: q.accountIds ?? [],
+    ...(q.ingestedBefore ? { ingcut: chTime(q.ingestedBefore) } : {}),
+  };
+  const agentFilter = q.agentInstanceIds ? 'AND agent_instance_id IN {agents:Array(String)}' : '';
+  const accountFilter = q.accountIds ? 'AND account_id IN {accounts:Array(String)}' : '';
+  const asOf = q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : '';
+  // The first action of each user in the windows, then the window it falls in (the first
+  // window ending after it: the windows are ordered and it lies in one of them).
+  const sql = `
+    SELECT toString(arrayFirstIndex(e -> first < e, {tos:Array(DateTime64(3))})) AS window, toString(count()) AS users
+    FROM (
+      SELECT if(user_id != '', concat('u:', user_id), concat('a:', anonymous_id)) AS user, min(ts) AS first
+      FROM ${database}.actions FINAL
+      PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}
+      WHERE arrayExists((f, t) -> ts >= f AND ts < t, {froms:Array(DateTime64(3))}, {tos:Array(DateTime64(3))})
+        AND (user_id != '' OR anonymous_id != '') ${accountFilter} ${asOf}
+      GROUP BY user
+    )
+    GROUP BY window`;
+  const rows = await ch.query({ query: sql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<{ window: string; users: string }>());
+  const index = q.windows.map((w, i) => (w.from < w.to ? i : -1)).filter((i) => i >= 0);
+  for (const r of rows) counts[index[Number(r.window) - 1]!] = r.users;
+  return counts;
 }
 
 function groupColumns(groupBy: UsageQuery['groupBy']): string[] {

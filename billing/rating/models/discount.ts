@@ -51,6 +51,7 @@ export const DISCOUNT: ChargeModel<'discount'> = {
   defaultChargeType: 'recurring',
   usage: false,
   oneTime: 'allowed',
+  overrides: ['percent', 'percentage', 'amount', 'applies_to', 'applies_to_charge_id'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     normalizeDiscount(ctx, s, out);

@@ -22,6 +22,7 @@ export function feeModel<K extends FeeKind>(def: Pick<ChargeModel<K>, 'kind' | '
   return {
     ...def,
     usage: false,
+    overrides: ['unit_price', 'list_price'],
     normalize(s, ctx) {
       const out: PricingStrategy = {};
       const p = pick(s, ['amount', 'price', 'unit_price', 'list_price']);

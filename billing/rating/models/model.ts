@@ -34,6 +34,11 @@ export interface ChargeModel<K extends ChargeModelKind = ChargeModelKind> {
    */
   readonly oneTime: OneTimeRule;
   /**
+   * The fields of a charge's `pricing` object this kind applies (first the preferred
+   * spelling). Any other field is refused (400 naming these), never dropped.
+   */
+  readonly overrides: readonly string[];
+  /**
    * The kind's fields of a raw `pricing_strategy` (structure already checked) in
    * canonical stored form, in a fixed field order; errors recorded in `ctx`. Fields that
    * failed may be left undefined. Prices a charge may supply may be absent.

@@ -22,6 +22,7 @@ export const OVERAGE: ChargeModel<'overage'> = {
   defaultChargeType: 'recurring',
   usage: true,
   oneTime: 'rejected',
+  overrides: ['unit_price', 'list_price'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const base = pick(s, ['base_fee']);

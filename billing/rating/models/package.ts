@@ -21,6 +21,7 @@ export const PACKAGE: ChargeModel<'package'> = {
   defaultChargeType: 'usage',
   usage: true,
   oneTime: 'rejected',
+  overrides: ['unit_price', 'list_price'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const t = pick(s, ['package_size', 'counter']) ? undefined : singleTier(ctx, s, 'package');

@@ -21,6 +21,7 @@ export const PER_UNIT: ChargeModel<'per_unit'> = {
   defaultChargeType: 'usage',
   usage: true,
   oneTime: 'rejected',
+  overrides: ['unit_price', 'list_price'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const p = pick(s, ['unit_price', 'price', 'list_price']);

@@ -3,8 +3,8 @@
  * module, registry entry and rating: tiered.ts, volume.ts).
  *
  * Input: `tiers: [{start, price, counter}]`, required (see validation-kit.ts for 0-/1-based
- * starts and `counter`). A charge's `pricing.tiers` replaces the tiers; its
- * `pricing.unit_price` is ignored (still checked to be a valid price).
+ * starts and `counter`). A charge's `pricing.tiers` replaces the tiers; any other
+ * `pricing` field (a `unit_price`, say) is refused.
  */
 import type { PricingOf, PricingStrategy } from '../types.ts';
 import { missing, normalizeTiers } from '../validation-kit.ts';
@@ -13,8 +13,9 @@ import type { ChargeModel } from './model.ts';
 type TierListKind = 'tiered' | 'volume';
 
 /** normalize, override and complete of a tier-list kind. */
-export function tierListPricing<K extends TierListKind>(kind: K): Pick<ChargeModel<K>, 'normalize' | 'override' | 'complete'> {
+export function tierListPricing<K extends TierListKind>(kind: K): Pick<ChargeModel<K>, 'overrides' | 'normalize' | 'override' | 'complete'> {
   return {
+    overrides: ['tiers'],
     normalize(s, ctx) {
       const out: PricingStrategy = {};
       if (s.tiers === undefined || s.tiers === null) ctx.fail('tiers', `tiers are required for ${kind} pricing`);
