@@ -269,6 +269,12 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       DERIVED_OUTCOMES_FIRST_COPY_MV,
     ],
   },
+  {
+    // Costs are exact: a 12-decimal rate times a 6-decimal quantity has 18 decimals, which
+    // the rollup now keeps (billing/costs/cost-query.ts COST_SCALE) instead of cutting at 12.
+    id: '0007_costs_exact',
+    statements: [`ALTER TABLE {db}.costs_daily MODIFY COLUMN amount Decimal(76, 18)`],
+  },
 ];
 
 /**
