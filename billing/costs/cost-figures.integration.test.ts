@@ -107,7 +107,8 @@ describe('cost figures', () => {
 
 describe('exact costs: a 12-decimal rate times a 6-decimal quantity keeps all 18 decimals', () => {
   it('in every cost path: live and rolled-up records, totals, P&L, analyses and embeds', async () => {
-    const [a, b] = [await createAgent(stack, 'development', { accountId: account }), await createAgent(stack, 'development', { accountId: account })].map((x) => x.id);
+    const a = (await createAgent(stack, 'development', { accountId: account })).id;
+    const b = (await createAgent(stack, 'development', { accountId: account })).id;
     const since = { effective_from: `${day}T00:00:00Z`, reallocate: true };
     for (const body of [
       { name: 'micro', category: 'infrastructure', currency: 'USD', basis: 'per_unit', rate: '0.000000000001', action_type: 'micro', ...since },
@@ -156,5 +157,17 @@ describe('exact costs: a 12-decimal rate times a 6-decimal quantity keeps all 18
       (r) => r.body.status === 'completed' || r.body.status === 'failed',
     );
     expect(JSON.stringify(done.body.result)).toContain('"1.0000000000035"');
+  });
+
+  it('a quantity sent as a JSON number with more digits than a double holds costs its exact digits', async () => {
+    const a = (await createAgent(stack, 'development', { accountId: account })).id;
+    // A raw body: JSON.parse reads 123456789012.123456 as 123456789012.12346.
+    const raw = `{"agent_key":"${a}","action_type":"micro","id":"x1","metadata":{"units":123456789012.123456}}`;
+    expect((await call(stack, 'POST', '/v1/actions', { key: sdk, body: raw, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const costs = await waitFor(
+      () => call(stack, 'GET', `/v1/costs?${RANGE}&agent_id=${a}`, { key: admin }),
+      (r) => r.body.costs?.[0]?.actions === 1,
+    );
+    expect(costs.body.costs[0].amount).toBe('0.123456789012123456');
   });
 });

@@ -162,3 +162,23 @@ describe('an outcome comes from the counted copy of its action', () => {
     expect([u.actions, u.outcome_value]).toEqual(['1', '0']);
   });
 });
+
+describe('value_field reads the client\'s digits', () => {
+  it('a JSON number a double would change is read as written; a value with more than 9 decimals gives 0, never a cut value', async () => {
+    const a = (await createAgent(stack)).id;
+    const rule = await post('/api/v1/outcome_rules', { name: 'deal', action_type: 'deal', outcome_type: 'deal_value', value_field: 'amount' });
+    expect(rule.status).toBe(201);
+    // A raw body: JSON.parse reads 123456789.123456789 as 123456789.12345679.
+    const raw = `{"agent_key":"${a}","action_type":"deal","id":"v1","metadata":{"amount":123456789.123456789}}`;
+    const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    const u = await waitFor(() => usage(a), (x) => x.outcomes === '1');
+    expect(u.outcome_value).toBe('123456789.123456789');
+    await send([
+      { agent_key: a, action_type: 'deal', id: 'v2', metadata: { amount: '1.0000000001' } },
+      { agent_key: a, action_type: 'deal', id: 'v3', metadata: { amount: '0.000000001' } },
+    ]);
+    const after = await waitFor(() => usage(a), (x) => x.outcomes === '3');
+    expect(after.outcome_value).toBe('123456789.12345679');
+  });
+});
