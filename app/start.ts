@@ -232,7 +232,7 @@ async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billin
   const scheduler = startScheduler(invoicing, invoicing.config.schedulerIntervalMs);
   p.stops.push(() => scheduler.stop());
   // The webhook dispatcher: sends due deliveries from the Postgres outbox.
-  const dispatcher = new WebhookDispatcher(db, { allowPrivateTargets: cfg.webhooks.allowPrivateTargets });
+  const dispatcher = new WebhookDispatcher(db, { ...cfg.webhooks });
   dispatcher.start();
   p.stops.push(() => dispatcher.stop());
   // outcome.completed: announces outcomes stored in ClickHouse through the outbox.

@@ -21,7 +21,7 @@ const TestBody = Type.Object(
  * resend by hand, and POST /v1/webhooks/test (a signed test delivery sent at once).
  */
 export function webhookDeliveryEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
-  const dispatcher = new WebhookDispatcher(db, { allowPrivateTargets: webhooks?.allowPrivateTargets ?? false });
+  const dispatcher = new WebhookDispatcher(db, { ...webhooks });
   return [
     {
       method: 'POST',

@@ -10,6 +10,7 @@ import {
 } from '../webhooks/endpoints.ts';
 import { AppError } from '../../shared/errors.ts';
 import { standardSecretProblem } from '../webhooks/signature.ts';
+import { targetPolicy } from '../webhooks/config.ts';
 import { targetProblem } from '../webhooks/targets.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
@@ -62,13 +63,13 @@ function refuse(field: string, problem: string | undefined): void {
  * resource (`/api/v1/webhooks`, skip/limit).
  */
 export function webhookEndpoints({ db, webhooks }: ApiDeps): Endpoint[] {
-  const allowPrivate = webhooks?.allowPrivateTargets ?? false;
+  const policy = targetPolicy(webhooks);
   /**
    * The body, its url checked against the target policy (names are checked again at every
    * delivery) and a given `whsec_` secret against Standard Webhooks.
    */
   const checked = <T extends { url?: string | undefined; secret?: string | undefined }>(b: T): T => {
-    refuse('url', b.url === undefined ? undefined : targetProblem(b.url, allowPrivate));
+    refuse('url', b.url === undefined ? undefined : targetProblem(b.url, policy));
     refuse('secret', b.secret === undefined ? undefined : standardSecretProblem(b.secret));
     return b;
   };

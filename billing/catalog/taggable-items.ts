@@ -41,7 +41,7 @@ async function seenEventTypes(ch: Pick<ClickHouseClient, 'query'>, database: str
   }
   if (kind !== 'action') {
     parts.push(`SELECT 'outcome' AS kind, outcome_type AS name, toString(count()) AS n, toString(toUnixTimestamp64Milli(max(ts))) AS last_ms
-      FROM ${database}.outcomes FINAL WHERE environment_id = {env:String} GROUP BY outcome_type`);
+      FROM ${database}.outcomes FINAL WHERE environment_id = {env:String} AND voided = 0 GROUP BY outcome_type`);
   }
   const rs = await ch.query({ query: parts.join('\nUNION ALL\n'), query_params: { env: environmentId }, format: 'JSONEachRow' });
   return rs.json<SeenRow>();

@@ -104,3 +104,70 @@ describe('cost figures', () => {
     expect(costs.body.costs[0].amount).toBe('2000000000010');
   });
 });
+
+describe('exact costs: a 12-decimal rate times a 6-decimal quantity keeps all 18 decimals', () => {
+  it('in every cost path: live and rolled-up records, totals, P&L, analyses and embeds', async () => {
+    const a = (await createAgent(stack, 'development', { accountId: account })).id;
+    const b = (await createAgent(stack, 'development', { accountId: account })).id;
+    const since = { effective_from: `${day}T00:00:00Z`, reallocate: true };
+    for (const body of [
+      { name: 'micro', category: 'infrastructure', currency: 'USD', basis: 'per_unit', rate: '0.000000000001', action_type: 'micro', ...since },
+      // Another field with more decimals than a quantity takes: 0 units, never a cut quantity.
+      { name: 'gpu', category: 'infrastructure', currency: 'USD', basis: 'per_unit', rate: '1', unit_field: 'gpu_seconds', action_type: 'gpu', ...since },
+    ]) {
+      expect((await call(stack, 'POST', '/v1/cost_rules', { key: admin, body })).status).toBe(201);
+    }
+    expect((await send([
+      { agent_key: a, action_type: 'micro', id: 'm1', metadata: { units: '3.5' } },
+      { agent_key: a, action_type: 'micro', id: 'm2', metadata: { units: '0.000001' } },
+      { agent_key: b, action_type: 'micro', id: 'm3', metadata: { units: '999999999999.999999' } },
+      { agent_key: b, action_type: 'gpu', id: 'g1', metadata: { gpu_seconds: '0.0000015' } },
+    ])).status).toBe(200);
+    const expected = { [a]: '0.000000000003500001', [b]: '0.999999999999999999' };
+    const usd = (r: { body: { costs?: { currency: string; agent_id: string; amount: string; actions: number }[] } }) => (r.body.costs ?? []).filter((c) => c.currency === 'USD');
+    const live = new Date(Date.now() - 3_600_000).toISOString();
+    const liveEnd = new Date(Date.now() + 3_600_000).toISOString();
+    for (const range of [RANGE, `start_date=${live}&end_date=${liveEnd}`]) {
+      const costs = await waitFor(
+        () => call(stack, 'GET', `/v1/costs?${range}`, { key: admin }),
+        (r) => usd(r).reduce((n, c) => n + c.actions, 0) === 4,
+      );
+      // One record per agent (all infrastructure); b's gpu action costs exactly 0.
+      expect(Object.fromEntries(usd(costs).map((c) => [c.agent_id, c.amount])), range).toEqual(expected);
+      expect(costs.body.total.USD, range).toBe('1.0000000000035');
+    }
+    // The daily rollup holds the exact figure too.
+    const rolled = await (await stack.tally.ch!.query({
+      query: `SELECT toString(sum(amount)) AS s FROM ${stack.env.CLICKHOUSE_DATABASE}.costs_daily WHERE agent_instance_id = {a:String}`,
+      query_params: { a },
+      format: 'JSONEachRow',
+    })).json<{ s: string }>();
+    expect(rolled[0]!.s).toBe(expected[a]);
+    const pnl = await call(stack, 'GET', `/v1/reports/pnl?${RANGE}&group_by=agent`, { key: admin });
+    expect(pnl.status).toBe(200);
+    const pnlRow = (agent: string) => pnl.body.breakdown.find((r: { agent_id: string; currency: string }) => r.agent_id === agent && r.currency === 'USD');
+    expect([pnlRow(a).costs, pnlRow(a).margin]).toEqual([expected[a], `-${expected[a]}`]);
+    expect(pnlRow(b).costs).toBe(expected[b]);
+    expect(pnl.body.totals.find((t: { currency: string }) => t.currency === 'USD').costs).toBe('1.0000000000035');
+    const embed = await call(stack, 'GET', `/api/v1/embeds/${a}?duration=1days`, { key: admin });
+    expect(JSON.stringify(embed.body)).toContain(`"cost":"${expected[a]}"`);
+    const analysis = await call(stack, 'POST', '/api/v1/pnl', { key: admin, body: { analysis_type: 'customer', account_id: account, start_date: day, end_date: next } });
+    const done = await waitFor(
+      () => call(stack, 'GET', `/api/v1/pnl/${analysis.body.id}`, { key: admin }),
+      (r) => r.body.status === 'completed' || r.body.status === 'failed',
+    );
+    expect(JSON.stringify(done.body.result)).toContain('"1.0000000000035"');
+  });
+
+  it('a quantity sent as a JSON number with more digits than a double holds costs its exact digits', async () => {
+    const a = (await createAgent(stack, 'development', { accountId: account })).id;
+    // A raw body: JSON.parse reads 123456789012.123456 as 123456789012.12346.
+    const raw = `{"agent_key":"${a}","action_type":"micro","id":"x1","metadata":{"units":123456789012.123456}}`;
+    expect((await call(stack, 'POST', '/v1/actions', { key: sdk, body: raw, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const costs = await waitFor(
+      () => call(stack, 'GET', `/v1/costs?${RANGE}&agent_id=${a}`, { key: admin }),
+      (r) => r.body.costs?.[0]?.actions === 1,
+    );
+    expect(costs.body.costs[0].amount).toBe('0.123456789012123456');
+  });
+});

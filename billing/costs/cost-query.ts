@@ -28,7 +28,7 @@ export interface CostRow {
   /** The cost category; '' when the categories are summed (`byCategory: false`). */
   category: string;
   currency: string;
-  /** Exact decimal string (up to 12 decimals). */
+  /** Exact decimal string (up to 18 decimals: {@link COST_SCALE}). */
   amount: string;
   /** Distinct actions that carried a cost in this group; '' when the categories are summed (the rollup counts actions per category). */
   actions: string;
@@ -49,10 +49,19 @@ export const rulesByEnvironmentSql = (database: string): string =>
 
 /**
  * A per-unit rule's quantity: the action's metadata field r.11 (number or decimal string,
- * 6 decimals). Ingest bounds `units`; any other field outside 0 to 10^12 costs nothing,
- * so no quantity can overflow the Decimal(38, 12) product.
+ * at most 6 decimals), exactly (NULL otherwise). Ingest bounds `units`; any other field
+ * that is not a plain decimal with at most 6 decimals, or is outside 0 to 10^12, counts 0
+ * units (never a cut quantity), so no quantity can overflow the product. (A JSON number
+ * is printed in plain notation from 10^-6 to 10^21, so no valid quantity is refused.)
  */
-const UNITS = `ifNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), 6), toDecimal128(0, 6))`;
+const UNITS = `toDecimal128OrNull(extract(trim(BOTH '"' FROM JSONExtractRaw(metadata, r.11)), '^[0-9]+(?:[.][0-9]{1,6})?$'), 6)`;
+
+/**
+ * Scale of every cost amount: a rate has at most 12 decimals and a quantity at most 6
+ * (per-unit), so an exact product has at most 18. Lines, sums and the rollup
+ * (`costs_daily.amount`) keep all 18; Decimal256 leaves room for any sum.
+ */
+export const COST_SCALE = 18;
 
 /**
  * The cost lines of one action, an array of (category, currency, amount) tuples, from its
@@ -64,15 +73,15 @@ export const COST_LINES_SQL = `if(isNotNull(toDecimal128OrNull(trim(BOTH '"' FRO
         AND match(upper(JSONExtractString(metadata, 'cost', 'currency')), '^[A-Z]{3}$'),
       [tuple(if(JSONExtractString(metadata, 'cost', 'category') IN ('llm', 'api', 'infrastructure'), JSONExtractString(metadata, 'cost', 'category'), 'llm'),
              upper(JSONExtractString(metadata, 'cost', 'currency')),
-             assumeNotNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12)))],
-      arrayMap(r -> tuple(r.1, r.2, toDecimal128(
+             toDecimal256(assumeNotNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12)), ${COST_SCALE}))],
+      arrayMap(r -> tuple(r.1, r.2, toDecimal256(
           multiIf(r.3 = 'per_input_token', toDecimal128(input_tokens, 0),
                   r.3 = 'per_output_token', toDecimal128(output_tokens, 0),
                   r.3 = 'per_total_token', toDecimal128(total_tokens, 0),
                   r.3 = 'per_api_call', ifNull(toDecimal128OrNull(JSONExtractRaw(metadata, 'api_calls'), 0), toDecimal128(1, 0)),
-                  r.3 = 'per_unit', if(${UNITS} BETWEEN 0 AND ${MAX_COST_QUANTITY}, ${UNITS}, toDecimal128(0, 6)),
+                  r.3 = 'per_unit', if(ifNull(${UNITS} BETWEEN 0 AND ${MAX_COST_QUANTITY}, false), assumeNotNull(${UNITS}), toDecimal128(0, 6)),
                   toDecimal128(1, 0))
-          * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), 12)),
+          * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), ${COST_SCALE})),
         arrayFilter(r -> (r.4 = '' OR r.4 = action_type) AND ts >= r.5 AND ts < r.6 AND (r.8 OR has(r.9, model)), rules)))`;
 
 /** What the live query needs of the rollup: whether it answers a range, and whether it is caught up. */
@@ -100,7 +109,7 @@ export interface CostStatus {
  *    quantity(basis) x rate. Quantity: the token count; `metadata.api_calls` (default 1);
  *    `metadata[unit_field]` (up to 6 decimals, default 0); 1 per action. Rate: the
  *    model's rate when the rule has one for the action's model, else the rule's `rate`
- *    (neither: no line). Amounts are Decimal(38, 12).
+ *    (neither: no line). Amounts are exact: Decimal256 with {@link COST_SCALE} (18) decimals.
  *
  * Rules are read once per query (a scalar subquery over `cost_rules FINAL`).
  *
@@ -128,7 +137,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
   if (status && coverage.covers && coverage.behind) status.rollupBehind = true;
   const sql = coverage.covers
     ? `
-    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('category', 'currency', 'toString(sum(toDecimal256(a, 12)))', 'toString(sum(n))')}
+    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('category', 'currency', `toString(sum(toDecimal256(a, ${COST_SCALE})))`, 'toString(sum(n))')}
     FROM (
       SELECT agent_instance_id, account_id, ${q.granularity ? `${bucketSql('day', q.granularity)} AS bucket,` : ''} category, currency, amount AS a, actions AS n
       FROM ${database}.costs_daily
@@ -141,7 +150,7 @@ export async function queryCosts(ch: Pick<ClickHouseClient, 'query'>, database: 
     ORDER BY ${groupBy}`
     : `
     WITH ${envRulesSql(database)} AS rules
-    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('c.1', 'c.2', 'toString(sum(toDecimal256(c.3, 12)))', 'toString(uniqExact(agent_instance_id, event_id))')}
+    SELECT ${keys.map((k) => k + ',').join(' ')} ${figures('c.1', 'c.2', `toString(sum(toDecimal256(c.3, ${COST_SCALE})))`, 'toString(uniqExact(agent_instance_id, event_id))')}
     FROM (
       SELECT agent_instance_id, account_id, event_id, ${q.granularity ? `${bucketSql('ts', q.granularity)} AS bucket,` : ''}
         arrayJoin(${COST_LINES_SQL}) AS c

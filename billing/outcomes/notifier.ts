@@ -42,6 +42,7 @@ interface OutcomeRow {
   ts_s: string;
   seq: string;
   metadata: string;
+  voided: number | string;
 }
 
 /**
@@ -52,7 +53,9 @@ interface OutcomeRow {
  * to it is in ClickHouse, so no row is skipped and none waits for a guessed delay. For
  * each outcome not yet announced it writes the webhook event through the outbox in the
  * same transaction as its `outcome_notifications` row (primary key: the event identity),
- * so copies of an outcome and concurrent pollers announce it once. The cursor is the
+ * so copies of an outcome and concurrent pollers announce it once; a derived outcome's
+ * first stored row decides, and a voided one (its action's copy did not match) announces
+ * nothing. The cursor is the
  * (stream_seq, environment, agent, event id) of the last row read, and the time before
  * which outcomes are history (a minute before the first run).
  */
@@ -87,7 +90,7 @@ export class OutcomeNotifier {
       const c: Cursor = cur ? JSON.parse(cur.position) : [0, '', '', '', chTime(new Date(now - HISTORY_MS))];
       const rs = await this.ch.query({
         query: `SELECT environment_id, agent_instance_id, account_id, event_id, toString(outcome_type) AS type_s, toString(value) AS value_s,
-                  toString(ts) AS ts_s, toString(stream_seq) AS seq, metadata
+                  toString(ts) AS ts_s, toString(stream_seq) AS seq, metadata, voided
                 FROM ${this.database}.outcomes
                 PREWHERE stream_seq >= {s:UInt64} AND stream_seq <= {floor:UInt64}
                 WHERE (stream_seq, environment_id, agent_instance_id, event_id) > ({s:UInt64}, {e:String}, {a:String}, {id:String})
@@ -112,7 +115,9 @@ export class OutcomeNotifier {
             .onConflict((oc) => oc.doNothing())
             .returning('event_id')
             .executeTakeFirst();
-          if (!fresh) continue;
+          // A voided row (schema.ts: the copy of an action its rule does not match) claims
+          // the identity and announces nothing: a later copy that matches is not the counted one.
+          if (!fresh || Number(r.voided) !== 0) continue;
           let derived: unknown;
           try {
             derived = (JSON.parse(r.metadata) as Record<string, unknown>).derived_from;

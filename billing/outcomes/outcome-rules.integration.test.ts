@@ -105,3 +105,80 @@ describe('outcome rules', () => {
     expect((await get('/api/v1/outcome_rules?include_inactive=true')).body.total).toBe(2);
   });
 });
+
+describe('an outcome comes from the counted copy of its action', () => {
+  const db = () => stack.env.CLICKHOUSE_DATABASE!;
+  const chQuery = async <T>(query: string, params: Record<string, unknown> = {}) =>
+    (await stack.tally.ch!.query({ query, query_params: params, format: 'JSONEachRow' })).json<T>();
+
+  it('a later copy that matches derives nothing billed or announced; a first copy that matches does, whatever follows', async () => {
+    const a = (await createAgent(stack)).id;
+    const rule = await post('/api/v1/outcome_rules', { name: 'won', action_type: 'hire', metadata_match: { stage: 'won' }, outcome_type: 'won_hire', value_field: 'amount' });
+    expect(rule.status).toBe(201);
+    await send([
+      { agent_key: a, action_type: 'hire', id: 'k1', metadata: { stage: 'lost', amount: 5 } },
+      { agent_key: a, action_type: 'hire', id: 'k2', metadata: { stage: 'won', amount: 7 } },
+    ]);
+    await waitFor(() => usage(a), (x) => x.actions === '2');
+    // Copies sent again, each with the other metadata: the first copies stay the counted ones.
+    await send([
+      { agent_key: a, action_type: 'hire', id: 'k1', metadata: { stage: 'won', amount: 5 } },
+      { agent_key: a, action_type: 'hire', id: 'k2', metadata: { stage: 'lost', amount: 7 } },
+    ]);
+    await waitFor(
+      () => chQuery<{ n: string }>(`SELECT toString(count()) AS n FROM ${db()}.actions WHERE agent_instance_id = {a:String}`, { a }),
+      (r) => r[0]?.n === '4',
+    );
+    const u = await usage(a);
+    expect([u.actions, u.outcomes, u.outcome_value]).toEqual(['2', '1', '7']);
+    // outcome.completed: k2's outcome only, once.
+    const announced = async () =>
+      (await stack.tally.db!.selectFrom('webhook_events').select('body').where('event', '=', 'outcome.completed').execute())
+        .map((e) => JSON.parse(e.body).data)
+        .filter((d) => d.agent_instance_id === a);
+    await waitFor(announced, (rows) => rows.length >= 1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await announced()).map((d) => [d.event_id, d.value_exact])).toEqual([[`drv_${rule.body.id}_k2`, '7']]);
+    // The per-day embed counts the same.
+    const embed = await get(`/api/v1/embeds/${a}?duration=1days`);
+    expect(embed.status).toBe(200);
+    expect(JSON.stringify(embed.body)).toMatch(/"outcomes":1\b/);
+  });
+
+  it('a redelivered copy ingested earlier than the stored one decides, even when it arrives last', async () => {
+    const a = (await createAgent(stack)).id;
+    await send([{ agent_key: a, action_type: 'hire', id: 'k3', metadata: { stage: 'won', amount: '11.5' } }]);
+    await waitFor(() => usage(a), (x) => x.outcomes === '1' && x.outcome_value === '11.5');
+    // A copy of k3 ingested a minute before the stored one (a message redelivered late),
+    // which the rule does not match, as the sink would insert it.
+    const [stored] = await chQuery<Record<string, string>>(
+      `SELECT environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, toString(ts) AS ts,
+         toString(ingested_at - INTERVAL 1 MINUTE) AS ingested_at, user_id, anonymous_id, model, metadata
+       FROM ${db()}.actions WHERE agent_instance_id = {a:String} AND event_id = 'k3'`,
+      { a },
+    );
+    await stack.tally.ch!.insert({ table: `${db()}.actions`, values: [{ ...stored, metadata: '{"stage":"lost","amount":"11.5"}' }], format: 'JSONEachRow' });
+    const u = await waitFor(() => usage(a), (x) => x.outcomes === '0');
+    expect([u.actions, u.outcome_value]).toEqual(['1', '0']);
+  });
+});
+
+describe('value_field reads the client\'s digits', () => {
+  it('a JSON number a double would change is read as written; a value with more than 9 decimals gives 0, never a cut value', async () => {
+    const a = (await createAgent(stack)).id;
+    const rule = await post('/api/v1/outcome_rules', { name: 'deal', action_type: 'deal', outcome_type: 'deal_value', value_field: 'amount' });
+    expect(rule.status).toBe(201);
+    // A raw body: JSON.parse reads 123456789.123456789 as 123456789.12345679.
+    const raw = `{"agent_key":"${a}","action_type":"deal","id":"v1","metadata":{"amount":123456789.123456789}}`;
+    const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    const u = await waitFor(() => usage(a), (x) => x.outcomes === '1');
+    expect(u.outcome_value).toBe('123456789.123456789');
+    await send([
+      { agent_key: a, action_type: 'deal', id: 'v2', metadata: { amount: '1.0000000001' } },
+      { agent_key: a, action_type: 'deal', id: 'v3', metadata: { amount: '0.000000001' } },
+    ]);
+    const after = await waitFor(() => usage(a), (x) => x.outcomes === '3');
+    expect(after.outcome_value).toBe('123456789.12345679');
+  });
+});

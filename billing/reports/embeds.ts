@@ -45,19 +45,20 @@ export async function agentEmbed(db: Db, ch: Pick<ClickHouseClient, 'query'>, da
     agent: agentId,
     ...dedupWindow(from, to),
   };
+  // Outcomes: the first copy's row decides, and a voided one (schema.ts) counts nothing.
   const counts = (table: 'actions' | 'outcomes', withValue: boolean) => `
     SELECT toString(toDate(t)) AS day, toString(count()) AS n ${withValue ? ', toString(sum(toDecimal256(v, 9))) AS value' : ''}
     FROM (
-      SELECT e.1 AS t ${withValue ? ', e.2 AS v' : ''}
+      SELECT e.1 AS t ${withValue ? ', e.2 AS v, e.3 AS voided' : ''}
       FROM (
-        SELECT argMin(${withValue ? 'tuple(ts, value)' : 'tuple(ts)'}, tuple(ingested_at, ts)) AS e
+        SELECT argMin(${withValue ? 'tuple(ts, value, voided)' : 'tuple(ts)'}, tuple(ingested_at, ts)) AS e
         FROM ${database}.${table}
         WHERE environment_id = {env:String} AND agent_instance_id = {agent:String}
           AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)}
         GROUP BY event_id
       )
     )
-    WHERE t >= {from:DateTime64(3)} AND t < {to:DateTime64(3)}
+    WHERE t >= {from:DateTime64(3)} AND t < {to:DateTime64(3)} ${withValue ? 'AND voided = 0' : ''}
     GROUP BY day`;
   const status: CostStatus = { rollupBehind: false };
   const [actions, outcomes, costs, lines] = await Promise.all([

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import { queryCosts, type CostRollupReader, type CostRow, type CostStatus } from '../costs/cost-query.ts';
+import { COST_SCALE, queryCosts, type CostRollupReader, type CostRow, type CostStatus } from '../costs/cost-query.ts';
 import { COST_CATEGORIES } from '../costs/cost-rules.ts';
 import { formatScaled, percentOf, toScaled } from '../rating/money.ts';
 import { bucketStart, compareText, parseBucketDate, periodsOf, type Granularity } from '../report-periods.ts';
@@ -27,10 +27,10 @@ interface PnlRow extends PnlFigures {
 }
 
 /**
- * Amounts are summed as integers of 10^-12 (costs are Decimal(38, 12), revenue has at
- * most 3 decimals): exact, and a P&L by customer and week joins ~15,000 cost rows.
+ * Amounts are summed as integers of 10^-18 (costs have at most COST_SCALE = 18 decimals,
+ * revenue at most 3): exact, and a P&L by customer and week joins ~15,000 cost rows.
  */
-const SCALE = 12;
+const SCALE = COST_SCALE;
 const amount = (text: string): bigint => toScaled(text, SCALE);
 const text = (v: bigint): string => formatScaled(v, SCALE);
 

@@ -53,6 +53,10 @@ const SQL_LIMITS = {
   max_result_bytes: 100_000_000,
   result_overflow_mode: 'throw',
   max_memory_usage: 2_000_000_000,
+  // The analysts' JSON shape, whatever the server's default (ClickHouse 25.8 changed it,
+  // and Tally's own queries set the other: shared/clickhouse/client.ts): 64-bit integers
+  // as JSON numbers, as docs/analytics.md shows them.
+  output_format_json_quote_64bit_integers: 0,
 } as const;
 
 /** Functions that read outside the query (files, dictionaries, Join tables, server state). */

@@ -6,11 +6,12 @@ import { logger } from '../../shared/log.ts';
 import { startLoop, type Loop } from '../../shared/loop.ts';
 import { countWebhookAttempt } from '../metrics.ts';
 import { signBody, standardSignature } from './signature.ts';
+import { targetPolicy } from './config.ts';
 import { postWebhook, type DeliveryFailure } from './targets.ts';
 
 const log = logger('webhooks');
 
-/** Waits before each retry after a failed attempt: 6 retries, then the delivery fails. */
+/** Waits before each retry after a failed attempt: 6 retries, then the delivery fails (at once for `blocked_address`). */
 export const RETRY_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 6 * 60 * 60_000, 24 * 60 * 60_000] as const;
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
@@ -22,6 +23,8 @@ interface DispatcherOptions {
   timeoutMs?: number;
   /** Allow loopback and private receivers (`TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on`); refused by default. */
   allowPrivateTargets?: boolean;
+  /** Allow cloud metadata addresses too (`TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on`); refused by default. */
+  allowMetadataTargets?: boolean;
 }
 
 interface AttemptResult {
@@ -143,12 +146,13 @@ export class WebhookDispatcher {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': standardSignature(d.event_id, timestamp, d.body, d.secret),
       },
-      { timeoutMs: this.#timeoutMs, allowPrivate: this.opts.allowPrivateTargets ?? false },
+      { timeoutMs: this.#timeoutMs, ...targetPolicy(this.opts) },
     );
     const durationMs = Math.round(performance.now() - t0);
     countWebhookAttempt(error);
     const delivered = error === null;
-    const failed = !delivered && attempt > RETRY_SCHEDULE_MS.length;
+    // A blocked address will not change by waiting: the delivery fails at once, with that reason.
+    const failed = !delivered && (error === 'blocked_address' || attempt > RETRY_SCHEDULE_MS.length);
     const now = this.#now();
     const next = delivered || failed ? now : new Date(now.getTime() + RETRY_SCHEDULE_MS[attempt - 1]!);
     const status = delivered ? 'delivered' : failed ? 'failed' : 'pending';

@@ -4,7 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../shared/config/parse.ts';
 import { parseWebhookConfig } from './config.ts';
-import { isForbiddenAddress, postWebhook, targetProblem } from './targets.ts';
+import { addressAllowed, embeddedIPv4s, isForbiddenAddress, isMetadataAddress, postWebhook, targetProblem } from './targets.ts';
+
+const PUBLIC = { allowPrivate: false, allowMetadata: false };
+const PRIVATE = { allowPrivate: true, allowMetadata: false };
+const ALL = { allowPrivate: true, allowMetadata: true };
 
 describe('webhook targets', () => {
   it.each([
@@ -33,12 +37,12 @@ describe('webhook targets', () => {
       'http://API.LOCALHOST./x',
       'https://[::1]:8443/x',
     ]) {
-      expect(targetProblem(url, false), url).toMatch(/loopback, private/);
-      expect(targetProblem(url, true), url).toBeUndefined();
+      expect(targetProblem(url, PUBLIC), url).toMatch(/loopback, private/);
+      expect(targetProblem(url, ALL), url).toBeUndefined();
     }
-    expect(targetProblem('https://hooks.example.com/tally', false)).toBeUndefined();
-    expect(targetProblem('ftp://example.com/', false)).toMatch(/http or https/);
-    expect(targetProblem('https://user:pw@example.com/', true)).toMatch(/credentials/);
+    expect(targetProblem('https://hooks.example.com/tally', PUBLIC)).toBeUndefined();
+    expect(targetProblem('ftp://example.com/', PUBLIC)).toMatch(/http or https/);
+    expect(targetProblem('https://user:pw@example.com/', PRIVATE)).toMatch(/credentials/);
   });
 
   describe('at delivery, the name is resolved once and every address checked (DNS rebinding)', () => {
@@ -57,8 +61,8 @@ describe('webhook targets', () => {
       const lookup = resolvesTo(...addresses);
       try {
         const url = `http://rebound.example.com:${(server.address() as AddressInfo).port}/x`;
-        expect(targetProblem(url, false)).toBeUndefined(); // a name passes on create
-        const res = await postWebhook(url, '{}', {}, { timeoutMs: 2000, allowPrivate: false });
+        expect(targetProblem(url, PUBLIC)).toBeUndefined(); // a name passes on create
+        const res = await postWebhook(url, '{}', {}, { timeoutMs: 2000, ...PUBLIC });
         expect(res).toEqual({ statusCode: null, error: 'blocked_address' });
         expect(lookup).toHaveBeenCalledTimes(1);
         expect(hits).toEqual([]);
@@ -69,7 +73,72 @@ describe('webhook targets', () => {
   });
 });
 
+describe('IPv6 forms carrying an IPv4 address, and cloud metadata addresses', () => {
+  it.each([
+    ['::ffff:10.0.0.1', ['10.0.0.1']],
+    ['::10.0.0.1', ['10.0.0.1']],
+    ['64:ff9b::a00:1', ['10.0.0.1']],
+    ['2002:a9fe:a9fe::1', ['169.254.169.254']],
+    ['2002:7f00:1:5::', ['127.0.0.1']],
+    // Teredo: server 65.54.227.120, client 192.168.1.1 stored inverted (3f57:fefe).
+    ['2001:0:4136:e378:8000:63bf:3f57:fefe', ['65.54.227.120', '192.168.1.1']],
+    ['2606:4700::6810:85e5', []],
+  ])('%s carries %j', (ip, v4) => {
+    expect(embeddedIPv4s(ip)).toEqual(v4);
+  });
+
+  it.each([
+    '2002:a9fe:a9fe::', '2002:0a00:0001::1', '2002:7f00:1::', '2002:c0a8:0101:1::1', // 6to4 of 169.254.169.254, 10.0.0.1, 127.0.0.1, 192.168.1.1
+    '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b:1::a00:1', // NAT64 (and its local-use prefix)
+    '2001:0:4136:e378:8000:63bf:3f57:fefe', // Teredo with a private client
+    '2001:0:a9fe:a9fe::1', // Teredo with a link-local server
+    '::169.254.169.254', '::ffff:169.254.169.254', '::ffff:0:a9fe:a9fe',
+  ])('refuses the transition form %s', (ip) => {
+    expect(isForbiddenAddress(ip)).toBe(true);
+  });
+
+  it.each(['2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '64:ff9b::808:808'])('allows %s (public IPv4 inside)', (ip) => {
+    expect(isForbiddenAddress(ip)).toBe(false);
+  });
+
+  it.each(['169.254.169.254', 'fd00:ec2::254', 'fd00:ec2:0::254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::', '::169.254.169.254', '169.254.170.2', '100.100.100.200'])(
+    'private targets allowed, %s stays refused unless metadata targets are allowed too',
+    (ip) => {
+      expect(isMetadataAddress(ip)).toBe(true);
+      expect(addressAllowed(ip, PUBLIC)).toBe(false);
+      expect(addressAllowed(ip, PRIVATE)).toBe(false);
+      expect(addressAllowed(ip, ALL)).toBe(true);
+      expect(addressAllowed(ip, { allowPrivate: false, allowMetadata: true })).toBe(false);
+    },
+  );
+
+  it('private targets allowed: loopback and private addresses pass, metadata URLs are refused naming the setting', () => {
+    for (const ip of ['127.0.0.1', '10.1.2.3', '169.254.1.1', 'fd00::1']) expect(addressAllowed(ip, PRIVATE), ip).toBe(true);
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/', 'http://2852039166/']) {
+      expect(targetProblem(url, PRIVATE), url).toMatch(/cloud metadata.*TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on/);
+    }
+    expect(targetProblem('http://127.0.0.1:9000/hook', PRIVATE)).toBeUndefined();
+  });
+
+  describe('a name resolving to a metadata address, private targets allowed', () => {
+    afterEach(() => vi.restoreAllMocks());
+    it.each([['169.254.169.254'], ['fd00:ec2::254'], ['::ffff:169.254.169.254']])('%s is blocked at delivery without connecting', async (address) => {
+      const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((_h: string, _o: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) =>
+        cb(null, [{ address, family: address.includes(':') ? 6 : 4 }])) as never);
+      const res = await postWebhook('http://metadata.example.internal/x', '{}', {}, { timeoutMs: 2000, ...PRIVATE });
+      expect(res).toEqual({ statusCode: null, error: 'blocked_address' });
+      expect(lookup).toHaveBeenCalledTimes(1);
+    });
+  });
+});
+
 describe('webhook config', () => {
+  it('refuses metadata targets unless TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on', () => {
+    expect(parseWebhookConfig({ TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on' }).allowMetadataTargets).toBe(false);
+    expect(parseWebhookConfig({ TALLY_WEBHOOK_ALLOW_METADATA_TARGETS: 'on' }).allowMetadataTargets).toBe(true);
+    expect(() => parseWebhookConfig({ TALLY_WEBHOOK_ALLOW_METADATA_TARGETS: 'yes' })).toThrow(/TALLY_WEBHOOK_ALLOW_METADATA_TARGETS/);
+  });
+
   it('refuses private targets unless TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on; a bad value names the variable', () => {
     expect(parseWebhookConfig({}).allowPrivateTargets).toBe(false);
     expect(parseWebhookConfig({ TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'off' }).allowPrivateTargets).toBe(false);

@@ -9,8 +9,19 @@ import net from 'node:net';
  * multicast or reserved addresses, checked on the address actually connected to (the
  * name is resolved at delivery time and the connection made to the checked address, so
  * DNS rebinding cannot pass), unless the operator allows private targets
- * (`TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on`, for self-hosted receivers and tests).
+ * (`TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on`, for self-hosted receivers and tests). IPv6
+ * forms that carry an IPv4 address (IPv4-mapped and -compatible, NAT64, 6to4, Teredo) are
+ * judged by that address. Cloud metadata addresses stay refused even then, unless the
+ * operator allows them too (`TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on`).
  */
+
+/** What a deployment lets webhooks reach beyond the public internet (billing/webhooks/config.ts). */
+export interface TargetPolicy {
+  /** Loopback, private, link-local, reserved addresses and `localhost` names. */
+  readonly allowPrivate: boolean;
+  /** Cloud metadata addresses ({@link isMetadataAddress}); also needs `allowPrivate`. */
+  readonly allowMetadata: boolean;
+}
 
 /** Why an attempt failed, as a short code: never the raw error (that would make `/v1/webhooks/test` a port scanner). */
 export type DeliveryFailure = 'refused' | 'timeout' | 'tls' | 'dns' | 'blocked_address' | 'connection_failed' | 'status';
@@ -39,6 +50,7 @@ for (const [prefix, bits] of [
   ['::1', 128],
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
+  ['64:ff9b:1::', 48], // NAT64 local use (RFC 8215): IPv4 embedded at varying places
   ['fc00::', 7], // unique local (fd00:ec2::254, the AWS metadata address, is here)
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -61,15 +73,25 @@ function groups(ip: string): number[] {
   return [...h, ...middle, ...t].map((g) => parseInt(g, 16));
 }
 
-/** The IPv4 address an IPv6 address carries (IPv4-mapped, IPv4-compatible, NAT64), if any. */
-function embeddedIPv4(ip: string): string | undefined {
+/** Two 16-bit groups as a dotted IPv4 address. */
+const dotted = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, if any (pure): IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated), NAT64 (`64:ff9b::/96`),
+ * 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the server's address, and the
+ * client's, stored inverted).
+ */
+export function embeddedIPv4s(ip: string): string[] {
   const g = groups(ip);
-  const v4 = () => `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeros(5) && g[5] === 0xffff) return v4(); // ::ffff:a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(); // 64:ff9b::/96
-  if (zeros(6) && (g[6]! !== 0 || g[7]! > 1)) return v4(); // ::a.b.c.d (deprecated)
-  return undefined;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return [dotted(g[6]!, g[7]!)];
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [dotted(g[6]!, g[7]!)]; // IPv4-translated (SIIT)
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [dotted(g[6]!, g[7]!)];
+  if (zeros(0, 6) && (g[6]! !== 0 || g[7]! > 1)) return [dotted(g[6]!, g[7]!)];
+  if (g[0] === 0x2002) return [dotted(g[1]!, g[2]!)];
+  if (g[0] === 0x2001 && g[1] === 0) return [dotted(g[2]!, g[3]!), dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff)];
+  return [];
 }
 
 /** Whether a webhook may not connect to this address (anything that is not a public unicast address). */
@@ -77,10 +99,29 @@ export function isForbiddenAddress(ip: string): boolean {
   const family = net.isIP(ip);
   if (family === 4) return FORBIDDEN.check(ip, 'ipv4');
   if (family === 6) {
-    const v4 = embeddedIPv4(ip);
-    return v4 !== undefined ? FORBIDDEN.check(v4, 'ipv4') : FORBIDDEN.check(ip, 'ipv6');
+    const v4 = embeddedIPv4s(ip);
+    return v4.length > 0 ? v4.some((a) => FORBIDDEN.check(a, 'ipv4')) : FORBIDDEN.check(ip, 'ipv6');
   }
   return true;
+}
+
+const METADATA = new net.BlockList();
+// AWS, GCP, Azure, Oracle and others; AWS ECS task credentials; Alibaba Cloud.
+for (const a of ['169.254.169.254', '169.254.170.2', '100.100.100.200']) METADATA.addAddress(a, 'ipv4');
+METADATA.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
+
+/** Whether this is a cloud metadata address, written as IPv4 or in an IPv6 form that carries one. */
+export function isMetadataAddress(ip: string): boolean {
+  const family = net.isIP(ip);
+  if (family === 4) return METADATA.check(ip, 'ipv4');
+  if (family === 6) return METADATA.check(ip, 'ipv6') || embeddedIPv4s(ip).some((a) => METADATA.check(a, 'ipv4'));
+  return false;
+}
+
+/** Whether a policy lets a webhook connect to this address. */
+export function addressAllowed(ip: string, policy: TargetPolicy): boolean {
+  if (isMetadataAddress(ip) && !(policy.allowPrivate && policy.allowMetadata)) return false;
+  return policy.allowPrivate || !isForbiddenAddress(ip);
 }
 
 /** A URL's host as an address or name (`[::1]` -> `::1`; the URL parser already turned `2852039166` into `169.254.169.254`). */
@@ -92,7 +133,7 @@ function hostOf(url: URL): string {
  * Why a URL can never be a webhook target, or undefined: its host is a forbidden
  * address or a `localhost` name. Names are checked again, resolved, at every delivery.
  */
-export function targetProblem(raw: string, allowPrivate: boolean): string | undefined {
+export function targetProblem(raw: string, policy: TargetPolicy): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -101,10 +142,13 @@ export function targetProblem(raw: string, allowPrivate: boolean): string | unde
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
   if (url.username || url.password) return 'must not carry credentials (user:password@)';
-  if (allowPrivate) return undefined;
   const host = hostOf(url).toLowerCase().replace(/\.$/, ''); // `localhost.` is `localhost`
-  if ((net.isIP(host) && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
-    return 'must not point at a loopback, private, link-local or reserved address (set TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on to allow them)';
+  if (!policy.allowPrivate) {
+    if ((net.isIP(host) && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
+      return 'must not point at a loopback, private, link-local or reserved address (set TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on to allow them)';
+    }
+  } else if (!policy.allowMetadata && net.isIP(host) && isMetadataAddress(host)) {
+    return 'must not point at a cloud metadata address (set TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on to allow them)';
   }
   return undefined;
 }
@@ -113,12 +157,12 @@ class BlockedAddressError extends Error {
   readonly code = 'EBLOCKED';
 }
 
-/** dns.lookup that refuses names resolving to any forbidden address; the connection goes to the checked address. */
-const guardedLookup: net.LookupFunction = (hostname, options, callback) => {
+/** dns.lookup that refuses names resolving to any address the policy forbids; the connection goes to the checked address. */
+const guardedLookup = (policy: TargetPolicy): net.LookupFunction => (hostname, options, callback) => {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 0);
     const list = addresses as dns.LookupAddress[];
-    if (list.length === 0 || list.some((a) => isForbiddenAddress(a.address))) {
+    if (list.length === 0 || list.some((a) => !addressAllowed(a.address, policy))) {
       return callback(new BlockedAddressError(`${hostname} resolves to a forbidden address`) as NodeJS.ErrnoException, '', 0);
     }
     if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
@@ -135,8 +179,8 @@ interface PostResult {
  * POSTs a webhook body: no redirects followed, the whole exchange bounded by `timeoutMs`.
  * A 2xx is a delivery; anything else a {@link DeliveryFailure}.
  */
-export function postWebhook(rawUrl: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
-  if (targetProblem(rawUrl, opts.allowPrivate)) return Promise.resolve({ statusCode: null, error: 'blocked_address' });
+export function postWebhook(rawUrl: string, body: string, headers: Record<string, string>, opts: { timeoutMs: number } & TargetPolicy): Promise<PostResult> {
+  if (targetProblem(rawUrl, opts)) return Promise.resolve({ statusCode: null, error: 'blocked_address' });
   const url = new URL(rawUrl);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
@@ -151,7 +195,7 @@ export function postWebhook(rawUrl: string, body: string, headers: Record<string
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: false,
-        ...(opts.allowPrivate ? {} : { lookup: guardedLookup }),
+        ...(opts.allowPrivate && opts.allowMetadata ? {} : { lookup: guardedLookup(opts) }),
       },
       (res) => {
         const statusCode = res.statusCode ?? null;

@@ -383,7 +383,8 @@ describe('webhook targets (private addresses refused)', () => {
     expect(sneaky.status).toBe(201);
     const tried = await strict('POST', '/v1/webhooks/test', { webhook_id: sneaky.body.id, event: 'subscription.created' });
     expect(tried.status).toBe(200);
-    expect(tried.body).toMatchObject({ status: 'pending', status_code: null, error: 'blocked_address' });
+    // A blocked address does not change by waiting: the delivery fails at once, no retry scheduled.
+    expect(tried.body).toMatchObject({ status: 'failed', status_code: null, error: 'blocked_address', next_attempt_at: null });
     expect(at('/sneaky')).toHaveLength(0);
     // The dispatcher of a billing role with the default policy refuses it too.
     await newSubscription();
@@ -393,6 +394,26 @@ describe('webhook targets (private addresses refused)', () => {
     const list = await strict('GET', `/api/v1/webhooks/${sneaky.body.id}/deliveries`);
     expect(list.body.deliveries.flatMap((d: any) => d.attempts.map((a: any) => a.error))).toEqual(expect.arrayContaining(['blocked_address']));
     expect(JSON.stringify(list.body)).not.toMatch(/ECONN|127\.0\.0\.1/);
+    // Every delivery to it failed on its first attempt, with the reason on the record.
+    const failed = await stack.tally.db!.selectFrom('webhook_deliveries').select(['status', 'attempts', 'last_error']).where('endpoint_id', '=', sneaky.body.id).execute();
+    expect(failed.length).toBeGreaterThanOrEqual(2);
+    for (const d of failed) expect(d).toEqual({ status: 'failed', attempts: 1, last_error: 'blocked_address' });
+  });
+
+  it('with private targets allowed, refuses cloud metadata addresses (and their IPv6 forms) unless TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on', async () => {
+    const urls = ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://2852039166/'];
+    // This stack allows private targets (its receivers are on 127.0.0.1).
+    for (const url of urls) {
+      const res = await call(stack, 'POST', '/api/v1/webhooks', { key: admin(), body: { url, events: ['*'] } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: 'url', message: expect.stringMatching(/cloud metadata.*TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on/) }]);
+    }
+    expect((await call(stack, 'POST', '/api/v1/webhooks', { key: admin(), body: { url: 'http://10.1.2.3/', events: ['*'] } })).status).toBe(201);
+    const api = await stack.startAnother(['api'], { env: { TALLY_HTTP_PORT: '0', TALLY_WEBHOOK_ALLOW_METADATA_TARGETS: 'on' } });
+    for (const url of urls) {
+      const res = await fetch(`http://127.0.0.1:${api.port}/api/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${admin()}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, events: ['invoice.paid'], is_active: false }) });
+      expect(res.status, url).toBe(201);
+    }
   });
 
   it('reports a closed port as a short code, never the raw error', async () => {

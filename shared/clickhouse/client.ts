@@ -23,6 +23,23 @@ const clusters = new WeakMap<ClickHouseClient, string>();
 const SERVER_SETTINGS = { date_time_input_format: 'best_effort', async_insert: 0 } as const;
 
 /**
+ * Output settings Tally's readers rely on, set on every query (server and chDB alike)
+ * instead of taken from the server's defaults, which change between releases.
+ * - output_format_json_quote_64bit_integers = 1: (U)Int64 and wider in JSON formats are
+ *   strings, so a count, sum or sequence above 2^53 reaches JavaScript exactly. ClickHouse
+ *   25.8 turned its default to 0 (JSON numbers), and the compose file pins 26.3.
+ * - output_format_json_quote_decimals = 0 and output_format_json_quote_64bit_floats = 0:
+ *   the defaults, stated; readers print decimals with toString() and read them with
+ *   decimalFromClickHouse (decimal.ts), which takes both shapes.
+ * Analysts' queries (billing/reports/sql-access.ts) set their own shape.
+ */
+export const JSON_OUTPUT_SETTINGS = {
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 0,
+  output_format_json_quote_64bit_floats: 0,
+} as const;
+
+/**
  * Settings of every query on a cluster (schema.ts `clusterStatements`: events sharded
  * by agent instance behind Distributed tables).
  * - distributed_foreground_insert: an insert into a Distributed table returns once
@@ -47,7 +64,7 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
       url: cfg.url,
       username: cfg.user,
       password: cfg.password,
-      clickhouse_settings: { ...SERVER_SETTINGS, ...(cfg.cluster ? CLUSTER_SETTINGS : {}) },
+      clickhouse_settings: { ...SERVER_SETTINGS, ...JSON_OUTPUT_SETTINGS, ...(cfg.cluster ? CLUSTER_SETTINGS : {}) },
     });
     await checkServer(client, cfg);
     if (cfg.cluster) clusters.set(client, cfg.cluster);
@@ -62,7 +79,7 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
   mkdirSync(cfg.chdbPath, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
   const connection = createChdbConnection({ path: cfg.chdbPath });
-  const client = createClient({ connection } as Parameters<typeof createClient>[0]);
+  const client = createClient({ connection, clickhouse_settings: JSON_OUTPUT_SETTINGS } as Parameters<typeof createClient>[0]);
   chdbClient = { path: cfg.chdbPath, client, raw: connection.chdb };
   return client;
 }

@@ -25,6 +25,42 @@ const DERIVED_OUTCOMES_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived
    AND arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values)`;
 
 /**
+ * Derived outcomes from the counted copy of an action only (migration 0006). Every copy of
+ * an action with a client id (copies of one id may differ) that a rule version in effect
+ * at its time takes by action type gives a row with the derived id and its action's
+ * `ingested_at`, hence its action's rank: a copy whose metadata matches gives the outcome,
+ * one that does not gives a `voided = 1` row standing for that copy. Readers keep the
+ * best-ranked row of each identity (the first-ingested copy, as for actions: FINAL or
+ * argMin) and only then drop voided rows, so an outcome exists exactly when the copy that
+ * usage and costs count matches, whatever order copies arrive in. Server-assigned ids
+ * have no other copies: only matching ones give rows. A value read from the metadata
+ * (`value_field`) is its exact text, as outcome values are: a decimal from 0 to 10^18 with
+ * at most 9 decimals, anything else (more decimals included, never cut) gives 0.
+ */
+const DERIVED_OUTCOMES_FIRST_COPY_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
+ SELECT environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, outcome_type,
+   multiIf(NOT matched, toDecimal128(0, 9), value_field = '', rule_value,
+      value_9 >= 0 AND value_9 < toDecimal128('1000000000000000000', 9) AND toDecimal256OrNull(value_text, 50) = toDecimal256(value_9, 50), value_9,
+      toDecimal128(0, 9)) AS value,
+   ts, ingested_at, user_id, anonymous_id, metadata, stream_seq, toUInt8(NOT matched) AS voided
+ FROM (
+   SELECT a.environment_id AS environment_id, a.organization_id AS organization_id,
+     a.agent_instance_id AS agent_instance_id, a.account_id AS account_id,
+     concat('drv_', r.rule_id, '_', a.event_id) AS event_id, a.id_source AS id_source,
+     r.outcome_type AS outcome_type, r.value AS rule_value, r.value_field AS value_field,
+     arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values) AS matched,
+     trim(BOTH '"' FROM JSONExtractRaw(a.metadata, r.value_field)) AS value_text,
+     toDecimal128OrNull(value_text, 9) AS value_9,
+     a.ts AS ts, a.ingested_at AS ingested_at, a.user_id AS user_id, a.anonymous_id AS anonymous_id,
+     concat('{"derived_from":{"rule_id":', toJSONString(r.rule_id), ',"action_event_id":', toJSONString(a.event_id), '}}') AS metadata,
+     a.stream_seq AS stream_seq
+   FROM {db}.actions AS a
+   INNER JOIN (SELECT * FROM {db}.outcome_rules FINAL) AS r ON a.environment_id = r.environment_id AND a.action_type = r.action_type
+   WHERE a.ts >= r.effective_from AND a.ts < r.effective_to
+ )
+ WHERE matched OR id_source = 'client'`;
+
+/**
  * ClickHouse schema, as ordered migrations of their own. `{db}` is replaced by the
  * configured database name (validated as an identifier by the config schema).
  *
@@ -221,6 +257,23 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       `ALTER TABLE {db}.actions MODIFY SETTING merge_selector_base = 20`,
       `ALTER TABLE {db}.outcomes MODIFY SETTING merge_selector_base = 20`,
     ],
+  },
+  {
+    // Derived outcomes follow the counted copy of their action (DERIVED_OUTCOMES_FIRST_COPY_MV):
+    // `voided` marks the row of a copy a rule does not match; readers drop such rows after
+    // keeping the first-ingested row of each identity.
+    id: '0006_derived_outcomes_first_copy',
+    statements: [
+      `ALTER TABLE {db}.outcomes ADD COLUMN IF NOT EXISTS voided UInt8 DEFAULT 0`,
+      `DROP VIEW IF EXISTS {db}.derived_outcomes_mv`,
+      DERIVED_OUTCOMES_FIRST_COPY_MV,
+    ],
+  },
+  {
+    // Costs are exact: a 12-decimal rate times a 6-decimal quantity has 18 decimals, which
+    // the rollup now keeps (billing/costs/cost-query.ts COST_SCALE) instead of cutting at 12.
+    id: '0007_costs_exact',
+    statements: [`ALTER TABLE {db}.costs_daily MODIFY COLUMN amount Decimal(76, 18)`],
   },
 ];
 

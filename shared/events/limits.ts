@@ -28,8 +28,9 @@ export const MAX_AGENT_KEY_LENGTH = 256;
 /**
  * Largest accepted cost quantity of one action (`metadata.api_calls`, `metadata.units`,
  * a per-unit rule's field) and explicit `metadata.cost.amount`: 10^12. With rates below
- * 10^6 (12 decimals) an action's cost stays below 10^18, which ClickHouse's
- * Decimal(38, 12) holds exactly with room for 10^8 such actions in one sum.
+ * 10^6 (12 decimals) an action's cost stays below 10^18 with at most 18 decimals (6-decimal
+ * units times a 12-decimal rate), which costs keep exactly (Decimal256 with 18 decimals,
+ * billing/costs/cost-query.ts COST_SCALE), with room for any sum.
  */
 export const MAX_COST_QUANTITY = 1_000_000_000_000;
 /** Decimals of a per-unit quantity and of an explicit cost amount. */

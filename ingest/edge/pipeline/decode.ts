@@ -2,7 +2,7 @@ import { Unpackr } from 'msgpackr';
 import { AppError } from '../../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
-import { valueTexts, withBigIntValue, withExactValue } from './exact-values.ts';
+import { metadataNumberTexts, valueTexts, withBigIntValue, withExactMetadata, withExactValue } from './exact-values.ts';
 
 /** One item of a request: a parsed value, or a line that could not be parsed. */
 export type RawItem = { ok: true; value: unknown } | { ok: false; code: 'invalid_json' | 'validation_failed'; message: string; path?: string };
@@ -21,6 +21,7 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
  * line is rejected alone) or msgpack (`application/msgpack`, the same shapes as JSON).
  * With `exactValues` (outcomes), each event's JSON `value` keeps its exact digits as a
  * decimal string (exact-values.ts), as does a msgpack integer beyond 2^53 (a BigInt).
+ * Numbers in JSON metadata keep their exact digits (exact-values.ts withExactMetadata).
  */
 export function decodeEvents(body: Buffer, contentType: string | undefined, exactValues = false): Decoded {
   if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send an event object or a batch');
@@ -32,6 +33,7 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
     case '': {
       const text = body.toString('utf8');
       decoded = exactValues ? withExactValues(text) : shape(parseJson(text));
+      withExactMetadataTexts(decoded, text);
       if (jsonMayHoldUnsafeText(text)) decoded.items = decoded.items.map(refuseUnsafeText);
       break;
     }
@@ -60,6 +62,13 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
     throw new AppError('too_many_events', `a request may carry at most ${MAX_EVENTS_PER_REQUEST} events; this one has ${decoded.items.length}`);
   }
   return decoded;
+}
+
+/** Attaches the exact texts of metadata numbers a double changed to each event of a JSON body. */
+function withExactMetadataTexts(decoded: Decoded, text: string): void {
+  const texts = metadataNumberTexts(text);
+  if (decoded.single) withExactMetadata((decoded.items[0] as { value: unknown }).value, texts.top);
+  else texts.events.forEach((exact, i) => decoded.items[i]?.ok && withExactMetadata((decoded.items[i] as { value: unknown }).value, exact));
 }
 
 /** A JSON body of outcomes: parsed, each event's `value` replaced by its exact text. */
@@ -95,6 +104,7 @@ function parseNdjson(body: Buffer, exactValues: boolean): RawItem[] {
     if (line === '') continue;
     try {
       const value: unknown = JSON.parse(line);
+      withExactMetadata(value, metadataNumberTexts(line).top);
       const item: RawItem = { ok: true, value: exactValues ? withExactValue(value, valueTexts(line).top) : value };
       items.push(jsonMayHoldUnsafeText(line) ? refuseUnsafeText(item) : item);
     } catch (err) {

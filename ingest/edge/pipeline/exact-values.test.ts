@@ -83,3 +83,41 @@ describe('outcome values keep the digits the client wrote', () => {
     expect(!n.ok && n.message).toMatch(/decimal from 0 to 10\^18/);
   });
 });
+
+describe('numbers in metadata keep the digits the client wrote', () => {
+  const actionMeta = (body: string, type = 'application/json') =>
+    decodeEvents(Buffer.from(body), type).items.map((item) => {
+      const v = validateStep('action', (item as { value: unknown }).value);
+      const n = v.ok ? normalizeStep('action', v.value, Date.now(), undefined) : v;
+      return n.ok ? n.value.meta : `rejected: ${n.message}`;
+    });
+
+  it.each([
+    ['application/json', '{"agent_key":"k","action_type":"a","metadata":{"amount":123456789.123456789,"n":1.5,"s":"x"}}'],
+    ['application/json', '[{"agent_key":"k","action_type":"a","metadata":{"amount":123456789.123456789,"n":1.5,"s":"x"}}]'],
+    ['application/json', '{"events":[{"agent_key":"k","action_type":"a","metadata":{"amount":123456789.123456789,"n":1.5,"s":"x"}}]}'],
+    ['application/x-ndjson', '{"agent_key":"k","action_type":"a","metadata":{"amount":123456789.123456789,"n":1.5,"s":"x"}}\n'],
+  ])('%s %s keeps 123456789.123456789 (as decimal text)', (type, body) => {
+    expect(actionMeta(body, type)).toEqual(['{"amount":"123456789.123456789","n":1.5,"s":"x"}']);
+  });
+
+  it('keeps nested objects exact, leaves numbers a double keeps as JSON.stringify prints them, and finds each event of a batch', () => {
+    const body = `[
+      {"agent_key":"k","action_type":"a","metadata":{"cost":{"amount":123456789012.123456789012,"currency":"USD"},"x":[1.00000000000000001],"y":1e-7}},
+      {"agent_key":"k","action_type":"a","metadata":{"s":"12345678901234567.5","z":2}},
+      {"agent_key":"k","action_type":"a","metadata":{"big":99999999999999999999,"e":1.2345678901234567891e3}}
+    ]`;
+    expect(actionMeta(body)).toEqual([
+      // Numbers inside arrays are not followed (no rule reads them).
+      '{"cost":{"amount":"123456789012.123456789012","currency":"USD"},"x":[1],"y":1e-7}',
+      '{"s":"12345678901234567.5","z":2}',
+      '{"big":"99999999999999999999","e":"1234.5678901234567891"}',
+    ]);
+  });
+
+  it('checks cost inputs on the exact digits', () => {
+    // 7 decimals: a double prints 5, yet the client wrote 7.
+    expect(actionMeta('{"agent_key":"k","action_type":"a","metadata":{"units":123456789012.1234567}}')[0]).toMatch(/rejected: `metadata.units`/);
+    expect(actionMeta('{"agent_key":"k","action_type":"a","metadata":{"units":123456789012.123456}}')).toEqual(['{"units":"123456789012.123456"}']);
+  });
+});

@@ -10,7 +10,7 @@ import type { WireEvent } from '../../../shared/events/wire.ts';
 import { parseTimestamp } from '../../../shared/time.ts';
 import { fieldProblems, type FieldProblem } from '../../../shared/validation/typebox-errors.ts';
 import { costInputsProblem } from './cost-inputs.ts';
-import { plainDecimal } from './exact-values.ts';
+import { exactMetadataJson, exactNumbersOf, plainDecimal, withExactTexts } from './exact-values.ts';
 import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from '../../../shared/events/schemas.ts';
 
 export type EventKind = 'action' | 'outcome';
@@ -117,7 +117,9 @@ export function normalizeStep(
     return { ok: true, value: out };
   }
   if (m !== undefined) {
-    const costProblem = costInputsProblem(m);
+    // Checked on the client's digits: a number a double changed is checked as its exact text.
+    const exact = exactNumbersOf(m);
+    const costProblem = costInputsProblem(exact ? (withExactTexts(m, exact) as Record<string, unknown>) : m);
     if (costProblem !== undefined) return reject('validation_failed', costProblem.message, costProblem.path);
     const usage = isObject(m['usage']) ? (m['usage'] as Record<string, unknown>) : undefined;
     const tin = tokenField(m, usage, 'input_tokens', 'prompt_tokens');
@@ -161,11 +163,12 @@ function tooDeep(root: unknown): boolean {
 /**
  * Metadata as JSON text; undefined when it is nested too deep to serialize (the
  * serializer's stack ran out). A msgpack integer beyond 2^53 (a BigInt) is kept as its
- * decimal text.
+ * decimal text; a JSON number a double changed keeps the client's digits (exact-values.ts).
  */
 function metadataText(m: Record<string, unknown>): string | undefined {
   try {
-    return JSON.stringify(m);
+    const exact = exactNumbersOf(m);
+    return exact ? exactMetadataJson(m, exact) : JSON.stringify(m);
   } catch (err) {
     if (err instanceof RangeError || tooDeep(m)) return undefined;
     return JSON.stringify(m, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
