@@ -12,7 +12,7 @@ import { periodContaining, periodFromLabel, toEpochMs, type Period } from '../ra
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription, type BillingSubject } from './rate-subscription.ts';
 import { BatchedUsage } from './batched-usage.ts';
-import { assignNumber, findInvoice, getInvoiceRow, invoiceView, issuedAt, storeInvoice, type StoreOutcome } from './store.ts';
+import { findInvoice, getInvoiceRow, invoiceView, storeInvoice, type StoreOutcome } from './store.ts';
 
 /** Result of generating one (subscription, period): `skipped` when the subscription was not billable in the period. */
 type GenerateResult =
@@ -44,9 +44,10 @@ export async function generateInvoice(inv: Invoicing, subject: BillingSubject, p
   const rated = await rateSubscription(inv, subject, period, graceOver ? { ingestedBefore: graceUntil } : {});
   if (!rated) {
     if (!existing) return { outcome: 'skipped', invoice: null };
-    // No longer billable in the period (e.g. a cancel dated back): the draft stays as rated, and is frozen when asked.
-    const row = finalize ? await finalizeAsIs(inv, existing.id, opts.source) : existing;
-    return { outcome: 'unchanged', invoice: invoiceView(row) };
+    // No billable time left in the period (a cancel dated back before it): the draft was
+    // never issued, so it is voided; nothing of it is billed.
+    const row = await voidUnbillableDraft(inv, existing.id);
+    return { outcome: row.status === existing.status ? 'unchanged' : 'updated', invoice: invoiceView(row) };
   }
   const { invoice, outcome } = await storeInvoice(inv.db, rated, {
     now: inv.now(),
@@ -65,17 +66,11 @@ function countStored(source: InvoiceSource, outcome: StoreOutcome, status: Invoi
   if (outcome !== 'unchanged' && status === 'finalized') countInvoiceFinalized(source);
 }
 
-/** Finalizes a draft as it stands (counted when this call moved it). */
-async function finalizeAsIs(inv: Invoicing, invoiceId: string, source: InvoiceSource) {
+/** Voids a draft whose period no longer has billable time (it has no number: it was never issued). */
+async function voidUnbillableDraft(inv: Invoicing, invoiceId: string) {
   const now = inv.now();
-  const { row, moved } = await inv.db.transaction().execute(async (tx) => {
-    // Issued now: the issue date is when the invoice leaves draft, and its terms count from it.
-    const row = await tx.updateTable('invoices').set({ status: 'finalized', finalized_at: now, updated_at: now, ...issuedAt(now, inv.config.netDays) }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
-    if (row) return { row: await assignNumber(tx, row), moved: true };
-    return { row: await tx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow(), moved: false };
-  });
-  if (moved) countInvoiceFinalized(source);
-  return row;
+  const row = await inv.db.updateTable('invoices').set({ status: 'void', voided_at: now, updated_at: now }).where('id', '=', invoiceId).where('status', '=', 'draft').returningAll().executeTakeFirst();
+  return row ?? (await inv.db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirstOrThrow());
 }
 
 /** Subscriptions of an environment that may have billable time (drafts never do), optionally of one account. */
@@ -191,6 +186,9 @@ export async function finalizeInvoice(inv: Invoicing, environmentId: string, inv
   if (row.status === 'finalized') return row.id;
   if (row.status !== 'draft') throw new AppError('conflict', `cannot finalize an invoice that is ${row.status} (allowed from: draft)`);
   const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
-  await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true, source });
+  const { invoice } = await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true, source });
+  if (invoice?.status === 'void') {
+    throw new AppError('conflict', `invoice ${row.id} was voided, not finalized: its period has no billable time left (the subscription was cancelled before it)`);
+  }
   return row.id;
 }

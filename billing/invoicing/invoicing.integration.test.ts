@@ -242,14 +242,21 @@ describe('proration (the spec example)', () => {
 });
 
 describe('a draft whose period stops being billable', () => {
-  it('keeps its rating and is frozen as it stands on finalize; void works from draft', async () => {
+  it('is voided (never issued, nothing billed): generate, finalize and pay see it void; void works from draft', async () => {
     const acct = (await post('/api/v1/account/create', { name: 'Backdated cancel' })).body.id;
     const sub = await subscription(plan200, [], '2026-10-01T00:00:00Z', acct);
     const nov = inv(await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct }), sub);
     expect(nov.total).toBe('200.00');
     expect((await post(`/api/v1/subscription/${sub}/cancel`, { cancel_date: '2026-10-15', reason: 'backdated' })).status).toBe(200);
     const fin = await post(`/api/v1/invoice/invoices/${nov.id}/finalize`);
-    expect(fin.body).toMatchObject({ status: 'finalized', total: '200.00' });
+    expect(fin.status).toBe(409);
+    expect(fin.body.error.message).toContain('voided');
+    const after = await call(stack, 'GET', `/api/v1/invoice/invoices/${nov.id}`, { key: dev.admin });
+    expect(after.body).toMatchObject({ status: 'void', number: null });
+    expect(after.body.voided_at).not.toBeNull();
+    expect((await post(`/api/v1/invoice/invoices/${nov.id}/pay`, {})).status).toBe(409);
+    const again = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct });
+    expect(again.body.invoices.filter((i: { subscription_id: string }) => i.subscription_id === sub).map((i: { status: string }) => i.status)).toEqual(['void']);
     const oct = inv(await post('/v1/invoices/generate', { billing_period: '2026-10', account_id: acct }), sub);
     expect(oct.total).toBe('90.32'); // 200 x 14/31 = 90.3225...
     const voided = await post(`/api/v1/invoice/invoices/${oct.id}/void`);
