@@ -287,6 +287,22 @@ describe('charge pricing overrides: applied, or refused naming what the model ac
 });
 
 describe('validateChargeModel', () => {
+  it('a strategy field the model does not read is refused, naming what it takes (never dropped)', () => {
+    expect(validateChargeModel({ type: 'tiered', pricing_strategy: { tiers: [{ price: 0.02, start: 0 }], unit_price: 5 } })).toEqual({
+      ok: false,
+      errors: [{ path: 'pricing_strategy.unit_price', message: 'pricing_strategy.unit_price does not apply to the tiered charge model; its pricing_strategy takes tiers (and unit_of_measure)' }],
+    });
+    const unknown = validateChargeModel({ type: 'per_unit', pricing_strategy: { unit_price: 1, currency: 'USD' } });
+    expect(unknown.ok).toBe(false);
+    expect(!unknown.ok && unknown.errors.map((e) => e.path)).toEqual(['pricing_strategy.currency']);
+    expect(validateChargeModel({ type: 'overage', pricing_strategy: { base_fee: 10, included_units: 5, unit_price: 1, package_size: 3 } }).ok).toBe(false);
+    // Every field a kind lists is read: a strategy of only that field is never refused as not applying.
+    for (const kind of CHARGE_MODEL_KINDS) {
+      const r = validateChargeModel({ type: kind, pricing_strategy: { unit_of_measure: '@action' } });
+      if (!r.ok) expect(r.errors.some((e) => e.message.includes('does not apply'))).toBe(false);
+    }
+  });
+
   it('normalizes type and strategy; a per_unit model may leave the price to its charges', () => {
     expect(validateChargeModel({ type: 'Per-Unit', pricing_strategy: { unit_of_measure: 'outcome' } })).toEqual({
       ok: true,

@@ -176,6 +176,12 @@ function normalizeStrategy(kind: ChargeModelKind, raw: unknown, ctx: Ctx): Prici
     return undefined;
   }
   const s = raw as Raw;
+  const accepted = chargeModel(kind).fields;
+  for (const field of Object.keys(s)) {
+    if (field !== 'unit_of_measure' && !accepted.includes(field)) {
+      ctx.fail(field, `pricing_strategy.${field} does not apply to the ${kind} charge model; its pricing_strategy takes ${listWithOr(accepted)} (and unit_of_measure)`);
+    }
+  }
   const out: PricingStrategy = {};
   if (s.unit_of_measure !== undefined) {
     const u = normalizeUnitOfMeasure(s.unit_of_measure);

@@ -52,6 +52,7 @@ export const DISCOUNT: ChargeModel<'discount'> = {
   usage: false,
   oneTime: 'allowed',
   overrides: ['percent', 'percentage', 'amount', 'applies_to', 'applies_to_charge_id'],
+  fields: ['percent', 'percentage', 'amount', 'applies_to', 'applies_to_charge_id'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     normalizeDiscount(ctx, s, out);

@@ -23,6 +23,7 @@ export function feeModel<K extends FeeKind>(def: Pick<ChargeModel<K>, 'kind' | '
     ...def,
     usage: false,
     overrides: ['unit_price', 'list_price'],
+    fields: ['amount', 'price', 'unit_price', 'list_price', 'tiers'],
     normalize(s, ctx) {
       const out: PricingStrategy = {};
       const p = pick(s, ['amount', 'price', 'unit_price', 'list_price']);

@@ -39,6 +39,11 @@ export interface ChargeModel<K extends ChargeModelKind = ChargeModelKind> {
    */
   readonly overrides: readonly string[];
   /**
+   * The fields of a model's `pricing_strategy` this kind reads (besides `unit_of_measure`),
+   * first the preferred spelling. Any other field is refused (400 naming these), never dropped.
+   */
+  readonly fields: readonly string[];
+  /**
    * The kind's fields of a raw `pricing_strategy` (structure already checked) in
    * canonical stored form, in a fixed field order; errors recorded in `ctx`. Fields that
    * failed may be left undefined. Prices a charge may supply may be absent.

@@ -23,6 +23,7 @@ export const OVERAGE: ChargeModel<'overage'> = {
   usage: true,
   oneTime: 'rejected',
   overrides: ['unit_price', 'list_price'],
+  fields: ['base_fee', 'included_units', 'overage_unit_price', 'unit_price'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const base = pick(s, ['base_fee']);

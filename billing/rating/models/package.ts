@@ -22,6 +22,7 @@ export const PACKAGE: ChargeModel<'package'> = {
   usage: true,
   oneTime: 'rejected',
   overrides: ['unit_price', 'list_price'],
+  fields: ['package_size', 'counter', 'package_price', 'unit_price', 'price', 'list_price', 'tiers'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const t = pick(s, ['package_size', 'counter']) ? undefined : singleTier(ctx, s, 'package');

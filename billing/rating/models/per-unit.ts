@@ -22,6 +22,7 @@ export const PER_UNIT: ChargeModel<'per_unit'> = {
   usage: true,
   oneTime: 'rejected',
   overrides: ['unit_price', 'list_price'],
+  fields: ['unit_price', 'price', 'list_price', 'tiers'],
   normalize(s, ctx) {
     const out: PricingStrategy = {};
     const p = pick(s, ['unit_price', 'price', 'list_price']);

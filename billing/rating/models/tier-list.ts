@@ -13,9 +13,10 @@ import type { ChargeModel } from './model.ts';
 type TierListKind = 'tiered' | 'volume';
 
 /** normalize, override and complete of a tier-list kind. */
-export function tierListPricing<K extends TierListKind>(kind: K): Pick<ChargeModel<K>, 'overrides' | 'normalize' | 'override' | 'complete'> {
+export function tierListPricing<K extends TierListKind>(kind: K): Pick<ChargeModel<K>, 'overrides' | 'fields' | 'normalize' | 'override' | 'complete'> {
   return {
     overrides: ['tiers'],
+    fields: ['tiers'],
     normalize(s, ctx) {
       const out: PricingStrategy = {};
       if (s.tiers === undefined || s.tiers === null) ctx.fail('tiers', `tiers are required for ${kind} pricing`);
