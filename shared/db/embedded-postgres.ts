@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { access, chown, constants, mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { access, chown, constants, lstat, mkdir, readFile, readdir, realpath, rmdir, symlink, writeFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +15,8 @@ const run = promisify(execFile);
 const EMBEDDED_PORT = 54329;
 const USER = 'postgres';
 const PASSWORD = 'tally';
+/** As root, where a cluster goes when the postgres user cannot reach the data directory. */
+export const ROOT_CLUSTERS_DIR = '/var/lib/tally';
 
 interface EmbeddedPostgres {
   url: string;
@@ -26,7 +29,9 @@ interface EmbeddedPostgres {
  * machine) and UTF-8, listening on 127.0.0.1 only. A server another Tally process already
  * runs on that directory is shared, not started twice (`tally init` beside `tally start`).
  * Its output goes to the log (stderr); a failed initdb or start names its cause with
- * the server's last lines.
+ * the server's last lines. As root, the server runs as the postgres user; when that user
+ * cannot reach the data directory (a clone in root's 0700 home), a new cluster is placed
+ * under {@link ROOT_CLUSTERS_DIR} and `<dataDir>/postgres` links to it.
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const dir = path.join(dataDir, 'postgres');
@@ -37,9 +42,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   }
   const bins = await binaries();
   await mkdir(dir, { recursive: true });
-  const owner = await serverUser(dir);
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initdb(bins.initdb, dir, owner);
-  const child = await startServer(bins.postgres, dir, owner);
+  const owner = await serverUser();
+  const cluster = owner ? await clusterFor(dir, owner) : dir;
+  if (!existsSync(path.join(cluster, 'PG_VERSION'))) await initdb(bins.initdb, cluster, owner);
+  const child = await startServer(bins.postgres, cluster, owner);
   return {
     url: urlFor(EMBEDDED_PORT),
     stop: () => stopServer(child),
@@ -94,26 +100,49 @@ export async function canConnect(url: string, timeoutMs = 1000): Promise<boolean
 
 /**
  * Postgres refuses to run as root: as root, the server runs as the `postgres` user
- * (created when missing), which must own the cluster and reach it.
+ * (created when missing).
  */
-async function serverUser(dir: string): Promise<{ uid: number; gid: number } | undefined> {
+async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const ids = async () => ({ uid: Number((await run('id', ['-u', USER])).stdout), gid: Number((await run('id', ['-g', USER])).stdout) });
-  let owner = await ids().catch(() => undefined);
-  if (!owner) {
-    log.info('creating the postgres system user (Postgres does not run as root)');
-    await run('useradd', ['--system', '--user-group', '--no-create-home', USER]).catch((err: Error) => {
-      throw new Error(`Postgres cannot run as root and the postgres user could not be created (${err.message.trim()}); run Tally as another user or set DATABASE_URL`);
-    });
-    owner = await ids();
-  }
-  await chown(dir, owner.uid, owner.gid);
-  const reachable = await run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}"`]).then(() => true, () => false);
-  if (!reachable) {
-    throw new Error(`the postgres user cannot reach ${dir} (a parent directory is closed to other users); set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
-  }
-  return owner;
+  const owner = await ids().catch(() => undefined);
+  if (owner) return owner;
+  log.info('creating the postgres system user (Postgres does not run as root)');
+  await run('useradd', ['--system', '--user-group', '--no-create-home', USER]).catch((err: Error) => {
+    throw new Error(`Postgres cannot run as root and the postgres user could not be created (${err.message.trim()}); run Tally as another user or set DATABASE_URL`);
+  });
+  return ids();
 }
+
+/**
+ * The directory the postgres user runs the cluster in, owned by it: `dir` (or what it
+ * links to) when that user can reach it; else, for a new cluster, a directory of its own
+ * under {@link ROOT_CLUSTERS_DIR} (one per data directory) that `dir` then links to. A
+ * cluster already in an unreachable `dir` is not moved: that stays an error.
+ */
+async function clusterFor(dir: string, owner: { uid: number; gid: number }): Promise<string> {
+  const real = await realpath(dir);
+  await chown(real, owner.uid, owner.gid);
+  if ((await lstat(dir)).isSymbolicLink()) log.info('the embedded Postgres cluster is outside the data directory (the postgres user cannot reach it)', { dir, cluster: real });
+  if (await postgresCanWrite(real)) return real;
+  const closed = `the postgres user cannot reach ${real} (a parent directory is closed to other users)`;
+  if ((await readdir(real)).length > 0) {
+    throw new Error(`${closed} and it holds files (a cluster is not moved); make its parents reachable (chmod o+x), set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  }
+  const outside = path.join(ROOT_CLUSTERS_DIR, `postgres-${createHash('sha256').update(real).digest('hex').slice(0, 16)}`);
+  await mkdir(ROOT_CLUSTERS_DIR, { recursive: true, mode: 0o755 });
+  await mkdir(outside, { recursive: true, mode: 0o700 });
+  await chown(outside, owner.uid, owner.gid);
+  if (!(await postgresCanWrite(outside))) {
+    throw new Error(`${closed}, nor ${outside}; set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  }
+  await rmdir(real);
+  await symlink(outside, dir);
+  log.info(`${closed}: the embedded Postgres cluster goes to ${outside}, owned by postgres, linked from ${dir}`, { dir, cluster: outside });
+  return outside;
+}
+
+const postgresCanWrite = (dir: string) => run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}" && test -x "${dir}"`]).then(() => true, () => false);
 
 async function initdb(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
   log.info('initializing the embedded Postgres cluster', { dir });
