@@ -1,3 +1,4 @@
+import { assertChdbFree } from '../../shared/clickhouse/client.ts';
 import { parseCommonConfig } from '../../shared/config/common.ts';
 import { processEnv } from '../../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../../shared/db/postgres.ts';
@@ -72,7 +73,9 @@ export async function main(argv: string[]): Promise<number> {
       if (values.help) return help(START_USAGE);
       const roles = parseRoles(values.roles);
       // Every role's configuration is checked before anything starts.
-      parseRoleConfigs(new Set(roles), env);
+      const { common } = parseRoleConfigs(new Set(roles), env);
+      // The embedded chDB (no CLICKHOUSE_URL) is one process's: a second one stops here, with what to do instead.
+      if (!common.clickhouse.url && roles.some((r) => r !== 'ingest')) assertChdbFree(common.clickhouse.chdbPath);
       // Signals are handled from here on: one arriving while Tally starts stops it once started.
       const signals = stopOnSignals();
       const result = roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing') ? await runInit(env) : undefined;
