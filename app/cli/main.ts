@@ -7,6 +7,7 @@ import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResu
 import { parseRoleConfigs, ROLES, startTally, type Role, type TallyProcess } from '../start.ts';
 import { logger, setLogLevel } from '../../shared/log.ts';
 import { runSql, SQL_USAGE } from './sql.ts';
+import { BACKUP_USAGE, runBackupCommand } from './backup.ts';
 
 const log = logger('cli');
 
@@ -24,6 +25,7 @@ ${INIT_USAGE}
 ${KEYS_USAGE}
 ${START_USAGE}
 ${SQL_USAGE}
+${BACKUP_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
 CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
 
@@ -88,6 +90,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'sql':
       return runSql(rest, env);
+    case 'backup':
+    case 'restore':
+      return runBackupCommand(cmd, rest, env);
     case undefined:
     case 'help':
     case '--help':

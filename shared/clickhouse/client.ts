@@ -95,7 +95,7 @@ export function assertChdbFree(chdbPath: string): void {
  * lock /proc/locks lists on that file (a status file a killed process left names a pid
  * that may be reused); elsewhere the live process the file names. Undefined when none.
  */
-function chdbHolder(chdbPath: string): number | undefined {
+export function chdbHolder(chdbPath: string): number | undefined {
   const status = path.join(chdbPath, 'status');
   let text: string;
   let inode: number;

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { access, chown, constants, lstat, mkdir, readFile, readdir, realpath, rmdir, symlink, writeFile, rm } from 'node:fs/promises';
+import { access, chmod, chown, constants, cp, lstat, mkdir, readFile, readdir, realpath, rename, rmdir, stat, symlink, writeFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
@@ -128,30 +128,61 @@ async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
 
 /**
  * The directory the postgres user runs the cluster in, owned by it: `dir` (or what it
- * links to) when that user can reach it; else, for a new cluster, a directory of its own
- * under {@link ROOT_CLUSTERS_DIR} (one per data directory) that `dir` then links to. A
- * cluster already in an unreachable `dir` is not moved: that stays an error.
+ * links to) when that user can reach it; else a directory of its own under
+ * {@link ROOT_CLUSTERS_DIR} (one per data directory) that `dir` then links to. A stopped
+ * cluster found in an unreachable `dir` (a data directory restored from a backup) is moved
+ * there; one already there for the same data directory is kept beside it, renamed.
  */
 async function clusterFor(dir: string, owner: { uid: number; gid: number }): Promise<string> {
   const real = await realpath(dir);
   await chown(real, owner.uid, owner.gid);
   if ((await lstat(dir)).isSymbolicLink()) log.info('the embedded Postgres cluster is outside the data directory (the postgres user cannot reach it)', { dir, cluster: real });
-  if (await postgresCanWrite(real)) return real;
+  if (await postgresCanWrite(real)) return ownedCluster(real, owner);
   const closed = `the postgres user cannot reach ${real} (a parent directory is closed to other users)`;
-  if ((await readdir(real)).length > 0) {
-    throw new Error(`${closed} and it holds files (a cluster is not moved); make its parents reachable (chmod o+x), set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  const contents = await readdir(real);
+  if (contents.length > 0 && !contents.includes('PG_VERSION')) {
+    throw new Error(`${closed} and it holds files that are not a Postgres cluster; make its parents reachable (chmod o+x), set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
   }
   const outside = path.join(ROOT_CLUSTERS_DIR, `postgres-${createHash('sha256').update(real).digest('hex').slice(0, 16)}`);
   await mkdir(ROOT_CLUSTERS_DIR, { recursive: true, mode: 0o755 });
-  await mkdir(outside, { recursive: true, mode: 0o700 });
+  if (contents.length > 0) {
+    if (existsSync(outside)) {
+      const aside = `${outside}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(outside, aside);
+      log.warn('a cluster of this data directory was already outside it: kept, renamed', { cluster: outside, renamed: aside });
+    }
+    await moveDir(real, outside);
+    log.info(`${closed}: its Postgres cluster is moved to ${outside}`, { dir, cluster: outside });
+  } else {
+    await rmdir(real);
+    await mkdir(outside, { recursive: true, mode: 0o700 });
+  }
   await chown(outside, owner.uid, owner.gid);
   if (!(await postgresCanWrite(outside))) {
     throw new Error(`${closed}, nor ${outside}; set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
   }
-  await rmdir(real);
   await symlink(outside, dir);
   log.info(`${closed}: the embedded Postgres cluster goes to ${outside}, owned by postgres, linked from ${dir}`, { dir, cluster: outside });
-  return outside;
+  return ownedCluster(outside, owner);
+}
+
+/** `from` renamed to `to`, or copied and removed across filesystems. */
+async function moveDir(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await cp(from, to, { recursive: true, preserveTimestamps: true });
+    await rm(from, { recursive: true, force: true });
+  }
+}
+
+/** `dir` with every file owned by the server's user and mode 0700 (Postgres checks both), e.g. after a restore as root. */
+async function ownedCluster(dir: string, owner: { uid: number; gid: number }): Promise<string> {
+  const version = await stat(path.join(dir, 'PG_VERSION')).catch(() => undefined);
+  if (version && version.uid !== owner.uid) await run('chown', ['-R', `${owner.uid}:${owner.gid}`, dir]);
+  await chmod(dir, 0o700);
+  return dir;
 }
 
 const postgresCanWrite = (dir: string) => run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}" && test -x "${dir}"`]).then(() => true, () => false);
