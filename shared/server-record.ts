@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 /**
  * What a Tally process records of a server it started itself (the embedded Postgres, a
@@ -58,6 +58,20 @@ export function commandOf(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/** The running processes whose command line contains `fragment` (Linux /proc; none elsewhere). */
+export function processesWith(fragment: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => pid !== process.pid && commandOf(pid).includes(fragment) && isAlive(pid));
 }
 
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DEFAULT_NATS_URL } from '../config/common.ts';
 import { logger } from '../log.ts';
 import type { NatsNames } from './names.ts';
-import { commandOf, isAlive, ownerOf, readServerRecord, removeServerRecord, stopProcess, writeServerRecord } from '../server-record.ts';
+import { commandOf, isAlive, ownerOf, processesWith, readServerRecord, removeServerRecord, stopProcess, writeServerRecord, type ServerRecord } from '../server-record.ts';
 import { useLargeReads } from './transport.ts';
 
 const log = logger('nats');
@@ -61,18 +61,18 @@ async function selfStartedNats(dataDir: string): Promise<{ url: string; stop: ()
   const storeDir = path.join(dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
   const recordFile = path.join(storeDir, 'tally-nats-server.json');
-  const record = readServerRecord(recordFile);
+  const record = runningRecord(recordFile, storeDir);
   const stopRecorded = (pid: number) => async () => {
     await stopProcess(pid, 'SIGTERM', 10_000);
     if (readServerRecord(recordFile)?.pid === pid) removeServerRecord(recordFile);
   };
-  if (record && isAlive(record.pid) && commandOf(record.pid).includes(storeDir) && (await reachable('127.0.0.1', record.port))) {
+  if (record && (await reachable('127.0.0.1', record.port))) {
     const url = `nats://127.0.0.1:${record.port}`;
     if (ownerOf(record) !== 'dead') {
       log.info('using the nats-server another Tally process started on this data directory', { pid: record.pid, port: record.port, owner: record.owner });
       return { url, storeDir, stop: async () => {} };
     }
-    log.warn('adopting the nats-server a Tally process that ended without stopping it left running; it stops with this process', { pid: record.pid, port: record.port, dead_owner: record.owner });
+    log.warn('adopting the nats-server a Tally process that ended without stopping it left running; it stops with this process', { pid: record.pid, port: record.port, dead_owner: record.owner || 'unrecorded' });
     writeServerRecord(recordFile, { ...record, owner: process.pid });
     return { url, storeDir, stop: stopRecorded(record.pid) };
   }
@@ -94,6 +94,20 @@ async function selfStartedNats(dataDir: string): Promise<{ url: string; stop: ()
   if (child.exitCode !== null || child.pid === undefined) throw new Error(`nats-server exited with code ${child.exitCode} while starting: ${tail.join(' | ')}`);
   writeServerRecord(recordFile, { pid: child.pid, owner: process.pid, port });
   return { url: `nats://127.0.0.1:${port}`, storeDir, stop: stopRecorded(child.pid) };
+}
+
+/**
+ * The nats-server running on `storeDir`: the recorded one while it runs; else one found by
+ * its command line (`-sd <storeDir>`, left by a Tally that kept no record), owner unknown.
+ */
+function runningRecord(recordFile: string, storeDir: string): ServerRecord | undefined {
+  const record = readServerRecord(recordFile);
+  if (record && isAlive(record.pid) && commandOf(record.pid).includes(`-sd ${storeDir}`)) return record;
+  for (const pid of processesWith(`-sd ${storeDir}`)) {
+    const port = Number(/ -p (\d+)/.exec(commandOf(pid))?.[1]);
+    if (commandOf(pid).includes('nats-server') && port > 0) return { pid, port, owner: 0 };
+  }
+  return undefined;
 }
 
 /** A port the system reports free on 127.0.0.1 now. */
