@@ -102,7 +102,7 @@ function children() {
   }
   return out;
 }
-if (!found.ready || !found.clusterLogged) found.stderrTail = stderr.slice(-3000);
+if (!found.ready || (found.postgresCluster && !found.clusterLogged)) found.stderrTail = stderr.slice(-3000);
 process.stdout.write(JSON.stringify(found) + '\n');
 // Whatever is left is killed, so a failed run never leaves servers behind.
 for (const cmd of found.leftovers) spawnSync('pkill', ['-9', '-f', cmd.trim().split(' ').slice(0, 3).join(' ')]);
