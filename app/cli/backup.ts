@@ -12,9 +12,9 @@ import { logger } from '../../shared/log.ts';
 const log = logger('cli');
 const run = promisify(execFile);
 
-export const BACKUP_USAGE = `  tally backup <file.tar[.gz]>                archive the data directory (TALLY_DATA_DIR) while Tally is stopped:
+export const BACKUP_USAGE = `  tally backup <file.tar[.gz]>              archive the data directory (TALLY_DATA_DIR) while Tally is stopped:
                                             chDB, the embedded Postgres, the spawned NATS store, credentials.json
-  tally restore <file.tar[.gz]>              put an archive in place of the data directory (the current one is
+  tally restore <file.tar[.gz]>             put an archive in place of the data directory (the current one is
                                             kept beside it, renamed); Tally stopped`;
 
 /** A command line that cannot be run (exit code 2, with the usage). */
