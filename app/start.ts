@@ -14,7 +14,7 @@ import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady } from '../shared/metrics.ts';
-import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../shared/nats/connection.ts';
+import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, streamPosition, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
 import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
@@ -177,7 +177,7 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   p.stops.push(() => invoicing.rater.close());
   const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
   const sinkFloor = (waitMs: number) => sinkAckFloor(p.nc, p.names, waitMs, extendFloor);
-  const costRollup = new CostRollup(db, ch, database, sinkFloor);
+  const costRollup = new CostRollup(db, ch, database, sinkFloor, { stream: () => streamPosition(p.nc, p.names) });
   p.stops.push(() => costRollup.stop());
   return { invoicing, costRollup, sinkFloor };
 }

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,5 +50,31 @@ describe('tally (command line)', () => {
     const unknown = tally(['stat']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command stat/);
+  });
+
+  it("stops at once when another process holds the data directory's embedded chDB, saying what the default allows and what to use beyond it", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-chdb-held-'));
+    const chdbPath = path.join(dataDir, 'chdb');
+    // Another process with the embedded chDB of that data directory open.
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', `const { createChdbConnection } = await import('chdb/connection'); createChdbConnection({ path: ${JSON.stringify(chdbPath)} }); console.log('open'); setInterval(() => {}, 1000);`], {
+      cwd: path.dirname(bin),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (c) => String(c).includes('open') && resolve());
+        holder.once('exit', (code) => reject(new Error(`the chDB holder exited with ${code}`)));
+      });
+      const started = Date.now();
+      // No Postgres at that address: the check comes before anything is connected.
+      const r = tally(['start'], { TALLY_DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', TALLY_HTTP_PORT: '0', TALLY_OTLP_GRPC_PORT: '0' });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`the embedded chDB data directory ${chdbPath} is in use by process ${holder.pid} (chDB allows one process per data directory)`);
+      expect(r.stderr).toContain('CLICKHOUSE_URL');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      holder.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

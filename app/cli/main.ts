@@ -1,11 +1,13 @@
+import { assertChdbFree } from '../../shared/clickhouse/client.ts';
 import { parseCommonConfig } from '../../shared/config/common.ts';
 import { processEnv } from '../../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../../shared/db/postgres.ts';
 import { parseArgs } from 'node:util';
 import { ENVIRONMENTS, initNewOrganization, initTally, mintApiKey, type InitResult } from '../../billing/catalog/bootstrap.ts';
-import { parseRoleConfigs, ROLES, startTally, type Role } from '../start.ts';
+import { parseRoleConfigs, ROLES, startTally, type Role, type TallyProcess } from '../start.ts';
 import { logger, setLogLevel } from '../../shared/log.ts';
 import { runSql, SQL_USAGE } from './sql.ts';
+import { BACKUP_USAGE, runBackupCommand } from './backup.ts';
 
 const log = logger('cli');
 
@@ -23,6 +25,7 @@ ${INIT_USAGE}
 ${KEYS_USAGE}
 ${START_USAGE}
 ${SQL_USAGE}
+${BACKUP_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
 CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
 
@@ -72,22 +75,14 @@ export async function main(argv: string[]): Promise<number> {
       if (values.help) return help(START_USAGE);
       const roles = parseRoles(values.roles);
       // Every role's configuration is checked before anything starts.
-      parseRoleConfigs(new Set(roles), env);
+      const { common } = parseRoleConfigs(new Set(roles), env);
+      // The embedded chDB (no CLICKHOUSE_URL) is one process's: a second one stops here, with what to do instead.
+      if (!common.clickhouse.url && roles.some((r) => r !== 'ingest')) assertChdbFree(common.clickhouse.chdbPath);
+      // Signals are handled from here on: one arriving while Tally starts stops it once started.
+      const signals = stopOnSignals();
       const result = roles.some((r) => r === 'api' || r === 'ingest' || r === 'billing') ? await runInit(env) : undefined;
       const tally = await startTally({ roles, env });
-      // Every signal is handled (a second one, e.g. from npm forwarding the group's
-      // SIGTERM, must not fall to the default action and cut the stop short): the first
-      // stops Tally, the others are ignored.
-      let stopping = false;
-      const shutdown = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        log.info('stopping', { signal });
-        await tally.stop();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void shutdown('SIGINT'));
-      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      signals.running(tally);
       process.stdout.write(`Tally is running: roles ${roles.join(', ')} on http://localhost:${tally.port} (GET /readyz)\n`);
       // The keys stand last, once, when this start created them.
       if (result?.created) process.stdout.write(describeInit(result));
@@ -95,6 +90,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'sql':
       return runSql(rest, env);
+    case 'backup':
+    case 'restore':
+      return runBackupCommand(cmd, rest, env);
     case undefined:
     case 'help':
     case '--help':
@@ -105,6 +103,46 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`unknown command ${cmd}\n${USAGE}\n`);
       return 2;
   }
+}
+
+/**
+ * SIGTERM, SIGINT and SIGHUP, from the start of `tally start` on: the first stops Tally in
+ * order (every role, then the servers it started), at once when it runs, else as soon as
+ * its start is done. Later ones are logged and ignored: npm forwards the SIGTERM its
+ * process group got, and a second signal must not fall to the default action and cut the
+ * stop short.
+ */
+function stopOnSignals(): { running(tally: TallyProcess): void } {
+  let tally: TallyProcess | undefined;
+  let signal: string | undefined;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping || !tally || !signal) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    try {
+      await tally.stop();
+    } catch (err) {
+      log.error('error while stopping', { err });
+      process.exit(1);
+    }
+    log.info('stopped');
+    process.exit(0);
+  };
+  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(s, () => {
+      if (signal) return log.info('already stopping', { signal: s });
+      signal = s;
+      if (!tally) log.info('stopping once started', { signal: s });
+      void stop();
+    });
+  }
+  return {
+    running(t) {
+      tally = t;
+      void stop();
+    },
+  };
 }
 
 function parseRoles(value: string | undefined): Role[] {

@@ -18,6 +18,9 @@ const DAY_MS = 86_400_000;
  */
 type AckFloor = (waitMs: number) => Promise<number>;
 
+/** The events stream's creation time and last sequence (undefined while it does not exist). */
+type StreamPositionOf = () => Promise<{ created: string; last: number } | undefined>;
+
 /** The Postgres advisory lock serializing rollup steps (and whatever else rewrites the rollup) of one ClickHouse database. */
 export const costRollupLockKey = (database: string): string => `cost_rollup:${database}`;
 
@@ -63,7 +66,8 @@ export class CostRollup implements CostRollupReader {
     private readonly ch: Pick<ClickHouseClient, 'query' | 'command'>,
     private readonly database: string,
     private readonly ackFloor: AckFloor,
-    private readonly opts: { readWaitMs?: number; readBudgetMs?: number } = {},
+    /** `stream`: tells a recreated stream from a floor that is only behind (see {@link #floorBelowDone}). */
+    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; stream?: StreamPositionOf } = {},
   ) {}
 
   /** Folds in new actions now, then every `intervalMs` after each step (the billing role runs this). */
@@ -147,7 +151,7 @@ export class CostRollup implements CostRollupReader {
           .execute();
         for (const [env, from] of earliestPerEnvironment(marks)) await this.#recompute(env, from);
         if (marks.length > 0) await conn.deleteFrom('cost_rollup_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
-        if (floor < done && floor > 0) log.error('the events stream sequence went back (was the stream deleted?): the cost rollup folds nothing until it passes its last step', { floor, done });
+        if (floor < done && floor > 0) await this.#floorBelowDone(conn, floor, done);
         if (floor > done) {
           await conn.updateTable('cost_rollup_state').set({ planned_seq: floor, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
           await this.#fold(done, floor);
@@ -160,6 +164,23 @@ export class CostRollup implements CostRollupReader {
       }
     });
     if (caughtUp) rollupCaughtUp(floorReadAt);
+  }
+
+  /**
+   * The sink's floor below the last step: an error only when the stream's sequence really
+   * went back (the stream was created after that step, or holds fewer messages than were
+   * folded). Otherwise the floor is only behind for now: after a restart, the consumer's
+   * ack floor waits for messages a dead process took and the sink had not yet recorded
+   * (ack_wait), and the rollup waits too.
+   */
+  async #floorBelowDone(conn: Db, floor: number, done: number): Promise<void> {
+    const stream = await this.opts.stream?.();
+    if (stream) {
+      const state = await conn.selectFrom('cost_rollup_state').select('updated_at').where('ch_database', '=', this.database).executeTakeFirst();
+      const recreated = stream.last < done || (state !== undefined && new Date(stream.created) > new Date(state.updated_at));
+      if (!recreated) return log.debug("the sink's floor is below the cost rollup's last step (messages awaiting redelivery after a restart); the rollup waits", { floor, done });
+    }
+    log.error('the events stream sequence went back (the stream was deleted and created again): the cost rollup folds nothing until it passes its last step', { floor, done, stream });
   }
 
   /** The folded sequence (-1: none yet); finishes a step a crash interrupted. */

@@ -1,5 +1,7 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { isAlive } from '../server-record.ts';
 import type { CommonConfig } from '../config/common.ts';
 
 export type { ClickHouseClient };
@@ -77,11 +79,62 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
     return chdbClient.client;
   }
   mkdirSync(cfg.chdbPath, { recursive: true });
+  assertChdbFree(cfg.chdbPath);
   const { createChdbConnection } = await import('chdb/connection');
-  const connection = createChdbConnection({ path: cfg.chdbPath });
+  let connection: ReturnType<typeof createChdbConnection>;
+  try {
+    connection = createChdbConnection({ path: cfg.chdbPath });
+  } catch (err) {
+    assertChdbFree(cfg.chdbPath); // taken meanwhile: said plainly
+    throw err;
+  }
   const client = createClient({ connection, clickhouse_settings: JSON_OUTPUT_SETTINGS } as Parameters<typeof createClient>[0]);
   chdbClient = { path: cfg.chdbPath, client, raw: connection.chdb };
   return client;
+}
+
+/**
+ * Fails when another running process holds the chDB data directory `chdbPath` (chDB, like
+ * a ClickHouse server, locks `<path>/status`, which names its process): the embedded
+ * default allows one process per data directory. Called before the directory is opened,
+ * so a second process stops at once with what to do instead of chDB's own error.
+ */
+export function assertChdbFree(chdbPath: string): void {
+  const holder = chdbHolder(chdbPath);
+  if (holder === undefined) return;
+  throw new Error(
+    `the embedded chDB data directory ${chdbPath} is in use by process ${holder} (chDB allows one process per data directory): stop that process, give this one its own TALLY_DATA_DIR, or run ClickHouse as a server and point every process at it with CLICKHOUSE_URL`,
+  );
+}
+
+/**
+ * The process, other than this one, holding `<chdbPath>/status`: on Linux the one whose
+ * lock /proc/locks lists on that file (a status file a killed process left names a pid
+ * that may be reused); elsewhere the live process the file names. Undefined when none.
+ */
+export function chdbHolder(chdbPath: string): number | undefined {
+  const status = path.join(chdbPath, 'status');
+  let text: string;
+  let inode: number;
+  try {
+    text = readFileSync(status, 'utf8');
+    inode = statSync(status).ino;
+  } catch {
+    return undefined;
+  }
+  const named = Number(/^PID:\s*(\d+)/m.exec(text)?.[1]);
+  let locks: string;
+  try {
+    locks = readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return named !== process.pid && isAlive(named) ? named : undefined;
+  }
+  // "1: FLOCK  ADVISORY  WRITE 31813 08:01:123456 0 EOF": the holder's pid, then major:minor:inode.
+  for (const line of locks.split('\n')) {
+    const m = /\s(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
+    if (m && Number(m[2]) === inode && Number(m[1]) !== process.pid) return Number(m[1]);
+  }
+  return undefined;
 }
 
 /** What a server at `cfg.url` is called in errors: its address without credentials, and the user. */

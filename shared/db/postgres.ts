@@ -51,7 +51,12 @@ export async function dropDatabase(url: string): Promise<void> {
 
 export function createDb(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
-  pool.on('error', (err) => log.warn('idle Postgres client error', { err }));
+  pool.on('error', (err) => {
+    // Closing (stop): the pool's last clients may still be saying goodbye when Tally stops
+    // the embedded server, which then terminates them (57P01): expected, not worth a warning.
+    if (pool.ending && (err as { code?: string }).code === '57P01') return log.debug('Postgres client terminated while the pool closes', { err });
+    log.warn('idle Postgres client error', { err });
+  });
   // A client checked out of the pool (a transaction, a session lock) whose server goes
   // away emits 'error' with no pool listener attached: without this one, a Postgres
   // restart would crash the process. Its queries fail on their own; the pool drops it on release.

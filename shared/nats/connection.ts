@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DEFAULT_NATS_URL } from '../config/common.ts';
 import { logger } from '../log.ts';
 import type { NatsNames } from './names.ts';
+import { commandOf, isAlive, ownerOf, processesWith, readServerRecord, removeServerRecord, stopProcess, writeServerRecord, type ServerRecord } from '../server-record.ts';
 import { useLargeReads } from './transport.ts';
 
 const log = logger('nats');
@@ -36,37 +37,89 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
 
 /**
  * Resolves the NATS URL: NATS_URL when set; else the default local server when it
- * answers; else a `nats-server -js` spawned from PATH with its store under the data dir.
+ * answers; else a `nats-server -js` from PATH with its store under the data dir (see
+ * {@link selfStartedNats}).
  */
 export async function resolveNatsUrl(configured: string | undefined, dataDir: string): Promise<{ url: string; stop: () => Promise<void>; storeDir?: string }> {
   const noop = async () => {};
   if (configured) return { url: configured, stop: noop };
   if (await reachable('127.0.0.1', 4222)) return { url: DEFAULT_NATS_URL, stop: noop };
+  return selfStartedNats(dataDir);
+}
+
+/** The port a self-started nats-server takes when it is free. */
+const SELF_STARTED_PORT = 4223;
+
+/**
+ * The data directory's own nats-server, recorded in `<store>/tally-nats-server.json`
+ * (shared/server-record.ts). One still running is used: shared when another live Tally
+ * process started it, adopted (and stopped with this process) when the Tally that started
+ * it is dead. Else one is started, on port 4223 or, when that is taken, a free one, in a
+ * process group of its own (a signal to Tally's group reaches Tally, which stops it last).
+ */
+async function selfStartedNats(dataDir: string): Promise<{ url: string; stop: () => Promise<void>; storeDir: string }> {
+  const storeDir = path.join(dataDir, 'nats');
+  mkdirSync(storeDir, { recursive: true });
+  const recordFile = path.join(storeDir, 'tally-nats-server.json');
+  const record = runningRecord(recordFile, storeDir);
+  const stopRecorded = (pid: number) => async () => {
+    await stopProcess(pid, 'SIGTERM', 10_000);
+    if (readServerRecord(recordFile)?.pid === pid) removeServerRecord(recordFile);
+  };
+  if (record && (await reachable('127.0.0.1', record.port))) {
+    const url = `nats://127.0.0.1:${record.port}`;
+    if (ownerOf(record) !== 'dead') {
+      log.info('using the nats-server another Tally process started on this data directory', { pid: record.pid, port: record.port, owner: record.owner });
+      return { url, storeDir, stop: async () => {} };
+    }
+    log.warn('adopting the nats-server a Tally process that ended without stopping it left running; it stops with this process', { pid: record.pid, port: record.port, dead_owner: record.owner || 'unrecorded' });
+    writeServerRecord(recordFile, { ...record, owner: process.pid });
+    return { url, storeDir, stop: stopRecorded(record.pid) };
+  }
   const bin = findNatsServer();
   if (!bin) {
     throw new Error(
       'no NATS at 127.0.0.1:4222 and no nats-server on PATH: install it (Debian/Ubuntu: apt-get install nats-server; macOS: brew install nats-server) or set NATS_URL to a NATS server with JetStream',
     );
   }
-  const port = 4223;
-  const storeDir = path.join(dataDir, 'nats');
-  mkdirSync(storeDir, { recursive: true });
+  const port = (await reachable('127.0.0.1', SELF_STARTED_PORT)) ? await freePort() : SELF_STARTED_PORT;
+  if (port !== SELF_STARTED_PORT) log.info(`port ${SELF_STARTED_PORT} is taken by another process; the nats-server takes a free one`, { port });
   log.info('no NATS at the default address; starting nats-server', { bin, port, storeDir });
-  const child = spawnNats(bin, port, storeDir);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const tail: string[] = [];
+  const child = spawnNats(bin, port, storeDir, { detached: true, onLine: (l) => (tail.push(l), tail.length > 10 && tail.shift()) });
   for (let i = 0; i < 100 && !(await reachable('127.0.0.1', port)); i++) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode} while starting (its output is in the log)`);
+    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode} while starting: ${tail.join(' | ')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    storeDir,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-    },
-  };
+  if (child.exitCode !== null || child.pid === undefined) throw new Error(`nats-server exited with code ${child.exitCode} while starting: ${tail.join(' | ')}`);
+  writeServerRecord(recordFile, { pid: child.pid, owner: process.pid, port });
+  return { url: `nats://127.0.0.1:${port}`, storeDir, stop: stopRecorded(child.pid) };
+}
+
+/**
+ * The nats-server running on `storeDir`: the recorded one while it runs; else one found by
+ * its command line (`-sd <storeDir>`, left by a Tally that kept no record), owner unknown.
+ */
+function runningRecord(recordFile: string, storeDir: string): ServerRecord | undefined {
+  const record = readServerRecord(recordFile);
+  if (record && isAlive(record.pid) && commandOf(record.pid).includes(`-sd ${storeDir}`)) return record;
+  for (const pid of processesWith(`-sd ${storeDir}`)) {
+    const port = Number(/ -p (\d+)/.exec(commandOf(pid))?.[1]);
+    if (commandOf(pid).includes('nats-server') && port > 0) return { pid, port, owner: 0 };
+  }
+  return undefined;
+}
+
+/** A port the system reports free on 127.0.0.1 now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /**
@@ -88,14 +141,22 @@ export function findNatsServer(): string | undefined {
   return undefined;
 }
 
-/** A nats-server with JetStream on loopback; its output goes to the log (stderr), never to stdout. */
-export function spawnNats(bin: string, port: number, storeDir: string): ChildProcess {
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A nats-server with JetStream on loopback; its output goes to the log (stderr), never to
+ * stdout. `detached`: in a process group of its own, so a signal to Tally's group does not
+ * stop it before Tally has stopped its roles.
+ */
+export function spawnNats(bin: string, port: number, storeDir: string, opts: { detached?: boolean; onLine?: (line: string) => void } = {}): ChildProcess {
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const serverLog = logger('nats-server');
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding('utf8');
     stream?.on('data', (chunk: string) => {
-      for (const line of chunk.split('\n')) if (line.trim()) serverLog.debug(line.trim());
+      for (const line of chunk.split('\n')) {
+        if (!line.trim()) continue;
+        serverLog.debug(line.trim());
+        opts.onLine?.(line.trim());
+      }
     });
   }
   return child;
@@ -218,6 +279,24 @@ export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs:
     if (floor >= last || Date.now() >= deadline) return floor;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The events stream's creation time and last sequence; undefined while it does not exist. */
+export async function streamPosition(nc: NatsConnection, names: NatsNames): Promise<StreamPosition | undefined> {
+  const jsm = await managerOf(nc);
+  try {
+    const info = await jsm.streams.info(names.stream);
+    return { created: info.created, last: info.state.last_seq };
+  } catch (err) {
+    if (/not found/i.test(String(err))) return undefined;
+    throw err;
+  }
+}
+
+export interface StreamPosition {
+  /** When the stream was created (a recreated stream restarts its sequences). */
+  created: string;
+  last: number;
 }
 
 const managers = new WeakMap<NatsConnection, Promise<JetStreamManager>>();

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +20,10 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'tally-fresh-'));
 chmodSync(work, 0o755);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function copyOfRepository(): string {
-  const dir = path.join(work, 'tally');
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+function copyOfRepository(dir = path.join(work, 'tally')): string {
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter((f) => f && f !== 'node_modules'); // a worktree's node_modules may be an untracked link
   for (const f of files) {
     mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     try {
@@ -35,38 +36,70 @@ function copyOfRepository(): string {
   return dir;
 }
 
+/** run.mjs in a network namespace where nothing listens: its findings. */
+function freshRun(dir: string): Record<string, any> {
+  const res = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec node ${JSON.stringify(path.join(dir, 'test/fresh-machine/run.mjs'))} ${JSON.stringify(dir)}`], {
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
+  });
+  expect(res.error, 'unshare -n (a network namespace) must be available: run the tests as root').toBeUndefined();
+  const line = res.stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error(`no findings (exit ${res.status}):\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
+  }
+}
+
+/** What a newcomer sees: ready, keys last, an event metered, `tally init --json` beside it, every child stopped. */
+function expectFirstRun(found: Record<string, any>): void {
+  expect(found.ready, JSON.stringify(found)).toBe(true);
+  expect(found.stdoutFirst).toMatch(/^Tally is running/);
+  expect(found.keysLast).toBe(true);
+  expect(found.postgresOnStdout).toBe(false);
+  expect(found.initStatus, found.initStderr).toBe(0);
+  expect(found.initJson, found.initStdout).toBe(true);
+  expect(found.keys).toBe(true);
+  expect(found.sendStatus).toBe(200);
+  expect(found.batchAccepted).toBe(3);
+  expect(found.usage?.[0]?.actions).toBe('4');
+  expect(found.exit).toEqual({ code: 0, signal: null });
+  expect(found.leftovers).toEqual([]);
+}
+
 describe('a fresh machine (no Postgres, no NATS reachable)', () => {
   it('starts with `npm start`, meters an event, answers `tally init --json` beside it, and stops every child on SIGTERM', () => {
-    const dir = copyOfRepository();
-    const res = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec node ${JSON.stringify(path.join(dir, 'test/fresh-machine/run.mjs'))} ${JSON.stringify(dir)}`], {
-      encoding: 'utf8',
-      timeout: 240_000,
-      env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
-    });
-    expect(res.error, 'unshare -n (a network namespace) must be available: run the tests as root').toBeUndefined();
-    const line = res.stdout.trim().split('\n').at(-1) ?? '';
-    let found: Record<string, any>;
-    try {
-      found = JSON.parse(line);
-    } catch {
-      throw new Error(`no findings (exit ${res.status}):\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
-    }
-    expect(found.ready, JSON.stringify(found)).toBe(true);
-    expect(found.stdoutFirst).toMatch(/^Tally is running/);
-    expect(found.keysLast).toBe(true);
-    expect(found.postgresOnStdout).toBe(false);
-    expect(found.initStatus, found.initStderr).toBe(0);
-    expect(found.initJson, found.initStdout).toBe(true);
-    expect(found.keys).toBe(true);
-    expect(found.sendStatus).toBe(200);
-    expect(found.batchAccepted).toBe(3);
-    expect(found.usage?.[0]?.actions).toBe('4');
+    const found = freshRun(copyOfRepository());
+    expectFirstRun(found);
     // On the Node.js line the suite runs on (CI: 20 and 26), with the default server.
     expect(found.node).toBe(process.version);
     expect(found.httpServer).toBe("Node's HTTP stack");
-    expect(found.exit).toEqual({ code: 0, signal: null });
-    expect(found.leftovers).toEqual([]);
     console.log(`fresh machine (Node.js ${found.node}, ${found.httpServer}): ready in ${found.startSeconds} s`);
+  }, 300_000);
+
+  // Root on a fresh VM or container: the clone in /root, mode 0700, which the postgres
+  // user (the embedded server's) cannot enter.
+  it.skipIf(process.getuid?.() !== 0)('as root with the clone in a 0700 home: the embedded Postgres cluster goes where the postgres user reaches it, said in the log', () => {
+    const home = path.join(work, 'root-home');
+    mkdirSync(home);
+    chmodSync(home, 0o700);
+    const dir = copyOfRepository(path.join(home, 'tally'));
+    let cluster: string | undefined;
+    try {
+      const found = freshRun(dir);
+      cluster = found.postgresCluster;
+      expectFirstRun(found);
+      // .data/postgres links to the cluster, owned by postgres, and the log says where it went.
+      expect(cluster?.startsWith('/var/lib/tally/postgres-'), String(cluster)).toBe(true);
+      expect(readlinkSync(path.join(dir, '.data/postgres'))).toBe(cluster);
+      expect(statSync(cluster!).uid).toBe(Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout));
+      expect(found.clusterLogged, found.stderrTail).toBe(true);
+      console.log(`root in a 0700 home: ready in ${found.startSeconds} s, cluster in ${cluster}`);
+    } finally {
+      if (cluster?.startsWith('/var/lib/tally/')) rmSync(cluster, { recursive: true, force: true });
+      spawnSync('rmdir', ['--ignore-fail-on-non-empty', '/var/lib/tally']);
+    }
   }, 300_000);
 });
 

@@ -2,7 +2,7 @@
 // the README's `npm start` in a copy of the repository, then what a newcomer does next.
 // Prints one JSON line of findings on stdout; everything else goes to stderr.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = process.argv[2];
@@ -78,6 +78,11 @@ if (found.ready) {
   }
 }
 
+// As root with the clone in a closed (0700) directory, the cluster is elsewhere, linked from .data/postgres.
+const link = path.join(dir, '.data/postgres');
+found.postgresCluster = lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(link) : undefined;
+found.clusterLogged = /the embedded Postgres cluster goes to \/var\/lib\/tally\/postgres-\w+, owned by postgres/.test(stderr);
+
 // SIGTERM stops every child: no postgres or nats-server of this directory is left.
 tally.kill('SIGTERM');
 const end = await Promise.race([exited, sleep(30_000).then(() => ({ code: 'timeout' }))]);
@@ -90,14 +95,14 @@ function children() {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmd.includes(path.join(dir, '.data'))) out.push(cmd.slice(0, 200));
+      if (cmd.includes(path.join(dir, '.data')) || (found.postgresCluster && cmd.includes(found.postgresCluster))) out.push(cmd.slice(0, 200));
     } catch {
       /* gone */
     }
   }
   return out;
 }
-if (!found.ready) found.stderrTail = stderr.slice(-3000);
+if (!found.ready || (found.postgresCluster && !found.clusterLogged)) found.stderrTail = stderr.slice(-3000);
 process.stdout.write(JSON.stringify(found) + '\n');
 // Whatever is left is killed, so a failed run never leaves servers behind.
 for (const cmd of found.leftovers) spawnSync('pkill', ['-9', '-f', cmd.trim().split(' ').slice(0, 3).join(' ')]);
