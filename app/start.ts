@@ -10,6 +10,7 @@ import { parseCommonConfig, type CommonConfig } from '../shared/config/common.ts
 import { parseAll, type Env } from '../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../shared/db/postgres.ts';
 import { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
+import { BodyBudget } from '../shared/http/body-budget.ts';
 import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
@@ -191,7 +192,7 @@ function streamSized(p: Process, ingest: IngestConfig): IngestConfig {
 /** The ingest role: the HTTP and OTLP edge publishing events to the stream. */
 async function startIngestRole(p: Process, cfg: NonNullable<RoleConfigs['ingest']>): Promise<IngestRole> {
   const { db, auth, agents } = await p.postgres.get();
-  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures, now: p.now });
+  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures, bodies: p.http.bodies, now: p.now });
   p.stops.push(() => ingest.close());
   p.http.add(...ingest.routes);
   p.readiness.set('ingest', () => ingest.ready());
@@ -258,7 +259,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   const names = natsNames(config.natsPrefix);
   const readiness = new Map<Role, () => boolean>();
 
-  const http = new HttpServer({ server: config.httpServer });
+  const http = new HttpServer({ server: config.httpServer, bodies: new BodyBudget(config.maxInflightBodyBytes) });
   http.add(
     { method: 'GET', path: '/healthz', summary: 'Liveness', handler: () => ({ status: 200, body: { status: 'ok' } }) },
     {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
+import { defaultBodyBudgetBytes } from '../http/body-budget.ts';
 import { ConfigError, parseEnv, type Env } from './parse.ts';
 
 const CommonEnv = Type.Object({
@@ -13,6 +14,14 @@ const CommonEnv = Type.Object({
    * proxy; otherwise Node's, with a warning). README "HTTP server".
    */
   TALLY_HTTP_SERVER: Type.Union([Type.Literal('node'), Type.Literal('uws')], { default: 'node' }),
+  /**
+   * Bytes of request bodies a process holds at once, counting what gzip bodies inflate to
+   * and what parsing them takes (HTTP and OTLP/gRPC alike); beyond it requests are
+   * answered 503 with Retry-After (gRPC: RESOURCE_EXHAUSTED with a RetryInfo). Default: a
+   * quarter of the smaller of the process's memory (physical, or its cgroup's memory.max)
+   * and V8's heap limit, at least 64 MiB. README "Limits".
+   */
+  TALLY_MAX_INFLIGHT_BODY_BYTES: Type.Optional(Type.Integer({ minimum: 1024 * 1024 })),
   /** Data directory for embedded components (chDB, embedded Postgres, spawned NATS). */
   TALLY_DATA_DIR: Type.String({ default: '.data' }),
   /** Postgres URL; unset: postgres://postgres@127.0.0.1:5432/tally, else embedded Postgres. */
@@ -50,6 +59,8 @@ export interface CommonConfig {
   readonly httpPort: number;
   readonly httpHost: string;
   readonly httpServer: 'node' | 'uws';
+  /** TALLY_MAX_INFLIGHT_BODY_BYTES, or its default from this process's memory. */
+  readonly maxInflightBodyBytes: number;
   readonly dataDir: string;
   /** undefined: use the default URL, falling back to an embedded/spawned server. */
   readonly databaseUrl: string | undefined;
@@ -79,6 +90,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
     httpPort: e.TALLY_HTTP_PORT,
     httpHost: e.TALLY_HTTP_HOST,
     httpServer: e.TALLY_HTTP_SERVER,
+    maxInflightBodyBytes: e.TALLY_MAX_INFLIGHT_BODY_BYTES ?? defaultBodyBudgetBytes(),
     dataDir,
     databaseUrl: e.DATABASE_URL,
     natsUrl: e.NATS_URL,

@@ -7,6 +7,7 @@ import { nodeTransport } from './node-server.ts';
 import { Router } from './router.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.ts';
 import type { HttpRequest, HttpResponse, Route } from './types.ts';
+import { BodyBudget, defaultBodyBudgetBytes } from './body-budget.ts';
 import { DEFAULT_TIMEOUTS, requestIdOf, type HttpTimeouts } from './request.ts';
 import { loadUws, uwsTransport } from './uws-server.ts';
 
@@ -57,13 +58,16 @@ export class HttpServer {
   readonly router = new Router();
   /** The server that speaks HTTP in this process (`uws` only when asked for and a binary loads). */
   readonly kind: HttpServerKind;
+  /** The process's budget of request-body memory, shared with its other listeners (OTLP/gRPC). */
+  readonly bodies: BodyBudget;
   readonly #transport: Transport;
   #authFailures: AuthFailureLimiter | undefined;
   #hooks: ResponseHook[] = [];
   /** Until every role has added its routes, an unknown path is "not yet", not "never". */
   #starting = true;
 
-  constructor(opts: { server?: HttpServerKind; timeouts?: Partial<HttpTimeouts> } = {}) {
+  constructor(opts: { server?: HttpServerKind; timeouts?: Partial<HttpTimeouts>; bodies?: BodyBudget } = {}) {
+    this.bodies = opts.bodies ?? new BodyBudget(defaultBodyBudgetBytes());
     if (opts.server === 'uws') {
       const uws = loadUws();
       if (uws.ok) {
@@ -203,6 +207,7 @@ export class HttpServer {
   answer(reply: Reply, req: HttpRequest | undefined, out: HttpResponse, routeLabel: string, receivedAt: number, close = false): void {
     if (reply.answered) return;
     reply.answered = true;
+    req?.memory?.release();
     httpMetrics.observe(routeLabel, out.status, (performance.now() - receivedAt) / 1000);
     if (reply.aborted) return;
     if (out.status === 401 && this.#authFailures) this.#authFailures.failed(reply.remoteAddress());

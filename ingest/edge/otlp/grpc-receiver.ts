@@ -1,6 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
+import type { BodyBudget } from '../../../shared/http/body-budget.ts';
+import { PARSE_COST } from '../../../shared/http/encoding.ts';
 import { logger } from '../../../shared/log.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
 import { exportPrincipal, exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
@@ -44,10 +46,15 @@ export interface GrpcReceiver {
  */
 export async function startGrpcReceiver(
   deps: OtlpDeps,
-  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined },
+  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined; bodies?: BodyBudget | undefined },
 ): Promise<GrpcReceiver> {
   const limiter = opts.authFailures;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES, 'grpc.max_send_message_length': 1024 * 1024 });
+  const bodies = opts.bodies;
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES,
+    'grpc.max_send_message_length': 1024 * 1024,
+    interceptors: bodies ? [refuseWhileFull(bodies)] : [],
+  });
   server.addService(TRACE_SERVICE, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
       // Failed authentications per peer address, as the HTTP listener counts them.
@@ -57,9 +64,20 @@ export async function startGrpcReceiver(
         done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${blockedFor} s`, blockedFor));
         return;
       }
+      // The message (grpc-js hands it over whole, inflated) and what decoding it takes, against the process's body budget.
+      const memory = bodies?.reserve(1 + PARSE_COST.binary);
+      const size = call.request.byteLength;
+      if (memory && !memory.tryTake(size)) {
+        done(budgetStatus(memory.refusal(size)));
+        return;
+      }
       handleExport(deps, call).then(
-        (reply) => done(null, reply),
+        (reply) => {
+          memory?.release();
+          done(null, reply);
+        },
         (err: unknown) => {
+          memory?.release();
           if (err instanceof AppError && err.status === 401) limiter?.failed(address);
           done(toStatus(err));
         },
@@ -102,6 +120,30 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   }
   const result = await exportTraces(deps, headers, request, shared);
   return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
+}
+
+/**
+ * TRICKY: grpc-js reads a call's message whole before any handler sees it, so a call that
+ * starts while the body budget is full is refused before its message is read (RESOURCE_EXHAUSTED
+ * with a RetryInfo); calls that start while there is room are counted once their message is in.
+ */
+function refuseWhileFull(bodies: BodyBudget): grpc.ServerInterceptor {
+  return (_method, call) =>
+    new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            if (!bodies.full) return pass(metadata);
+            const status = budgetStatus(bodies.reserve().refusal(1));
+            call.sendStatus({ code: status.code!, details: status.details!, metadata: status.metadata ?? null });
+          },
+        }),
+    });
+}
+
+/** A refusal of the body budget: RESOURCE_EXHAUSTED, with a RetryInfo when retrying can succeed (a 503's), without when the message can never fit. */
+function budgetStatus(err: AppError): Partial<grpc.StatusObject> {
+  return failedStatus(grpc.status.RESOURCE_EXHAUSTED, err.message, err.retryAfterSeconds);
 }
 
 /** The address of a grpc-js peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), as the HTTP listener spells it. */

@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
+
+/**
+ * A flood of large OTLP/HTTP bodies against a separate `tally start --roles ingest`
+ * process with a small body budget: its resident memory is sampled from /proc while the
+ * flood lasts. Without a budget each 30 MiB JSON export holds its body, its text and its
+ * tree (~120 MiB): 16 at once took the process past 2 GB.
+ */
+const MiB = 1024 * 1024;
+const BUDGET = 512 * MiB;
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+let stack: TestStack;
+let child: ChildProcess;
+let url: string;
+let sdk: string;
+
+beforeAll(async () => {
+  stack = await startTestStack({ roles: ['ingest'] });
+  sdk = stack.keys.development.sdk;
+  const port = 32040 + (process.pid % 30);
+  url = `http://127.0.0.1:${port}`;
+  child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
+    cwd: repo,
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_OTLP_GRPC_PORT: 'off', TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+}, 60_000);
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGTERM');
+  await stack?.cleanup();
+});
+
+/** An OTLP JSON export of `spans` plain (not GenAI, not tagged) spans: parsed whole, metered as nothing. */
+function traceExport(spans: number): Buffer {
+  const list = [];
+  for (let i = 0; i < spans; i++) {
+    list.push({
+      traceId: 'ab'.repeat(16),
+      spanId: i.toString(16).padStart(16, '0'),
+      name: 'http GET /internal',
+      kind: 2,
+      startTimeUnixNano: '1700000000000000000',
+      endTimeUnixNano: '1700000000100000000',
+      attributes: [
+        { key: 'http.method', value: { stringValue: 'GET' } },
+        { key: 'http.status_code', value: { intValue: '200' } },
+      ],
+    });
+  }
+  return Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] }, scopeSpans: [{ spans: list }] }] }));
+}
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m![1]) * 1024;
+}
+
+const post = (body: Buffer, headers: Record<string, string> = {}) =>
+  fetch(`${url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${sdk}`, ...headers } }).then(
+    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as Record<string, any> }),
+    (err: Error) => ({ status: 0, retryAfter: null, body: { err: err.message } }),
+  );
+
+describe('a flood of large OTLP bodies', () => {
+  it('leaves the process alive, within its budget of body memory, and serving small requests: the rest are answered 503 with Retry-After', async () => {
+    const large = traceExport(200_000); // ~60 MiB of JSON
+    expect(large.length).toBeGreaterThan(55 * MiB);
+    // Trace "bombs": a few hundred KB of gzip that inflate to ~30 MiB each.
+    const bomb = gzipSync(traceExport(100_000));
+    expect(bomb.length).toBeLessThan(4 * MiB);
+    const small = traceExport(1);
+    expect((await post(small)).status).toBe(200);
+    const pid = child.pid!;
+    const before = rssBytes(pid);
+
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+    let flooding = true;
+    const smallAnswers: number[] = [];
+    const smallSender = (async () => {
+      while (flooding) {
+        smallAnswers.push((await post(small)).status);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const answers = await Promise.all([
+      ...Array.from({ length: 16 }, () => post(large)),
+      ...Array.from({ length: 8 }, () => post(bomb, { 'content-encoding': 'gzip' })),
+    ]);
+    flooding = false;
+    await smallSender;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(pid));
+
+    const statuses = answers.map((a) => a.status);
+    console.log(`RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(count(statuses))}; small ${JSON.stringify(count(smallAnswers))}`);
+    expect(child.exitCode).toBeNull();
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe('1');
+      expect((r.body as { error: { code: string } }).error.code).toBe('service_unavailable');
+    }
+    expect(smallAnswers.length).toBeGreaterThan(0);
+    expect(smallAnswers.every((s) => s === 200)).toBe(true);
+    // Resident memory grew by less than the budget.
+    expect(peak - before).toBeLessThan(BUDGET);
+    // A client that retries after Retry-After, as OTLP exporters do, gets in once the flood is over.
+    let retried = await post(large);
+    for (let i = 0; i < 10 && retried.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, Number(retried.retryAfter) * 1000));
+      retried = await post(large);
+    }
+    expect(retried.status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 180_000);
+});
+
+function count(xs: number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+}
