@@ -61,8 +61,8 @@ export class BodyBudget {
    * soon under allocation (bodies that are read, refused bodies drained); a timer gives
    * the bytes back after {@link GARBAGE_FALLBACK_MS} whatever happens.
    */
-  give(n: number): void {
-    if (n <= SMALL_REQUEST_BYTES) {
+  give(n: number, allocated = true): void {
+    if (!allocated || n <= SMALL_REQUEST_BYTES) {
       this.#used -= n;
       return;
     }
@@ -93,6 +93,11 @@ export class BodyBudget {
     this.#observer = undefined;
     clearTimeout(this.#fallback);
     this.#fallback = undefined;
+  }
+
+  /** The most a request over {@link SMALL_REQUEST_BYTES} may take. */
+  get largeLimit(): number {
+    return this.#largeLimit;
   }
 
   /** Whether a request needing `total` bytes could ever fit (else it is refused 413, never worth retrying). */
@@ -142,11 +147,19 @@ export class BodyReservation {
     return new BodyBudgetExhausted(this.budget.limitBytes);
   }
 
-  /** Gives every byte back (idempotent). */
+  /** Gives every byte back (idempotent); a large request's once V8 has collected its garbage. */
   release(): void {
     if (this.#released) return;
     this.#released = true;
     this.budget.give(this.#held);
+    this.#held = 0;
+  }
+
+  /** Gives every byte back at once: for a share taken ahead of memory that was never allocated (idempotent). */
+  cancel(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.budget.give(this.#held, false);
     this.#held = 0;
   }
 }

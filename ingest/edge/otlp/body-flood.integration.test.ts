@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRpcStatus } from '../../../test/google-rpc.ts';
 import { startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
 /**
@@ -19,6 +21,7 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 let stack: TestStack;
 let child: ChildProcess;
 let url: string;
+let grpcAddress: string;
 let sdk: string;
 
 beforeAll(async () => {
@@ -26,9 +29,10 @@ beforeAll(async () => {
   sdk = stack.keys.development.sdk;
   const port = 32040 + (process.pid % 30);
   url = `http://127.0.0.1:${port}`;
+  grpcAddress = `127.0.0.1:${port + 30}`;
   child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
     cwd: repo,
-    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_OTLP_GRPC_PORT: 'off', TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_OTLP_GRPC_PORT: String(port + 30), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
@@ -123,6 +127,66 @@ describe('a flood of large OTLP bodies', () => {
     }
     expect(retried.status).toBe(200);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 180_000);
+});
+
+/** An ExportTraceServiceRequest of `bytes` bytes: one unknown field, skipped by decoders (an export of nothing). */
+function protobufOf(bytes: number): Buffer {
+  const len: number[] = [];
+  for (let n = bytes; ; n = Math.floor(n / 128)) {
+    if (n < 128) {
+      len.push(n);
+      break;
+    }
+    len.push((n % 128) | 128);
+  }
+  return Buffer.concat([Buffer.from([(15 << 3) | 2, ...len]), Buffer.alloc(bytes, 0x61)]);
+}
+
+type GrpcAnswer = { code: number; retryDelays: number[] };
+function exportGrpc(client: grpc.Client, message: Buffer): Promise<GrpcAnswer> {
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${sdk}`);
+  const id = (b: Buffer) => b;
+  return new Promise((resolve) =>
+    client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', id, id, message, md, (err) => {
+      if (!err) return resolve({ code: 0, retryDelays: [] });
+      const [bin] = err.metadata.get('grpc-status-details-bin') as Buffer[];
+      resolve({ code: err.code, retryDelays: bin ? decodeRpcStatus(bin).retryDelaysSeconds : [] });
+    }),
+  );
+}
+
+describe('a flood of large OTLP/gRPC messages', () => {
+  it('is answered RESOURCE_EXHAUSTED with a RetryInfo beyond the budget, and leaves the process within it and serving small calls', async () => {
+    // One client per call: each its own HTTP/2 connection, as a fleet of exporters.
+    const clients = Array.from({ length: 12 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
+    try {
+      const smallClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure());
+      expect((await exportGrpc(smallClient, protobufOf(100))).code).toBe(0);
+      const pid = child.pid!;
+      const before = rssBytes(pid);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+      const message = protobufOf(60 * MiB);
+      const answers = await Promise.all(clients.map((c) => exportGrpc(c, message)));
+      const small = await exportGrpc(smallClient, protobufOf(100));
+      clearInterval(sampler);
+      peak = Math.max(peak, rssBytes(pid));
+      smallClient.close();
+      console.log(`gRPC: RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); codes ${JSON.stringify(count(answers.map((a) => a.code)))}`);
+      expect(child.exitCode).toBeNull();
+      expect(small.code).toBe(0);
+      expect(answers.every((a) => a.code === 0 || a.code === grpc.status.RESOURCE_EXHAUSTED)).toBe(true);
+      expect(answers.filter((a) => a.code === 0).length).toBeGreaterThan(0);
+      const exhausted = answers.filter((a) => a.code === grpc.status.RESOURCE_EXHAUSTED);
+      expect(exhausted.length).toBeGreaterThan(0);
+      for (const a of exhausted) expect(a.retryDelays).toEqual([1]);
+      // Resident memory grew by less than the budget.
+      expect(peak - before).toBeLessThan(BUDGET);
+    } finally {
+      for (const c of clients) c.close();
+    }
   }, 180_000);
 });
 

@@ -53,7 +53,7 @@ export async function startGrpcReceiver(
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES,
     'grpc.max_send_message_length': 1024 * 1024,
-    interceptors: bodies ? [refuseWhileFull(bodies)] : [],
+    interceptors: bodies ? [admitWithinBudget(bodies)] : [],
   });
   server.addService(TRACE_SERVICE, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
@@ -64,7 +64,7 @@ export async function startGrpcReceiver(
         done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${blockedFor} s`, blockedFor));
         return;
       }
-      // The message (grpc-js hands it over whole, inflated) and what decoding it takes, against the process's body budget.
+      // The message (grpc-js hands it over whole, inflated) and what decoding it takes, against the process's body budget (admitWithinBudget).
       const memory = bodies?.reserve(1 + PARSE_COST.binary);
       const size = call.request.byteLength;
       if (memory && !memory.tryTake(size)) {
@@ -122,23 +122,49 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
 }
 
+/** How long a call may wait for room in the body budget before it is refused. */
+const RECEIVE_WAIT_MS = 1000;
+const RECEIVE_POLL_MS = 25;
+
 /**
- * TRICKY: grpc-js reads a call's message whole before any handler sees it, so a call that
- * starts while the body budget is full is refused before its message is read (RESOURCE_EXHAUSTED
- * with a RetryInfo); calls that start while there is room are counted once their message is in.
+ * TRICKY: grpc-js reads a call's message whole (and inflates it) before any handler sees
+ * it, and a message's size is not known before it is read. So a call takes, before its
+ * message is read, room for the largest message ({@link MAX_TRACE_BODY_BYTES} and what
+ * decoding it takes, at most the budget's share for large requests), waiting up to
+ * {@link RECEIVE_WAIT_MS} for it (its HTTP/2 stream stays paused, holding nothing), then
+ * refused RESOURCE_EXHAUSTED with a RetryInfo; once the message is in, that room is given
+ * back and the handler takes what the message needs.
  */
-function refuseWhileFull(bodies: BodyBudget): grpc.ServerInterceptor {
-  return (_method, call) =>
-    new grpc.ServerInterceptingCall(call, {
+function admitWithinBudget(bodies: BodyBudget): grpc.ServerInterceptor {
+  const room = Math.min(MAX_TRACE_BODY_BYTES * (1 + PARSE_COST.binary), bodies.largeLimit);
+  return (_method, call) => {
+    const receiving = bodies.reserve();
+    return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, pass) => {
-            if (!bodies.full) return pass(metadata);
-            const status = budgetStatus(bodies.reserve().refusal(1));
-            call.sendStatus({ code: status.code!, details: status.details!, metadata: status.metadata ?? null });
+            const deadline = Date.now() + RECEIVE_WAIT_MS;
+            const attempt = (): void => {
+              if (receiving.tryTake(room)) return pass(metadata);
+              if (Date.now() < deadline) return void setTimeout(attempt, RECEIVE_POLL_MS);
+              receiving.cancel();
+              const status = budgetStatus(bodies.reserve().refusal(1));
+              call.sendStatus({ code: status.code!, details: status.details!, metadata: status.metadata ?? null });
+            };
+            attempt();
           },
+          onReceiveMessage: (message, pass) => {
+            receiving.cancel();
+            pass(message);
+          },
+          onCancel: () => receiving.cancel(),
         }),
+      sendStatus: (status, next) => {
+        receiving.cancel();
+        next(status);
+      },
     });
+  };
 }
 
 /** A refusal of the body budget: RESOURCE_EXHAUSTED, with a RetryInfo when retrying can succeed (a 503's), without when the message can never fit. */
