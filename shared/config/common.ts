@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
 import { defaultBodyBudgetBytes } from '../http/body-budget.ts';
+import { trustedProxies } from '../http/client-address.ts';
 import { ConfigError, parseEnv, type Env } from './parse.ts';
 
 const CommonEnv = Type.Object({
@@ -46,6 +47,12 @@ const CommonEnv = Type.Object({
   TALLY_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** Failed authentications (401) a client address may cause per minute before it is answered 429 (with rate limits on). */
   TALLY_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100 }),
+  /**
+   * Proxies (addresses and CIDR ranges, comma-separated) whose `X-Forwarded-For` /
+   * `Forwarded` headers name the client address the failed-authentication limit counts;
+   * default none: the TCP peer's address.
+   */
+  TALLY_TRUSTED_PROXIES: Type.String({ default: '' }),
   TALLY_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
   }),
@@ -77,6 +84,8 @@ export interface CommonConfig {
   readonly natsPrefix: string;
   readonly rateLimits: boolean;
   readonly authFailuresPerMinute: number;
+  /** TALLY_TRUSTED_PROXIES: addresses and CIDR ranges; empty: none. */
+  readonly trustedProxies: readonly string[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -84,6 +93,12 @@ export function parseCommonConfig(env: Env): CommonConfig {
   const e = parseEnv(CommonEnv, env);
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
     throw new ConfigError([`CLICKHOUSE_CLUSTER=${JSON.stringify(e.CLICKHOUSE_CLUSTER)}: needs CLICKHOUSE_URL (a ClickHouse server of that cluster); chDB in-process has no cluster`]);
+  }
+  const proxies = e.TALLY_TRUSTED_PROXIES.split(',').map((p) => p.trim()).filter(Boolean);
+  try {
+    trustedProxies(proxies);
+  } catch (err) {
+    throw new ConfigError([`TALLY_TRUSTED_PROXIES=${JSON.stringify(e.TALLY_TRUSTED_PROXIES)}: ${(err as Error).message}; expected addresses and CIDR ranges, comma-separated`]);
   }
   const dataDir = path.resolve(e.TALLY_DATA_DIR);
   return Object.freeze({
@@ -105,6 +120,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
     natsPrefix: e.TALLY_NATS_PREFIX,
     rateLimits: e.TALLY_RATE_LIMITS === 'on',
     authFailuresPerMinute: e.TALLY_AUTH_FAILURES_PER_MINUTE,
+    trustedProxies: Object.freeze(proxies),
     logLevel: e.TALLY_LOG_LEVEL,
   });
 }

@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
+import type { BlockList } from 'node:net';
 import type { BodyBudget } from '../../../shared/http/body-budget.ts';
+import { clientAddress } from '../../../shared/http/client-address.ts';
 import { PARSE_COST } from '../../../shared/http/encoding.ts';
 import { logger } from '../../../shared/log.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
@@ -46,7 +48,7 @@ export interface GrpcReceiver {
  */
 export async function startGrpcReceiver(
   deps: OtlpDeps,
-  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined; bodies?: BodyBudget | undefined },
+  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined; trustedProxies?: BlockList | undefined; bodies?: BodyBudget | undefined },
 ): Promise<GrpcReceiver> {
   const limiter = opts.authFailures;
   const bodies = opts.bodies;
@@ -57,13 +59,6 @@ export async function startGrpcReceiver(
   });
   server.addService(TRACE_SERVICE, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
-      // Failed authentications per peer address, as the HTTP listener counts them.
-      const address = peerAddress(call.getPeer());
-      const blockedFor = limiter?.active ? limiter.retryAfter(address) : undefined;
-      if (blockedFor !== undefined) {
-        done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${blockedFor} s`, blockedFor));
-        return;
-      }
       // The message (grpc-js hands it over whole, inflated) and what decoding it takes, against the process's body budget (admitWithinBudget).
       const memory = bodies?.reserve(1 + PARSE_COST.binary);
       const size = call.request.byteLength;
@@ -78,8 +73,11 @@ export async function startGrpcReceiver(
         },
         (err: unknown) => {
           memory?.release();
-          if (err instanceof AppError && err.status === 401) limiter?.failed(address);
-          done(toStatus(err));
+          // Failed authentications per client address, as the HTTP listener counts them:
+          // over the limit, RESOURCE_EXHAUSTED with a RetryInfo instead of UNAUTHENTICATED.
+          const wait = err instanceof AppError && err.status === 401 ? limiter?.failed(clientAddress(peerAddress(call.getPeer()), forwarding(call.metadata), opts.trustedProxies)) : undefined;
+          if (wait !== undefined) done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${wait} s`, wait));
+          else done(toStatus(err));
         },
       );
     },
@@ -170,6 +168,15 @@ function admitWithinBudget(bodies: BodyBudget): grpc.ServerInterceptor {
 /** A refusal of the body budget: RESOURCE_EXHAUSTED, with a RetryInfo when retrying can succeed (a 503's), without when the message can never fit. */
 function budgetStatus(err: AppError): Partial<grpc.StatusObject> {
   return failedStatus(grpc.status.RESOURCE_EXHAUSTED, err.message, err.retryAfterSeconds);
+}
+
+/** The forwarding headers a proxy in front may have added to a call's metadata. */
+function forwarding(metadata: grpc.Metadata): Record<string, string | undefined> {
+  const first = (k: string): string | undefined => {
+    const v = metadata.get(k)[0];
+    return typeof v === 'string' ? v : undefined;
+  };
+  return { 'x-forwarded-for': first('x-forwarded-for'), forwarded: first('forwarded') };
 }
 
 /** The address of a grpc-js peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), as the HTTP listener spells it. */
