@@ -104,9 +104,11 @@ export class BodyReader {
     return false;
   }
 
+  /** Drops the body: what was received is garbage until collected (BodyBudget.give); a share taken ahead of bytes that never came is given back at once. */
   #drop(): void {
     this.#chunks = [];
-    this.#memory.release();
+    if (this.#size === 0) this.#memory.cancel();
+    else this.#memory.release();
   }
 
   /** The body is complete: the request runs (or is refused) now, or once its credential check ends. */
