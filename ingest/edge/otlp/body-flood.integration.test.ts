@@ -9,10 +9,11 @@ import { decodeRpcStatus } from '../../../test/google-rpc.ts';
 import { startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
 
 /**
- * A flood of large OTLP/HTTP bodies against a separate `tally start --roles ingest`
- * process with a small body budget: its resident memory is sampled from /proc while the
- * flood lasts. Without a budget each 30 MiB JSON export holds its body, its text and its
- * tree (~120 MiB): 16 at once took the process past 2 GB.
+ * Floods of large OTLP bodies (HTTP, then gRPC) against a separate `tally start --roles
+ * ingest` process with a small body budget: its resident memory is sampled from /proc
+ * while the flood lasts. Without a budget each 60 MiB JSON export holds its body, its text
+ * and its tree (~300 MiB): the HTTP flood here, all accepted, took the process from 157 MiB
+ * to 1.8 GB.
  */
 const MiB = 1024 * 1024;
 const BUDGET = 512 * MiB;
@@ -23,22 +24,33 @@ let child: ChildProcess;
 let url: string;
 let grpcAddress: string;
 let sdk: string;
+const basePort = 32040 + (process.pid % 29);
+
+/** A fresh `tally start --roles ingest` process on the test's stack, with the small budget: each flood measures its own. */
+async function startIngestProcess(httpPort: number, grpcPort: number | 'off'): Promise<void> {
+  url = `http://127.0.0.1:${httpPort}`;
+  grpcAddress = `127.0.0.1:${grpcPort}`;
+  child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
+    cwd: repo,
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+}
+
+async function stopIngestProcess(): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 beforeAll(async () => {
   stack = await startTestStack({ roles: ['ingest'] });
   sdk = stack.keys.development.sdk;
-  const port = 32040 + (process.pid % 30);
-  url = `http://127.0.0.1:${port}`;
-  grpcAddress = `127.0.0.1:${port + 30}`;
-  child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
-    cwd: repo,
-    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_OTLP_GRPC_PORT: String(port + 30), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
 }, 60_000);
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGTERM');
+  await stopIngestProcess();
   await stack?.cleanup();
 });
 
@@ -75,6 +87,7 @@ const post = (body: Buffer, headers: Record<string, string> = {}) =>
 
 describe('a flood of large OTLP bodies', () => {
   it('leaves the process alive, within its budget of body memory, and serving small requests: the rest are answered 503 with Retry-After', async () => {
+    await startIngestProcess(basePort, 'off');
     const large = traceExport(200_000); // ~60 MiB of JSON
     expect(large.length).toBeGreaterThan(55 * MiB);
     // Trace "bombs": a few hundred KB of gzip that inflate to ~30 MiB each.
@@ -127,6 +140,7 @@ describe('a flood of large OTLP bodies', () => {
     }
     expect(retried.status).toBe(200);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await stopIngestProcess();
   }, 180_000);
 });
 
@@ -159,6 +173,7 @@ function exportGrpc(client: grpc.Client, message: Buffer): Promise<GrpcAnswer> {
 
 describe('a flood of large OTLP/gRPC messages', () => {
   it('is answered RESOURCE_EXHAUSTED with a RetryInfo beyond the budget, and leaves the process within it and serving small calls', async () => {
+    await startIngestProcess(basePort + 1, basePort + 31);
     // One client per call: each its own HTTP/2 connection, as a fleet of exporters.
     const clients = Array.from({ length: 12 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
     try {
@@ -186,6 +201,7 @@ describe('a flood of large OTLP/gRPC messages', () => {
       expect(peak - before).toBeLessThan(BUDGET);
     } finally {
       for (const c of clients) c.close();
+      await stopIngestProcess();
     }
   }, 180_000);
 });
