@@ -16,7 +16,7 @@ import { trustedProxies } from '../shared/http/client-address.ts';
 import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
-import { registry, roleReady } from '../shared/metrics.ts';
+import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
 import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
@@ -264,6 +264,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   const readiness = new Map<Role, () => boolean>();
 
   const http = new HttpServer({ server: config.httpServer, bodies: new BodyBudget(config.maxInflightBodyBytes) });
+  watchBodyBudget(http.bodies);
   http.add(
     { method: 'GET', path: '/healthz', summary: 'Liveness', handler: () => ({ status: 200, body: { status: 'ok' } }) },
     {

@@ -140,6 +140,10 @@ describe('a flood of large OTLP bodies', () => {
     }
     expect(retried.status).toBe(200);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The budget on /metrics: its limit, and what is held of it.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain(`tally_body_budget_bytes{state="limit"} ${BUDGET}`);
+    expect(metrics).toMatch(/tally_body_budget_bytes\{state="used"\} \d+/);
     await stopIngestProcess();
   }, 180_000);
 });
