@@ -10,10 +10,13 @@ import { parseCommonConfig, type CommonConfig } from '../shared/config/common.ts
 import { parseAll, type Env } from '../shared/config/parse.ts';
 import { createDb, ensureDatabase, migrate, resolveDatabaseUrl, type Db } from '../shared/db/postgres.ts';
 import { AuthFailureLimiter } from '../shared/auth/auth-failures.ts';
+import type { BlockList } from 'node:net';
+import { BodyBudget } from '../shared/http/body-budget.ts';
+import { trustedProxies } from '../shared/http/client-address.ts';
 import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
-import { registry, roleReady } from '../shared/metrics.ts';
+import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
 import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, streamPosition, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
@@ -140,6 +143,8 @@ interface Process {
   bus: InvalidationBus;
   http: HttpServer;
   authFailures: AuthFailureLimiter | undefined;
+  /** TALLY_TRUSTED_PROXIES, for client addresses. */
+  trustedProxies: BlockList | undefined;
   /** Run in reverse order on stop: each role stops before what it uses. */
   stops: (() => Promise<void>)[];
   readiness: Map<Role, () => boolean>;
@@ -191,7 +196,7 @@ function streamSized(p: Process, ingest: IngestConfig): IngestConfig {
 /** The ingest role: the HTTP and OTLP edge publishing events to the stream. */
 async function startIngestRole(p: Process, cfg: NonNullable<RoleConfigs['ingest']>): Promise<IngestRole> {
   const { db, auth, agents } = await p.postgres.get();
-  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures, now: p.now });
+  const ingest = await startIngest(p.nc, p.names, streamSized(p, cfg.ingest), { db, auth, agents, host: p.config.httpHost, authFailures: p.authFailures, trustedProxies: p.trustedProxies, bodies: p.http.bodies, now: p.now });
   p.stops.push(() => ingest.close());
   p.http.add(...ingest.routes);
   p.readiness.set('ingest', () => ingest.ready());
@@ -258,7 +263,8 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
   const names = natsNames(config.natsPrefix);
   const readiness = new Map<Role, () => boolean>();
 
-  const http = new HttpServer({ server: config.httpServer });
+  const http = new HttpServer({ server: config.httpServer, bodies: new BodyBudget(config.maxInflightBodyBytes) });
+  watchBodyBudget(http.bodies);
   http.add(
     { method: 'GET', path: '/healthz', summary: 'Liveness', handler: () => ({ status: 200, body: { status: 'ok' } }) },
     {
@@ -287,8 +293,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     }
     return out;
   };
-  const authFailures = config.rateLimits ? new AuthFailureLimiter(config.authFailuresPerMinute) : undefined;
-  if (authFailures) http.limitFailedAuthentication(authFailures);
+  const trusted = config.trustedProxies.length > 0 ? trustedProxies(config.trustedProxies) : undefined;
   const port = await http.listen(config.httpHost, config.httpPort);
   stops.push(async () => http.close());
 
@@ -299,6 +304,13 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
     stops.push(() => nc.drain().catch(() => nc.close()));
     const bus = new InvalidationBus(nc, names.invalidationSubject);
     const limiter = config.rateLimits ? new RateLimiter(nc, names.rateLimitSubject) : undefined;
+    const authFailures = config.rateLimits ? new AuthFailureLimiter(config.authFailuresPerMinute, { nc, subject: names.authFailureSubject }) : undefined;
+    // A process that starts mid-minute learns the minute's counts before it admits anything.
+    await Promise.all([limiter?.join(), authFailures?.join()]);
+    if (authFailures) {
+      stops.push(async () => authFailures.stop());
+      http.limitFailedAuthentication(authFailures, trusted);
+    }
     if (limiter) {
       stops.push(async () => limiter.stop());
       http.onResponse((req, res) => {
@@ -317,6 +329,7 @@ export async function startTally(opts: StartOptions): Promise<TallyProcess> {
       bus,
       http,
       authFailures,
+      trustedProxies: trusted,
       stops,
       readiness,
       postgres: openedOnce(() => openPostgres(config, stops, bus, limiter)),

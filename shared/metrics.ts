@@ -146,4 +146,21 @@ export const roleReady = new Gauge({
   registers: [registry],
 });
 
+/** The process's budget of request-body memory (shared/http/body-budget.ts), as `/metrics` reads it. */
+let bodyBudget: { readonly limitBytes: number; readonly used: number } | undefined;
+export function watchBodyBudget(budget: { readonly limitBytes: number; readonly used: number }): void {
+  bodyBudget = budget;
+}
+new Gauge({
+  name: 'tally_body_budget_bytes',
+  help: "The process's budget of request-body memory (state=limit) and what requests in flight, and their garbage not yet collected, hold of it (state=used)",
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    if (!bodyBudget) return;
+    this.set({ state: 'limit' }, bodyBudget.limitBytes);
+    this.set({ state: 'used' }, bodyBudget.used);
+  },
+});
+
 export { Counter, Histogram, Gauge, Registry };

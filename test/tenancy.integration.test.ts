@@ -100,17 +100,17 @@ describe('a lost admin key', () => {
 });
 
 describe('failed authentications', () => {
-  it('are limited per address: over the limit, every request of that address gets 429 until the window ends', async () => {
+  it('are limited per address: over the limit, its failures get 429 until the window ends, and a valid key still gets in', async () => {
     const api = await stack.startAnother(['api'], { env: { TALLY_HTTP_PORT: '0', TALLY_AUTH_FAILURES_PER_MINUTE: '5' } });
     const url = `http://127.0.0.1:${api.port}/api/v1/account/all`;
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await fetch(url, { headers: { authorization: `Bearer sk_test_guess${i}` } })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
-    const blocked = await fetch(url, { headers: { authorization: `Bearer ${stack.keys.development.admin}` } });
+    const blocked = await fetch(url, { headers: { authorization: `Bearer sk_test_guess_again` } });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
-    // The limit is per process's listener: the stack's main process is not affected.
-    expect((await call(stack, 'GET', '/api/v1/account/all', { key: stack.keys.development.admin })).status).toBe(200);
+    // Only failures are limited: a client with a valid key behind the same address is served.
+    expect((await fetch(url, { headers: { authorization: `Bearer ${stack.keys.development.admin}` } })).status).toBe(200);
   });
 });

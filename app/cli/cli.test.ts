@@ -33,6 +33,15 @@ describe('tally (command line)', () => {
     expect(sinkOnly.stderr).not.toContain('TALLY_INVOICE_NET_DAYS');
   });
 
+  it('refuses trusted proxies that are not addresses or CIDR ranges, and a body budget under 1 MiB', () => {
+    const proxies = tally(['start'], { TALLY_TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(proxies.status).toBe(2);
+    expect(proxies.stderr).toContain('TALLY_TRUSTED_PROXIES="10.0.0.0/8, proxy.internal": "proxy.internal" is not an IP address or CIDR range');
+    const budget = tally(['start'], { TALLY_MAX_INFLIGHT_BODY_BYTES: '1000', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(budget.status).toBe(2);
+    expect(budget.stderr).toContain('TALLY_MAX_INFLIGHT_BODY_BYTES="1000"');
+  });
+
   it('parses arguments strictly: unknown roles and flags are named, --help works on every command', () => {
     const role = tally(['start', '--roles', 'ingest,biling']);
     expect(role.status).toBe(2);

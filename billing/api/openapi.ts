@@ -154,7 +154,7 @@ const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
       '413': otlpError('Body (or its decompressed form) too large'),
       '415': otlpError('Content-Type or Content-Encoding not supported'),
       '429': otlpError('Rate limited; retry after Retry-After'),
-      '503': otlpError('The events could not be stored; retry after Retry-After'),
+      '503': otlpError('The events could not be stored, or the process holds as many request bodies as its memory budget allows; retry after Retry-After'),
     },
   },
   {
@@ -237,7 +237,7 @@ const ERRORS = {
   413: ['PayloadTooLarge', 'Request body over the limit (1 MiB unless stated)'],
   415: ['UnsupportedMediaType', 'Content-Type not supported'],
   429: ['TooManyRequests', "Over the credential's rate limit, or too many failed authentications from this address; retry after Retry-After"],
-  503: ['ServiceUnavailable', 'A dependency (Postgres, NATS, ClickHouse) is unavailable or Tally is starting; retry after Retry-After'],
+  503: ['ServiceUnavailable', 'A dependency (Postgres, NATS, ClickHouse) is unavailable, Tally is starting, or the process holds as many request bodies as its memory budget allows; retry after Retry-After'],
 } as const satisfies Record<number, readonly [string, string]>;
 type ErrorStatus = keyof typeof ERRORS;
 

@@ -1,6 +1,6 @@
 import { AppError, codeToStatus, errorBody } from '../../shared/errors.ts';
 import { MAX_EVENT_BODY_BYTES } from '../../shared/events/limits.ts';
-import { inflatedBody } from '../../shared/http/encoding.ts';
+import { inflatedBody, parsedBodyCost } from '../../shared/http/encoding.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 import { decodeEvents } from './pipeline/decode.ts';
 import type { EventKind } from './pipeline/normalize.ts';
@@ -12,6 +12,7 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
     method: 'POST',
     path,
     maxBodyBytes: MAX_EVENT_BODY_BYTES,
+    bodyCost: parsedBodyCost,
     authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
     summary: `Send one ${kind} event or a batch (JSON, NDJSON or msgpack)`,
     handler: (req) => handleEvents(deps, kind, req),

@@ -1,7 +1,9 @@
+import type { BlockList } from 'node:net';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
 import type { AgentDirectory } from '../../shared/auth/agents.ts';
 import type { AuthFailureLimiter } from '../../shared/auth/auth-failures.ts';
+import type { BodyBudget } from '../../shared/http/body-budget.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { ensureEventsStream } from '../../shared/nats/connection.ts';
@@ -28,7 +30,7 @@ export async function startIngest(
   nc: NatsConnection,
   names: NatsNames,
   cfg: IngestConfig,
-  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string; authFailures?: AuthFailureLimiter | undefined; now?: () => Date },
+  deps: { db: Db; auth: Authenticator; agents: AgentDirectory; host: string; authFailures?: AuthFailureLimiter | undefined; trustedProxies?: BlockList | undefined; bodies?: BodyBudget; now?: () => Date },
 ): Promise<IngestRole> {
   const { db, auth, agents } = deps;
   const now = deps.now ? () => deps.now!().getTime() : Date.now;
@@ -42,6 +44,6 @@ export async function startIngest(
   });
   const otlp = { auth, agents, publisher, now, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
   const routes = [...ingestRoutes({ auth, agents, publisher, now }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher, now })];
-  const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures });
+  const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures, trustedProxies: deps.trustedProxies, bodies: deps.bodies });
   return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
 }

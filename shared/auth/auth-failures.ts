@@ -1,44 +1,43 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { SharedWindowCounts, type SharedCountsOptions } from './shared-counts.ts';
+
 /**
  * Failed authentications (401 answers) per client address, in fixed one-minute windows,
- * per process: an address over the limit is answered 429 on every request until its
- * window ends, before any credential lookup (guessing keys costs a Postgres query each).
- * The address is the TCP peer's: behind a proxy, limit there.
+ * counted across every process on the same NATS subject ({@link SharedWindowCounts}, as
+ * the key rate limits are). Only failures are limited: once an address is over the limit,
+ * its further failures are answered 429 (with Retry-After) instead of 401 until the
+ * window ends, while a valid credential from it is served as usual, so that one client
+ * guessing keys behind a shared address (a NAT, a load balancer) locks out no one else.
+ * The address is the client's as `clientAddress` finds it (trusted proxies' forwarding
+ * headers, else the TCP peer).
  */
 export class AuthFailureLimiter {
-  #window = -1;
-  readonly #counts = new Map<string, number>();
-  readonly #windowMs: number;
+  readonly #counts: SharedWindowCounts;
 
   constructor(
     readonly perMinute: number,
-    private readonly now: () => number = Date.now,
-    windowMs = 60_000,
+    opts: SharedCountsOptions & { nc?: NatsConnection | undefined; subject?: string } = {},
   ) {
-    this.#windowMs = windowMs;
+    this.#counts = new SharedWindowCounts(opts.nc, opts.subject ?? '', opts);
   }
 
-  /** Whether any address has failed in the current window (else there is nothing to check). */
-  get active(): boolean {
-    this.#roll();
-    return this.#counts.size > 0;
+  /** Learns the current minute's failures from the other processes. */
+  join(): Promise<void> {
+    return this.#counts.join();
   }
 
-  /** Seconds until `address` may try again, or undefined when it may now. */
-  retryAfter(address: string): number | undefined {
-    this.#roll();
-    if ((this.#counts.get(address) ?? 0) < this.perMinute) return undefined;
-    return Math.max(1, Math.ceil(((this.#window + 1) * this.#windowMs - this.now()) / 1000));
+  stop(): void {
+    this.#counts.stop();
   }
 
-  failed(address: string): void {
-    this.#roll();
-    this.#counts.set(address, (this.#counts.get(address) ?? 0) + 1);
-  }
-
-  #roll(): void {
-    const w = Math.floor(this.now() / this.#windowMs);
-    if (w === this.#window) return;
-    this.#window = w;
-    this.#counts.clear();
+  /**
+   * Counts one failed authentication of `address`; returns the seconds to wait when the
+   * address was already over the limit (the failure is then answered 429), else undefined.
+   */
+  failed(address: string): number | undefined {
+    const { window, endsAt, now } = this.#counts.window();
+    const over = this.#counts.total(address, window) >= this.perMinute;
+    this.#counts.add(address, window);
+    return over ? Math.max(1, Math.ceil((endsAt - now) / 1000)) : undefined;
   }
 }

@@ -54,6 +54,23 @@ describe('rate limits', () => {
     expect(statuses.slice(4)).toEqual([429, 429]);
   });
 
+  it('holds for a process that starts, or starts again, mid-minute: it learns the minute\'s counts before admitting', async () => {
+    const k = await newKey(10);
+    await awayFromWindowEdge();
+    // Used up on the first process and on one that then goes away (as after kill -9: it never reports again).
+    for (let i = 0; i < 5; i++) expect((await get(k.key)).status).toBe(200);
+    const doomed = await stack.startAnother(['api']);
+    for (let i = 0; i < 5; i++) expect((await get(k.key, doomed.port)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 600)); // > one sync interval: the first process has heard the other's 5
+    await doomed.stop();
+    // Both at their limit now admit nothing, so neither sends its counts again: a process
+    // joining after them must ask for them.
+    const joining = await stack.startAnother(['api']);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await get(k.key, joining.port)).status);
+    expect(statuses).toEqual([429, 429, 429]);
+  });
+
   it('applies the defaults (1,000 per minute for API keys, 10,000 for SDK keys) and a raised limit at once', async () => {
     const k = await newKey(null);
     expect((await get(k.key)).headers.get('x-ratelimit-limit')).toBe('1000');

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import path from 'node:path';
+import { defaultBodyBudgetBytes } from '../http/body-budget.ts';
+import { trustedProxies } from '../http/client-address.ts';
 import { ConfigError, parseEnv, type Env } from './parse.ts';
 
 const CommonEnv = Type.Object({
@@ -13,6 +15,14 @@ const CommonEnv = Type.Object({
    * proxy; otherwise Node's, with a warning). README "HTTP server".
    */
   TALLY_HTTP_SERVER: Type.Union([Type.Literal('node'), Type.Literal('uws')], { default: 'node' }),
+  /**
+   * Bytes of request bodies a process holds at once, counting what gzip bodies inflate to
+   * and what parsing them takes (HTTP and OTLP/gRPC alike); beyond it requests are
+   * answered 503 with Retry-After (gRPC: RESOURCE_EXHAUSTED with a RetryInfo). Default: a
+   * quarter of the smaller of the process's memory (physical, or its cgroup's memory.max)
+   * and V8's heap limit, at least 64 MiB. README "Limits".
+   */
+  TALLY_MAX_INFLIGHT_BODY_BYTES: Type.Optional(Type.Integer({ minimum: 1024 * 1024 })),
   /** Data directory for embedded components (chDB, embedded Postgres, spawned NATS). */
   TALLY_DATA_DIR: Type.String({ default: '.data' }),
   /** Postgres URL; unset: postgres://postgres@127.0.0.1:5432/tally, else embedded Postgres. */
@@ -37,6 +47,12 @@ const CommonEnv = Type.Object({
   TALLY_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** Failed authentications (401) a client address may cause per minute before it is answered 429 (with rate limits on). */
   TALLY_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100 }),
+  /**
+   * Proxies (addresses and CIDR ranges, comma-separated) whose `X-Forwarded-For` /
+   * `Forwarded` headers name the client address the failed-authentication limit counts;
+   * default none: the TCP peer's address.
+   */
+  TALLY_TRUSTED_PROXIES: Type.String({ default: '' }),
   TALLY_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
   }),
@@ -50,6 +66,8 @@ export interface CommonConfig {
   readonly httpPort: number;
   readonly httpHost: string;
   readonly httpServer: 'node' | 'uws';
+  /** TALLY_MAX_INFLIGHT_BODY_BYTES, or its default from this process's memory. */
+  readonly maxInflightBodyBytes: number;
   readonly dataDir: string;
   /** undefined: use the default URL, falling back to an embedded/spawned server. */
   readonly databaseUrl: string | undefined;
@@ -66,6 +84,8 @@ export interface CommonConfig {
   readonly natsPrefix: string;
   readonly rateLimits: boolean;
   readonly authFailuresPerMinute: number;
+  /** TALLY_TRUSTED_PROXIES: addresses and CIDR ranges; empty: none. */
+  readonly trustedProxies: readonly string[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -74,11 +94,18 @@ export function parseCommonConfig(env: Env): CommonConfig {
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
     throw new ConfigError([`CLICKHOUSE_CLUSTER=${JSON.stringify(e.CLICKHOUSE_CLUSTER)}: needs CLICKHOUSE_URL (a ClickHouse server of that cluster); chDB in-process has no cluster`]);
   }
+  const proxies = e.TALLY_TRUSTED_PROXIES.split(',').map((p) => p.trim()).filter(Boolean);
+  try {
+    trustedProxies(proxies);
+  } catch (err) {
+    throw new ConfigError([`TALLY_TRUSTED_PROXIES=${JSON.stringify(e.TALLY_TRUSTED_PROXIES)}: ${(err as Error).message}; expected addresses and CIDR ranges, comma-separated`]);
+  }
   const dataDir = path.resolve(e.TALLY_DATA_DIR);
   return Object.freeze({
     httpPort: e.TALLY_HTTP_PORT,
     httpHost: e.TALLY_HTTP_HOST,
     httpServer: e.TALLY_HTTP_SERVER,
+    maxInflightBodyBytes: e.TALLY_MAX_INFLIGHT_BODY_BYTES ?? defaultBodyBudgetBytes(),
     dataDir,
     databaseUrl: e.DATABASE_URL,
     natsUrl: e.NATS_URL,
@@ -93,6 +120,7 @@ export function parseCommonConfig(env: Env): CommonConfig {
     natsPrefix: e.TALLY_NATS_PREFIX,
     rateLimits: e.TALLY_RATE_LIMITS === 'on',
     authFailuresPerMinute: e.TALLY_AUTH_FAILURES_PER_MINUTE,
+    trustedProxies: Object.freeze(proxies),
     logLevel: e.TALLY_LOG_LEVEL,
   });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import type { BodyReservation } from './body-budget.ts';
 import { IncomingRequest, MAX_DRAIN_BYTES } from './request.ts';
 import type { HttpServer, Reply, Routed } from './server.ts';
 
@@ -17,10 +18,14 @@ export interface RequestHead {
 
 /**
  * Reads one request's body for its route, the same way whatever the transport: kept up
- * to the route's limit; read and discarded, never kept, once it is over the limit (413)
- * or once the route's credential check (`Route.authenticate`, run as the body arrives)
- * has failed, so that a client without a valid key holds no memory; then the request is
- * run once. A request whose check failed runs with an empty body, so that its handler
+ * to the route's limit and within the process's budget of body memory
+ * (`HttpServer.bodies`: a declared Content-Length is taken from it before the first byte,
+ * a chunked body as it arrives); read and discarded, never kept, once it is over the
+ * limit (413), once the budget has no room for it (503 with Retry-After), or once the
+ * route's credential check (`Route.authenticate`, run as the body arrives) has failed, so
+ * that a client without a valid key holds no memory; then the request is run once. The
+ * request's share of the budget is given back when it is answered (or its client leaves
+ * before it runs). A request whose check failed runs with an empty body, so that its handler
  * answers the failure as its route answers errors (and the 401 counts toward the
  * failed-authentication limit).
  */
@@ -29,7 +34,12 @@ export class BodyReader {
   #size = 0;
   #drained = 0;
   #complete = false;
-  #tooLarge: AppError | undefined;
+  #ran = false;
+  /** Bytes of the body taken from the budget so far. */
+  #taken = 0;
+  /** Why the body is discarded and the request refused (413, 503), if it is. */
+  #refused: AppError | undefined;
+  readonly #memory: BodyReservation;
   /** The credential check: true, false, or undefined while it runs. */
   #authenticated: boolean | undefined;
 
@@ -40,7 +50,8 @@ export class BodyReader {
     private readonly head: RequestHead,
     authenticated?: boolean,
   ) {
-    this.#tooLarge = routed.tooLarge;
+    this.#refused = routed.tooLarge;
+    this.#memory = server.bodies.reserve(routed.route.bodyCost?.(head.headers) ?? 1);
     if (authenticated !== undefined) this.#authenticated = authenticated;
     else {
       const check = server.preauthenticate(routed.route, head.headers);
@@ -48,29 +59,56 @@ export class BodyReader {
       else
         void check.then((ok) => {
           this.#authenticated = ok;
-          if (!ok) this.#chunks = [];
+          if (!ok) this.#drop();
           this.#settle();
         });
     }
+    const declared = Number(head.headers['content-length'] ?? '0');
+    if (!this.#refused && this.#authenticated !== false && declared > 0) this.#takeUpTo(declared);
   }
 
   /** A chunk of the body, owned by the reader from now on. */
   push(chunk: Buffer): void {
     if (this.reply.answered) return;
-    if (this.#authenticated === false || this.#tooLarge) {
+    if (this.#authenticated === false || this.#refused) {
       this.#drained += chunk.byteLength;
       // Past the bound the answer goes out at once and the connection is closed.
       if (this.#authenticated === false && this.#drained > MAX_REFUSED_DRAIN_BYTES) this.#run(EMPTY, true);
-      else if (this.#tooLarge && this.#drained > MAX_DRAIN_BYTES) this.#refuseTooLarge(true);
+      else if (this.#refused && this.#drained > MAX_DRAIN_BYTES) this.#refuse(true);
       return;
     }
     this.#size += chunk.byteLength;
     if (this.#size > this.routed.limit) {
-      this.#tooLarge = new AppError('payload_too_large', `request body exceeds the limit of ${this.routed.limit} bytes`);
-      this.#chunks = [];
+      this.#refused = new AppError('payload_too_large', `request body exceeds the limit of ${this.routed.limit} bytes`);
+      this.#drop();
       return;
     }
+    if (this.#size > this.#taken && !this.#takeUpTo(this.#size)) return;
     this.#chunks.push(chunk);
+  }
+
+  /** The client left before the request ran: its bytes go back to the budget. */
+  abort(): void {
+    if (!this.#ran) this.#drop();
+  }
+
+  /** Takes the body's bytes up to `size` from the budget; when they do not fit, the body is refused and dropped. */
+  #takeUpTo(size: number): boolean {
+    const more = size - this.#taken;
+    if (this.#memory.tryTake(more)) {
+      this.#taken = size;
+      return true;
+    }
+    this.#refused = this.#memory.refusal(more);
+    this.#drop();
+    return false;
+  }
+
+  /** Drops the body: what was received is garbage until collected (BodyBudget.give); a share taken ahead of bytes that never came is given back at once. */
+  #drop(): void {
+    this.#chunks = [];
+    if (this.#size === 0) this.#memory.cancel();
+    else this.#memory.release();
   }
 
   /** The body is complete: the request runs (or is refused) now, or once its credential check ends. */
@@ -82,7 +120,7 @@ export class BodyReader {
   #settle(): void {
     if (!this.#complete || this.reply.answered || this.reply.aborted || this.#authenticated === undefined) return;
     if (this.#authenticated === false) this.#run(EMPTY, false);
-    else if (this.#tooLarge) this.#refuseTooLarge(false);
+    else if (this.#refused) this.#refuse(false);
     else {
       const chunks = this.#chunks;
       this.#chunks = [];
@@ -90,13 +128,18 @@ export class BodyReader {
     }
   }
 
-  #refuseTooLarge(close: boolean): void {
-    this.server.refuse(this.reply, this.#tooLarge!, this.routed.requestId, this.routed.route.path, this.head.receivedAt, close);
+  #refuse(close: boolean): void {
+    this.#ran = true;
+    this.#drop();
+    this.server.refuse(this.reply, this.#refused!, this.routed.requestId, this.routed.route.path, this.head.receivedAt, close);
   }
 
   #run(body: Buffer, close: boolean): void {
+    this.#ran = true;
+    if (body === EMPTY) this.#drop();
     const h = this.head;
-    const req = new IncomingRequest(h.method, h.path, this.routed.params, h.rawQuery, h.headers, body, this.routed.requestId, h.receivedAt);
+    // The request holds its share of the budget until it is answered (HttpServer.answer gives it back).
+    const req = new IncomingRequest(h.method, h.path, this.routed.params, h.rawQuery, h.headers, body, this.routed.requestId, h.receivedAt, this.#memory);
     this.server.run(this.reply, req, this.routed.route, close);
   }
 }

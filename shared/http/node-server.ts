@@ -123,7 +123,7 @@ function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse
   }
   const head = { method, path, rawQuery, headers, receivedAt };
   if (!expectContinue) {
-    readBody(req, new BodyReader(server, reply, routed, head));
+    readBody(req, res, new BodyReader(server, reply, routed, head));
     return;
   }
   // Expect: 100-continue: the client waits for the go-ahead, given only to good credentials.
@@ -135,7 +135,7 @@ function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse
 function continueOrRefuse(server: HttpServer, req: IncomingMessage, res: ServerResponse, reply: NodeReply, routed: Routed, head: RequestHead, ok: boolean): void {
   if (ok) {
     res.writeContinue();
-    readBody(req, new BodyReader(server, reply, routed, head, true));
+    readBody(req, res, new BodyReader(server, reply, routed, head, true));
     return;
   }
   // Without the go-ahead the body is never read: the handler answers the credentials, and the connection closes.
@@ -143,9 +143,11 @@ function continueOrRefuse(server: HttpServer, req: IncomingMessage, res: ServerR
   server.run(reply, new IncomingRequest(head.method, head.path, routed.params, head.rawQuery, head.headers, EMPTY, routed.requestId, head.receivedAt), routed.route, true);
 }
 
-function readBody(req: IncomingMessage, reader: BodyReader): void {
+function readBody(req: IncomingMessage, res: ServerResponse, reader: BodyReader): void {
   req.on('data', (chunk: Buffer) => reader.push(chunk));
   req.on('end', () => reader.end());
+  // A client gone before its request ran gives its body's memory back (after it ran, the answer does).
+  res.once('close', () => reader.abort());
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -1,3 +1,4 @@
+import type { BodyReservation } from './body-budget.ts';
 import type { HttpRequest } from './types.ts';
 
 /** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
@@ -39,6 +40,7 @@ export class IncomingRequest implements HttpRequest {
     readonly body: Buffer,
     readonly requestId: string,
     readonly receivedAt: number,
+    readonly memory?: BodyReservation,
   ) {}
 
   get query(): URLSearchParams {

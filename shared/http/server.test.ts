@@ -1,4 +1,6 @@
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BodyBudget } from './body-budget.ts';
 import { HttpServer, type HttpServerKind } from './server.ts';
 import { loadUws } from './uws-server.ts';
 
@@ -103,4 +105,65 @@ describe.each(kinds)('the %s server', (kind) => {
       }
     });
   });
+  describe('the budget of body memory', () => {
+    it('answers 503 with Retry-After to bodies beyond it (declared or chunked), keeps serving small ones, and takes back what answered or abandoned requests held', async () => {
+      const MiB = 1024 * 1024;
+      const bodies = new BodyBudget(16 * MiB); // large requests may hold up to 14 MiB
+      const s = new HttpServer({ server: kind, bodies });
+      let open: () => void = () => {};
+      const gate = new Promise<void>((r) => (open = r));
+      try {
+        const port = await s.listen('127.0.0.1', 0);
+        s.add(
+          { method: 'POST', path: '/hold', maxBodyBytes: 64 * MiB, handler: async (req) => (await gate, { status: 200, body: { bytes: req.body.length } }) },
+          { method: 'POST', path: '/in', maxBodyBytes: 64 * MiB, handler: (req) => ({ status: 200, body: { bytes: req.body.length } }) },
+        );
+        s.started();
+        const url = `http://127.0.0.1:${port}`;
+        const big = Buffer.alloc(10 * MiB, 0x61);
+        const held = fetch(`${url}/hold`, { method: 'POST', body: big });
+        await until(() => bodies.used >= 10 * MiB);
+        const refused = await fetch(`${url}/in`, { method: 'POST', body: big });
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/TALLY_MAX_INFLIGHT_BODY_BYTES/) });
+        // Without a Content-Length the budget is found short while reading.
+        const chunked = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (let i = 0; i < 6; i++) c.enqueue(new Uint8Array(big.subarray(0, MiB)));
+            c.close();
+          },
+        });
+        expect((await fetch(`${url}/in`, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).status).toBe(503);
+        // Small requests still go through.
+        const small = await fetch(`${url}/in`, { method: 'POST', body: Buffer.alloc(64 * 1024) });
+        expect(await small.json()).toEqual({ bytes: 64 * 1024 });
+        // What the refused chunked body held is garbage until collected (at most 2 s).
+        await until(() => bodies.used === 10 * MiB);
+        // A client that leaves mid-body gives its share back.
+        const sock = net.connect(port, '127.0.0.1');
+        sock.write(`POST /in HTTP/1.1\r\nhost: x\r\ncontent-length: ${2 * MiB}\r\n\r\n`);
+        sock.write(big.subarray(0, MiB));
+        await until(() => bodies.used === 12 * MiB);
+        sock.destroy();
+        await until(() => bodies.used === 10 * MiB);
+        open();
+        expect(await (await held).json()).toEqual({ bytes: 10 * MiB });
+        await until(() => bodies.used === 0);
+        expect(((await (await fetch(`${url}/in`, { method: 'POST', body: big })).json()) as { bytes: number }).bytes).toBe(10 * MiB);
+        await until(() => bodies.used === 0);
+      } finally {
+        open();
+        s.close();
+      }
+    });
+  });
 });
+
+async function until(done: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -7,6 +7,9 @@ import { nodeTransport } from './node-server.ts';
 import { Router } from './router.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.ts';
 import type { HttpRequest, HttpResponse, Route } from './types.ts';
+import type { BlockList } from 'node:net';
+import { BodyBudget, defaultBodyBudgetBytes } from './body-budget.ts';
+import { clientAddress } from './client-address.ts';
 import { DEFAULT_TIMEOUTS, requestIdOf, type HttpTimeouts } from './request.ts';
 import { loadUws, uwsTransport } from './uws-server.ts';
 
@@ -57,13 +60,17 @@ export class HttpServer {
   readonly router = new Router();
   /** The server that speaks HTTP in this process (`uws` only when asked for and a binary loads). */
   readonly kind: HttpServerKind;
+  /** The process's budget of request-body memory, shared with its other listeners (OTLP/gRPC). */
+  readonly bodies: BodyBudget;
   readonly #transport: Transport;
   #authFailures: AuthFailureLimiter | undefined;
+  #trustedProxies: BlockList | undefined;
   #hooks: ResponseHook[] = [];
   /** Until every role has added its routes, an unknown path is "not yet", not "never". */
   #starting = true;
 
-  constructor(opts: { server?: HttpServerKind; timeouts?: Partial<HttpTimeouts> } = {}) {
+  constructor(opts: { server?: HttpServerKind; timeouts?: Partial<HttpTimeouts>; bodies?: BodyBudget } = {}) {
+    this.bodies = opts.bodies ?? new BodyBudget(defaultBodyBudgetBytes());
     if (opts.server === 'uws') {
       const uws = loadUws();
       if (uws.ok) {
@@ -86,9 +93,13 @@ export class HttpServer {
     this.#starting = false;
   }
 
-  /** Counts 401 answers per client address and answers 429 to an address over the limit. */
-  limitFailedAuthentication(limiter: AuthFailureLimiter): void {
+  /**
+   * Counts 401 answers per client address (from `trusted` proxies' forwarding headers, else
+   * the TCP peer) and answers an address's failures 429 once it is over the limit.
+   */
+  limitFailedAuthentication(limiter: AuthFailureLimiter, trusted?: BlockList): void {
     this.#authFailures = limiter;
+    this.#trustedProxies = trusted;
   }
 
   onResponse(hook: ResponseHook): void {
@@ -107,17 +118,10 @@ export class HttpServer {
 
   /**
    * A request whose headers are read: its route, or undefined when it is already answered
-   * (429 after too many failed authentications, 503 while starting, 404, 405, a 400 for an
-   * unsafe parameter).
+   * (503 while starting, 404, 405, a 400 for an unsafe parameter).
    */
   route(reply: Reply, method: string, path: string, rawQuery: string, headers: Record<string, string>, receivedAt: number): Routed | undefined {
     const requestId = requestIdOf(headers);
-    const blockedFor = this.#authFailures?.active ? this.#authFailures.retryAfter(reply.remoteAddress()) : undefined;
-    if (blockedFor !== undefined) {
-      const err = new AppError('rate_limited', `too many failed authentications from this address; retry in ${blockedFor} s`, { retryAfterSeconds: blockedFor });
-      this.answer(reply, undefined, errorResponse(err, requestId), 'unmatched', receivedAt);
-      return undefined;
-    }
     const match = this.router.match(method, path);
     if (match.kind !== 'found' && this.#starting) {
       // The listener opens before the roles' routes are added (so /readyz answers while
@@ -191,6 +195,11 @@ export class HttpServer {
     return check instanceof Promise ? check.then(PASSED, FAILED) : true;
   }
 
+  #countFailure(reply: Reply, req: HttpRequest | undefined, out: HttpResponse): HttpResponse {
+    const address = clientAddress(reply.remoteAddress(), req?.headers ?? {}, this.#trustedProxies);
+    return failureAnswer(this.#authFailures!, address, out, req?.requestId ?? requestIdOf({}));
+  }
+
   #fail(err: unknown, req: HttpRequest): HttpResponse {
     const appErr = toAppError(err);
     if (appErr.status >= 500) {
@@ -203,9 +212,10 @@ export class HttpServer {
   answer(reply: Reply, req: HttpRequest | undefined, out: HttpResponse, routeLabel: string, receivedAt: number, close = false): void {
     if (reply.answered) return;
     reply.answered = true;
+    req?.memory?.release();
+    if (out.status === 401 && this.#authFailures) out = this.#countFailure(reply, req, out);
     httpMetrics.observe(routeLabel, out.status, (performance.now() - receivedAt) / 1000);
     if (reply.aborted) return;
-    if (out.status === 401 && this.#authFailures) this.#authFailures.failed(reply.remoteAddress());
     for (const h of this.#hooks) h(req, out);
     const body = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
     const contentType = out.contentType ?? (out.raw !== undefined ? 'text/plain; charset=utf-8' : 'application/json');
@@ -218,6 +228,13 @@ export class HttpServer {
         : undefined;
     reply.end(out.status, contentType, requestIdHeader, out.headers, body, close);
   }
+}
+
+/** A failed authentication's answer: the 401 itself, or 429 once its address is over the limit. */
+function failureAnswer(limiter: AuthFailureLimiter, address: string, out: HttpResponse, requestId: string): HttpResponse {
+  const wait = limiter.failed(address);
+  if (wait === undefined) return out;
+  return errorResponse(new AppError('rate_limited', `too many failed authentications from this address; retry in ${wait} s`, { retryAfterSeconds: wait }), requestId);
 }
 
 function PASSED(): boolean {

@@ -1,3 +1,5 @@
+import type { BodyReservation } from './body-budget.ts';
+
 /** A request as handlers see it: everything read, body buffered. */
 export interface HttpRequest {
   /** Upper-case method. */
@@ -12,6 +14,12 @@ export interface HttpRequest {
   readonly requestId: string;
   /** performance.now() when the request arrived. */
   readonly receivedAt: number;
+  /**
+   * The request's share of the process's budget of body memory (its body's bytes, taken
+   * as they arrived): a handler takes what inflating and parsing the body will cost
+   * before doing it (`take` throws the 503 or 413). Given back when the request is answered.
+   */
+  readonly memory?: BodyReservation | undefined;
   /** Set by authentication; read by later steps (rate limiting, audit). */
   principal?: unknown;
 }
@@ -35,6 +43,12 @@ export interface Route {
   handler: Handler;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The memory a request takes per byte of its body while it runs (the body, and what
+   * parsing it takes: `parsedBodyCost`), counted against the process's body budget as
+   * the body arrives; default 1.
+   */
+  bodyCost?: (headers: Readonly<Record<string, string>>) => number;
   /**
    * Checks the request's credentials from its headers while its body arrives (throws, or
    * rejects, when they are not good): a body behind bad credentials is discarded unread

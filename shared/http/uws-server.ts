@@ -143,6 +143,11 @@ function onRequest(server: HttpServer, res: uWS.HttpResponse, req: uWS.HttpReque
     return;
   }
   const reader = new BodyReader(server, reply, routed, { method, path, rawQuery, headers, receivedAt });
+  // A client gone before its request ran gives its body's memory back (after it ran, the answer does).
+  res.onAborted(() => {
+    reply.aborted = true;
+    reader.abort();
+  });
   res.onData((chunk, isLast) => {
     if (reply.answered) return;
     // uWS reuses the chunk's memory after this callback returns: copy it.

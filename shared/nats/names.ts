@@ -10,6 +10,8 @@ export interface NatsNames {
   readonly invalidationSubject: string;
   /** Core NATS subject where processes share their rate-limit counts. */
   readonly rateLimitSubject: string;
+  /** Core NATS subject where processes share their failed-authentication counts per client address. */
+  readonly authFailureSubject: string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -20,5 +22,6 @@ export function natsNames(prefix: string): NatsNames {
     sinkConsumer: `${prefix}sink`,
     invalidationSubject: `${prefix}cache.invalidate`,
     rateLimitSubject: `${prefix}ratelimit.counts`,
+    authFailureSubject: `${prefix}authfail.counts`,
   });
 }

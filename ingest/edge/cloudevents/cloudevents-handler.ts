@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/type
 import { logger } from '../../../shared/log.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
 import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
-import { inflatedBody } from '../../../shared/http/encoding.ts';
+import { inflatedBody, parsedBodyCost } from '../../../shared/http/encoding.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally, type MappedCloudEvent } from './mapping.ts';
 
@@ -26,6 +26,7 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
       method: 'POST',
       path: CLOUDEVENTS_PATH,
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
+      bodyCost: parsedBodyCost,
       authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
       summary: 'OpenMeter-compatible ingest: one CloudEvent or a batch, metered as actions and outcomes',
       handler: (req) => handleCloudEvents(deps, req),

@@ -1,6 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
+import type { BlockList } from 'node:net';
+import type { BodyBudget } from '../../../shared/http/body-budget.ts';
+import { clientAddress } from '../../../shared/http/client-address.ts';
+import { PARSE_COST } from '../../../shared/http/encoding.ts';
 import { logger } from '../../../shared/log.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError } from './proto.ts';
 import { exportPrincipal, exportTraces, grpcCode, MAX_TRACE_BODY_BYTES, type OtlpDeps } from './traces-handler.ts';
@@ -44,24 +48,36 @@ export interface GrpcReceiver {
  */
 export async function startGrpcReceiver(
   deps: OtlpDeps,
-  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined },
+  opts: { host: string; port: number; authFailures?: AuthFailureLimiter | undefined; trustedProxies?: BlockList | undefined; bodies?: BodyBudget | undefined },
 ): Promise<GrpcReceiver> {
   const limiter = opts.authFailures;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES, 'grpc.max_send_message_length': 1024 * 1024 });
+  const bodies = opts.bodies;
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_TRACE_BODY_BYTES,
+    'grpc.max_send_message_length': 1024 * 1024,
+    interceptors: bodies ? [admitWithinBudget(bodies)] : [],
+  });
   server.addService(TRACE_SERVICE, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
-      // Failed authentications per peer address, as the HTTP listener counts them.
-      const address = peerAddress(call.getPeer());
-      const blockedFor = limiter?.active ? limiter.retryAfter(address) : undefined;
-      if (blockedFor !== undefined) {
-        done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${blockedFor} s`, blockedFor));
+      // The message (grpc-js hands it over whole, inflated) and what decoding it takes, against the process's body budget (admitWithinBudget).
+      const memory = bodies?.reserve(1 + PARSE_COST.binary);
+      const size = call.request.byteLength;
+      if (memory && !memory.tryTake(size)) {
+        done(budgetStatus(memory.refusal(size)));
         return;
       }
       handleExport(deps, call).then(
-        (reply) => done(null, reply),
+        (reply) => {
+          memory?.release();
+          done(null, reply);
+        },
         (err: unknown) => {
-          if (err instanceof AppError && err.status === 401) limiter?.failed(address);
-          done(toStatus(err));
+          memory?.release();
+          // Failed authentications per client address, as the HTTP listener counts them:
+          // over the limit, RESOURCE_EXHAUSTED with a RetryInfo instead of UNAUTHENTICATED.
+          const wait = err instanceof AppError && err.status === 401 ? limiter?.failed(clientAddress(peerAddress(call.getPeer()), forwarding(call.metadata), opts.trustedProxies)) : undefined;
+          if (wait !== undefined) done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${wait} s`, wait));
+          else done(toStatus(err));
         },
       );
     },
@@ -102,6 +118,65 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   }
   const result = await exportTraces(deps, headers, request, shared);
   return Buffer.from(encodeTraceResponse(result.rejectedSpans, result.message));
+}
+
+/** How long a call may wait for room in the body budget before it is refused. */
+const RECEIVE_WAIT_MS = 1000;
+const RECEIVE_POLL_MS = 25;
+
+/**
+ * TRICKY: grpc-js reads a call's message whole (and inflates it) before any handler sees
+ * it, and a message's size is not known before it is read. So a call takes, before its
+ * message is read, room for the largest message ({@link MAX_TRACE_BODY_BYTES} and what
+ * decoding it takes, at most the budget's share for large requests), waiting up to
+ * {@link RECEIVE_WAIT_MS} for it (its HTTP/2 stream stays paused, holding nothing), then
+ * refused RESOURCE_EXHAUSTED with a RetryInfo; once the message is in, that room is given
+ * back and the handler takes what the message needs.
+ */
+function admitWithinBudget(bodies: BodyBudget): grpc.ServerInterceptor {
+  const room = Math.min(MAX_TRACE_BODY_BYTES * (1 + PARSE_COST.binary), bodies.largeLimit);
+  return (_method, call) => {
+    const receiving = bodies.reserve();
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            const deadline = Date.now() + RECEIVE_WAIT_MS;
+            const attempt = (): void => {
+              if (receiving.tryTake(room)) return pass(metadata);
+              if (Date.now() < deadline) return void setTimeout(attempt, RECEIVE_POLL_MS);
+              receiving.cancel();
+              const status = budgetStatus(bodies.reserve().refusal(1));
+              call.sendStatus({ code: status.code!, details: status.details!, metadata: status.metadata ?? null });
+            };
+            attempt();
+          },
+          onReceiveMessage: (message, pass) => {
+            receiving.cancel();
+            pass(message);
+          },
+          onCancel: () => receiving.cancel(),
+        }),
+      sendStatus: (status, next) => {
+        receiving.cancel();
+        next(status);
+      },
+    });
+  };
+}
+
+/** A refusal of the body budget: RESOURCE_EXHAUSTED, with a RetryInfo when retrying can succeed (a 503's), without when the message can never fit. */
+function budgetStatus(err: AppError): Partial<grpc.StatusObject> {
+  return failedStatus(grpc.status.RESOURCE_EXHAUSTED, err.message, err.retryAfterSeconds);
+}
+
+/** The forwarding headers a proxy in front may have added to a call's metadata. */
+function forwarding(metadata: grpc.Metadata): Record<string, string | undefined> {
+  const first = (k: string): string | undefined => {
+    const v = metadata.get(k)[0];
+    return typeof v === 'string' ? v : undefined;
+  };
+  return { 'x-forwarded-for': first('x-forwarded-for'), forwarded: first('forwarded') };
 }
 
 /** The address of a grpc-js peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), as the HTTP listener spells it. */

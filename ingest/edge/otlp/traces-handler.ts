@@ -3,7 +3,8 @@ import { logger } from '../../../shared/log.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { agentPrincipal } from '../../../shared/auth/authenticator.ts';
 import type { Principal } from '../../../shared/auth/keys.ts';
-import { inflatedBody } from '../../../shared/http/encoding.ts';
+import { BodyBudgetExhausted } from '../../../shared/http/body-budget.ts';
+import { inflatedBody, parsedBodyCost } from '../../../shared/http/encoding.ts';
 import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
@@ -44,6 +45,7 @@ export function otlpRoutes(deps: OtlpDeps): Route[] {
       method: 'POST',
       path: '/v1/traces',
       maxBodyBytes: MAX_TRACE_BODY_BYTES,
+      bodyCost: parsedBodyCost,
       authenticate: (headers) => exportPrincipal(deps, headers),
       summary: 'OTLP/HTTP trace export (JSON or protobuf): GenAI spans and tagged spans become actions',
       handler: (req) => handleTraces(deps, req),
@@ -66,13 +68,16 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     // Credentials first: nothing is inflated for a client without them (a 401, counted
     // toward the failed-authentication limit), and inflating runs off the event loop.
     const shared = await exportPrincipal(deps, req.headers);
+    // The body, what it inflates to and what parsing it takes are counted against the
+    // process's body budget (503 with Retry-After when they do not fit): trace "bombs"
+    // (small gzip bodies inflating to MAX_INFLATED_BYTES) count for what they inflate to.
     const body = await inflatedBody(req, MAX_INFLATED_BYTES);
     const result = await exportTraces(deps, req.headers, decode(encoding, body), shared);
     return success(encoding, result);
   } catch (err) {
     // Bugs go to the server's handler (logged, answered 500 without internals).
     if (!(err instanceof AppError)) throw err;
-    if (err.status >= 500) log.warn('trace export failed', { requestId: req.requestId, err: err.cause ?? err });
+    if (err.status >= 500 && !(err instanceof BodyBudgetExhausted)) log.warn('trace export failed', { requestId: req.requestId, err: err.cause ?? err });
     return failure(encoding ?? 'json', err, req.requestId);
   }
 }

@@ -182,21 +182,32 @@ describe('value-python: actions over OTLP/gRPC', () => {
   });
 
   it('limits failed authentications per address, as the HTTP listener does', async () => {
-    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '3' } });
+    // Failures are counted across the stack's processes per client address: this test's own
+    // address, named by X-Forwarded-For from a trusted proxy (here, the test itself).
+    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '3', TALLY_TRUSTED_PROXIES: '127.0.0.1' } });
     const wrong = new Metadata();
     wrong.set('x-agent-secret', 'guessed-secret');
+    wrong.set('x-forwarded-for', '203.0.113.30');
     const exporter = new GrpcExporter({ url: `http://127.0.0.1:${strict.ingest!.grpcPort}`, metadata: wrong });
     const messages: string[] = [];
     for (let i = 0; i < 4; i++) messages.push(String((await exportWith(exporter, valueActions(valueResource({ id: agent.id }), [{ name: 'guess', anon: 'a' }]))).error?.message));
     await exporter.shutdown();
     expect(messages.slice(0, 3).every((m) => /invalid agent secret/.test(m))).toBe(true);
     expect(messages[3]).toMatch(/too many failed authentications/);
+    // Only failures are limited: a valid key from the same address is served.
+    const valid = new Metadata();
+    valid.set('authorization', `Bearer ${stack.keys.development.sdk}`);
+    valid.set('x-forwarded-for', '203.0.113.30');
+    const byKey = new GrpcExporter({ url: `http://127.0.0.1:${strict.ingest!.grpcPort}`, metadata: valid });
+    expect((await exportWith(byKey, valueActions(valueResource({ id: agent.id }), [{ name: 'after_guesses', anon: 'a' }]))).error).toBeUndefined();
+    await byKey.shutdown();
   });
 
   it('answers RESOURCE_EXHAUSTED with a RetryInfo in the trailers, so exporters send the spans again instead of dropping them', async () => {
-    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '1' } });
+    const strict = await stack.startAnother(['ingest'], { env: { TALLY_AUTH_FAILURES_PER_MINUTE: '1', TALLY_TRUSTED_PROXIES: '127.0.0.1' } });
     const wrong = new Metadata();
     wrong.set('x-agent-secret', 'guessed-secret');
+    wrong.set('x-forwarded-for', '203.0.113.31');
     const exporter = new GrpcExporter({ url: `http://127.0.0.1:${strict.ingest!.grpcPort}`, metadata: wrong });
     const spans = valueActions(valueResource({ id: agent.id }), [{ name: 'guess', anon: 'a' }]);
     const first = (await exportWith(exporter, spans)).error as ServiceError;

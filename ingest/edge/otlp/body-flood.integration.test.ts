@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRpcStatus } from '../../../test/google-rpc.ts';
+import { startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
+
+/**
+ * Floods of large OTLP bodies (HTTP, then gRPC) against a separate `tally start --roles
+ * ingest` process with a small body budget: its resident memory is sampled from /proc
+ * while the flood lasts. Without a budget each 60 MiB JSON export holds its body, its text
+ * and its tree (~300 MiB): the HTTP flood here, all accepted, took the process from 157 MiB
+ * to 1.8 GB.
+ */
+const MiB = 1024 * 1024;
+const BUDGET = 512 * MiB;
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+let stack: TestStack;
+let child: ChildProcess;
+let url: string;
+let grpcAddress: string;
+let sdk: string;
+const basePort = 32040 + (process.pid % 29);
+
+/** A fresh `tally start --roles ingest` process on the test's stack, with the small budget: each flood measures its own. */
+async function startIngestProcess(httpPort: number, grpcPort: number | 'off'): Promise<void> {
+  url = `http://127.0.0.1:${httpPort}`;
+  grpcAddress = `127.0.0.1:${grpcPort}`;
+  child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
+    cwd: repo,
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+}
+
+async function stopIngestProcess(): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ roles: ['ingest'] });
+  sdk = stack.keys.development.sdk;
+}, 60_000);
+afterAll(async () => {
+  await stopIngestProcess();
+  await stack?.cleanup();
+});
+
+/** An OTLP JSON export of `spans` plain (not GenAI, not tagged) spans: parsed whole, metered as nothing. */
+function traceExport(spans: number): Buffer {
+  const list = [];
+  for (let i = 0; i < spans; i++) {
+    list.push({
+      traceId: 'ab'.repeat(16),
+      spanId: i.toString(16).padStart(16, '0'),
+      name: 'http GET /internal',
+      kind: 2,
+      startTimeUnixNano: '1700000000000000000',
+      endTimeUnixNano: '1700000000100000000',
+      attributes: [
+        { key: 'http.method', value: { stringValue: 'GET' } },
+        { key: 'http.status_code', value: { intValue: '200' } },
+      ],
+    });
+  }
+  return Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] }, scopeSpans: [{ spans: list }] }] }));
+}
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m![1]) * 1024;
+}
+
+const post = (body: Buffer, headers: Record<string, string> = {}) =>
+  fetch(`${url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${sdk}`, ...headers } }).then(
+    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as Record<string, any> }),
+    (err: Error) => ({ status: 0, retryAfter: null, body: { err: err.message } }),
+  );
+
+describe('a flood of large OTLP bodies', () => {
+  it('leaves the process alive, within its budget of body memory, and serving small requests: the rest are answered 503 with Retry-After', async () => {
+    await startIngestProcess(basePort, 'off');
+    const large = traceExport(200_000); // ~60 MiB of JSON
+    expect(large.length).toBeGreaterThan(55 * MiB);
+    // Trace "bombs": a few hundred KB of gzip that inflate to ~30 MiB each.
+    const bomb = gzipSync(traceExport(100_000));
+    expect(bomb.length).toBeLessThan(4 * MiB);
+    const small = traceExport(1);
+    expect((await post(small)).status).toBe(200);
+    const pid = child.pid!;
+    const before = rssBytes(pid);
+
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+    let flooding = true;
+    const smallAnswers: number[] = [];
+    const smallSender = (async () => {
+      while (flooding) {
+        smallAnswers.push((await post(small)).status);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const answers = await Promise.all([
+      ...Array.from({ length: 16 }, () => post(large)),
+      ...Array.from({ length: 8 }, () => post(bomb, { 'content-encoding': 'gzip' })),
+    ]);
+    flooding = false;
+    await smallSender;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(pid));
+
+    const statuses = answers.map((a) => a.status);
+    console.log(`RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(count(statuses))}; small ${JSON.stringify(count(smallAnswers))}`);
+    expect(child.exitCode).toBeNull();
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe('1');
+      expect((r.body as { error: { code: string } }).error.code).toBe('service_unavailable');
+    }
+    expect(smallAnswers.length).toBeGreaterThan(0);
+    expect(smallAnswers.every((s) => s === 200)).toBe(true);
+    // Resident memory grew by less than the budget.
+    expect(peak - before).toBeLessThan(BUDGET);
+    // A client that retries after Retry-After, as OTLP exporters do, gets in once the flood is over.
+    let retried = await post(large);
+    for (let i = 0; i < 10 && retried.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, Number(retried.retryAfter) * 1000));
+      retried = await post(large);
+    }
+    expect(retried.status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The budget on /metrics: its limit, and what is held of it.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain(`tally_body_budget_bytes{state="limit"} ${BUDGET}`);
+    expect(metrics).toMatch(/tally_body_budget_bytes\{state="used"\} \d+/);
+    await stopIngestProcess();
+  }, 180_000);
+});
+
+/** An ExportTraceServiceRequest of `bytes` bytes: one unknown field, skipped by decoders (an export of nothing). */
+function protobufOf(bytes: number): Buffer {
+  const len: number[] = [];
+  for (let n = bytes; ; n = Math.floor(n / 128)) {
+    if (n < 128) {
+      len.push(n);
+      break;
+    }
+    len.push((n % 128) | 128);
+  }
+  return Buffer.concat([Buffer.from([(15 << 3) | 2, ...len]), Buffer.alloc(bytes, 0x61)]);
+}
+
+type GrpcAnswer = { code: number; retryDelays: number[] };
+function exportGrpc(client: grpc.Client, message: Buffer): Promise<GrpcAnswer> {
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${sdk}`);
+  const id = (b: Buffer) => b;
+  return new Promise((resolve) =>
+    client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', id, id, message, md, (err) => {
+      if (!err) return resolve({ code: 0, retryDelays: [] });
+      const [bin] = err.metadata.get('grpc-status-details-bin') as Buffer[];
+      resolve({ code: err.code, retryDelays: bin ? decodeRpcStatus(bin).retryDelaysSeconds : [] });
+    }),
+  );
+}
+
+describe('a flood of large OTLP/gRPC messages', () => {
+  it('is answered RESOURCE_EXHAUSTED with a RetryInfo beyond the budget, and leaves the process within it and serving small calls', async () => {
+    await startIngestProcess(basePort + 1, basePort + 31);
+    // One client per call: each its own HTTP/2 connection, as a fleet of exporters.
+    const clients = Array.from({ length: 12 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
+    try {
+      const smallClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure());
+      expect((await exportGrpc(smallClient, protobufOf(100))).code).toBe(0);
+      const pid = child.pid!;
+      const before = rssBytes(pid);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+      const message = protobufOf(60 * MiB);
+      const answers = await Promise.all(clients.map((c) => exportGrpc(c, message)));
+      const small = await exportGrpc(smallClient, protobufOf(100));
+      clearInterval(sampler);
+      peak = Math.max(peak, rssBytes(pid));
+      smallClient.close();
+      console.log(`gRPC: RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); codes ${JSON.stringify(count(answers.map((a) => a.code)))}`);
+      expect(child.exitCode).toBeNull();
+      expect(small.code).toBe(0);
+      expect(answers.every((a) => a.code === 0 || a.code === grpc.status.RESOURCE_EXHAUSTED)).toBe(true);
+      expect(answers.filter((a) => a.code === 0).length).toBeGreaterThan(0);
+      const exhausted = answers.filter((a) => a.code === grpc.status.RESOURCE_EXHAUSTED);
+      expect(exhausted.length).toBeGreaterThan(0);
+      for (const a of exhausted) expect(a.retryDelays).toEqual([1]);
+      // Resident memory grew by less than the budget.
+      expect(peak - before).toBeLessThan(BUDGET);
+    } finally {
+      for (const c of clients) c.close();
+      await stopIngestProcess();
+    }
+  }, 180_000);
+});
+
+function count(xs: number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+}
