@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findingsInNamespace } from './namespace.ts';
 
 /**
  * Crashes and stops as an operator meets them, with the one-process default on a machine
@@ -22,18 +22,7 @@ describe('SIGKILL of the node process, a restart, then SIGTERM to the process gr
   it('adopts the servers the dead process left, removes its insert files, loses and doubles nothing, and stops everything in order', () => {
     // A private /dev/shm (a mount namespace): the test runs of other checkouts on this machine
     // remove insert files of dead processes too, and would race the start under test.
-    const res = spawnSync('unshare', ['-n', '-m', 'sh', '-c', `ip link set lo up && mount -t tmpfs -o size=512m tmpfs /dev/shm && exec node ${JSON.stringify(path.join(repo, 'test/fresh-machine/crash.mjs'))} ${JSON.stringify(repo)} ${JSON.stringify(path.join(work, 'data'))}`], {
-      encoding: 'utf8',
-      timeout: 280_000,
-      env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
-    });
-    expect(res.error, 'unshare -n (a network namespace) must be available: run the tests as root').toBeUndefined();
-    let found: Record<string, any>;
-    try {
-      found = JSON.parse(res.stdout.trim().split('\n').at(-1) ?? '');
-    } catch {
-      throw new Error(`no findings (exit ${res.status}):\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
-    }
+    const found = findingsInNamespace(path.join(repo, 'test/fresh-machine/crash.mjs'), [repo, path.join(work, 'data')], { timeoutMs: 280_000, privateShm: true });
     const all = JSON.stringify(found, null, 1);
     expect(found.readyA, all).toBe(true);
     expect(found.insertDirsA, all).toBeGreaterThan(0);

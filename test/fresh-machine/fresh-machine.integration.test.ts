@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestStack, waitFor } from '../harness.ts';
+import { copyOfRepository, findingsInNamespace } from './namespace.ts';
 
 /**
  * The README's first command on a fresh machine: a copy of the repository (its tracked
@@ -20,36 +21,13 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'tally-fresh-'));
 chmodSync(work, 0o755);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function copyOfRepository(dir = path.join(work, 'tally')): string {
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
-    .stdout.split('\0')
-    .filter((f) => f && f !== 'node_modules'); // a worktree's node_modules may be an untracked link
-  for (const f of files) {
-    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-    try {
-      cpSync(path.join(repo, f), path.join(dir, f));
-    } catch {
-      /* listed but deleted in the working tree */
-    }
-  }
-  symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
+function copyOfRepositoryAt(dir = path.join(work, 'tally')): string {
+  return copyOfRepository(repo, dir);
 }
 
 /** run.mjs in a network namespace where nothing listens: its findings. */
 function freshRun(dir: string): Record<string, any> {
-  const res = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec node ${JSON.stringify(path.join(dir, 'test/fresh-machine/run.mjs'))} ${JSON.stringify(dir)}`], {
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
-  });
-  expect(res.error, 'unshare -n (a network namespace) must be available: run the tests as root').toBeUndefined();
-  const line = res.stdout.trim().split('\n').at(-1) ?? '';
-  try {
-    return JSON.parse(line);
-  } catch {
-    throw new Error(`no findings (exit ${res.status}):\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
-  }
+  return findingsInNamespace(path.join(dir, 'test/fresh-machine/run.mjs'), [dir], { timeoutMs: 240_000 });
 }
 
 /** What a newcomer sees: ready, keys last, an event metered, `tally init --json` beside it, every child stopped. */
@@ -70,7 +48,7 @@ function expectFirstRun(found: Record<string, any>): void {
 
 describe('a fresh machine (no Postgres, no NATS reachable)', () => {
   it('starts with `npm start`, meters an event, answers `tally init --json` beside it, and stops every child on SIGTERM', () => {
-    const found = freshRun(copyOfRepository());
+    const found = freshRun(copyOfRepositoryAt());
     expectFirstRun(found);
     // On the Node.js line the suite runs on (CI: 20 and 26), with the default server.
     expect(found.node).toBe(process.version);
@@ -84,7 +62,7 @@ describe('a fresh machine (no Postgres, no NATS reachable)', () => {
     const home = path.join(work, 'root-home');
     mkdirSync(home);
     chmodSync(home, 0o700);
-    const dir = copyOfRepository(path.join(home, 'tally'));
+    const dir = copyOfRepositoryAt(path.join(home, 'tally'));
     let cluster: string | undefined;
     try {
       const found = freshRun(dir);

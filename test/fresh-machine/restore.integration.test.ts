@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { copyOfRepository, findingsInNamespace } from './namespace.ts';
 
 /**
  * The README's backup and restore (one-process default), end to end, in a network
@@ -22,38 +23,14 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function cloneIn(home: string): string {
   mkdirSync(home);
   chmodSync(home, 0o700);
-  const dir = path.join(home, 'tally');
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
-    .stdout.split('\0')
-    .filter((f) => f && f !== 'node_modules');
-  for (const f of files) {
-    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-    try {
-      cpSync(path.join(repo, f), path.join(dir, f));
-    } catch {
-      /* listed but deleted in the working tree */
-    }
-  }
-  symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
+  return copyOfRepository(repo, path.join(home, 'tally'));
 }
 
 describe('backup and restore (README)', () => {
   it('restores onto another machine: the same keys (`tally init --json`), every event counted once, new events counted', () => {
     const first = cloneIn(path.join(work, 'home-a'));
     const second = cloneIn(path.join(work, 'home-b'));
-    const res = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec node ${JSON.stringify(path.join(repo, 'test/fresh-machine/restore.mjs'))} ${[first, second, path.join(work, 'tally-backup.tgz')].map((a) => JSON.stringify(a)).join(' ')}`], {
-      encoding: 'utf8',
-      timeout: 280_000,
-      env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
-    });
-    expect(res.error, 'unshare -n (a network namespace) must be available: run the tests as root').toBeUndefined();
-    let found: Record<string, any>;
-    try {
-      found = JSON.parse(res.stdout.trim().split('\n').at(-1) ?? '');
-    } catch {
-      throw new Error(`no findings (exit ${res.status}):\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
-    }
+    const found = findingsInNamespace(path.join(repo, 'test/fresh-machine/restore.mjs'), [first, second, path.join(work, 'tally-backup.tgz')], { timeoutMs: 280_000 });
     try {
       const all = JSON.stringify(found, null, 1);
       expect(found.readyA, all).toBe(true);
