@@ -31,6 +31,21 @@ const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = {
 /** Older conventions still emitted by instrumentations: OpenLLMetry `llm.request.type`, OpenInference span kinds. */
 const LLM_REQUEST_TYPES: Readonly<Record<string, string>> = { chat: 'llm_call', completion: 'llm_call', embedding: 'embedding' };
 const OPENINFERENCE_KINDS: Readonly<Record<string, string>> = { LLM: 'llm_call', TOOL: 'tool_call', EMBEDDING: 'embedding' };
+/**
+ * Vercel AI SDK operations (`ai.operationId`, AI SDK 4 and 5) to action type: only the
+ * spans of one provider call or one tool execution. The wrapper spans around them
+ * (`ai.generateText`, `ai.streamText`, `ai.embed`, …) carry the sum of their steps, so
+ * they are not metered: a call counts once.
+ */
+const VERCEL_AI_OPERATIONS: Readonly<Record<string, string>> = {
+  'ai.generateText.doGenerate': 'llm_call',
+  'ai.streamText.doStream': 'llm_call',
+  'ai.generateObject.doGenerate': 'llm_call',
+  'ai.streamObject.doStream': 'llm_call',
+  'ai.embed.doEmbed': 'embedding',
+  'ai.embedMany.doEmbed': 'embedding',
+  'ai.toolCall': 'tool_call',
+};
 
 const str = (v: OtlpAnyValue | undefined): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 const first = (a: OtlpAttributes, keys: readonly string[]): OtlpAnyValue | undefined => {
@@ -51,9 +66,14 @@ function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: s
   if (legacy && LLM_REQUEST_TYPES[legacy]) return { type: LLM_REQUEST_TYPES[legacy], rule: 'gen_ai' };
   const oi = str(a['openinference.span.kind']);
   if (oi && OPENINFERENCE_KINDS[oi]) return { type: OPENINFERENCE_KINDS[oi], rule: 'openinference' };
+  const vercel = str(a['ai.operationId']);
+  if (vercel && VERCEL_AI_OPERATIONS[vercel]) return { type: VERCEL_AI_OPERATIONS[vercel], rule: 'vercel_ai' };
   if (rules.taggedActions.has(span.name)) return { type: span.name, rule: 'tagged' };
   return undefined;
 }
+
+/** Model names of conventions without `gen_ai.*.model`: OpenInference, value-python, the Vercel AI SDK. */
+const MODEL_FALLBACKS = ['llm.model_name', 'embedding.model_name', 'value.action.llm.model', 'ai.response.model', 'ai.model.id'];
 
 /** A span metered as an action: the action event, and what was wrong but not fatal. */
 export interface MappedSpan {
@@ -62,9 +82,16 @@ export interface MappedSpan {
   warnings: string[];
 }
 
-const INPUT_TOKENS = ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'value.action.llm.input_tokens'];
-const OUTPUT_TOKENS = ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'value.action.llm.output_tokens'];
-const TOTAL_TOKENS = ['llm.usage.total_tokens', 'llm.token_count.total', 'value.action.llm.total_tokens'];
+// Vercel AI SDK: 5 names `ai.usage.inputTokens`…, 4 `ai.usage.promptTokens`…; embeddings `ai.usage.tokens`.
+const INPUT_TOKENS = [
+  'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'value.action.llm.input_tokens',
+  'ai.usage.inputTokens', 'ai.usage.promptTokens', 'ai.usage.tokens',
+];
+const OUTPUT_TOKENS = [
+  'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'value.action.llm.output_tokens',
+  'ai.usage.outputTokens', 'ai.usage.completionTokens',
+];
+const TOTAL_TOKENS = ['llm.usage.total_tokens', 'llm.token_count.total', 'value.action.llm.total_tokens', 'ai.usage.totalTokens'];
 
 /**
  * Turns a span into an action event of the public API (the `POST /v1/actions` shape), so
@@ -86,16 +113,16 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   const requestModel = str(first(a, ['gen_ai.request.model', 'llm.request.model']));
   const responseModel = str(first(a, ['gen_ai.response.model', 'llm.response.model']));
   // The model that answered decides the cost; the requested one is kept beside it.
-  put(meta, 'model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']) ?? str(a['value.action.llm.model']));
+  put(meta, 'model', responseModel ?? requestModel ?? str(first(a, MODEL_FALLBACKS)));
   if (requestModel && responseModel && requestModel !== responseModel) put(meta, 'request_model', requestModel);
   putTokens(meta, warnings, a, 'input_tokens', INPUT_TOKENS);
   putTokens(meta, warnings, a, 'output_tokens', OUTPUT_TOKENS);
   putTokens(meta, warnings, a, 'total_tokens', TOTAL_TOKENS);
   putTokens(meta, warnings, a, 'cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
-  put(meta, 'provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
-  put(meta, 'operation', str(a['gen_ai.operation.name']));
-  put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
-  put(meta, 'tool_call_id', str(a['gen_ai.tool.call.id']));
+  put(meta, 'provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'])));
+  put(meta, 'operation', str(first(a, ['gen_ai.operation.name', 'ai.operationId'])));
+  put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name', 'ai.toolCall.name'])));
+  put(meta, 'tool_call_id', str(first(a, ['gen_ai.tool.call.id', 'ai.toolCall.id'])));
   put(meta, 'agent_name', str(a['gen_ai.agent.name']) ?? str(resource['value.agent.name']));
   if (t.rule === 'value.action') putValueAction(a, meta, warnings);
   put(meta, 'span_name', span.name);
