@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { clusterOf } from './client.ts';
 import { clusterStatements } from './cluster.ts';
+import { TOKEN_CLASSES, tokenClassSql } from '../events/token-classes.ts';
 
 /** The columns of an action the cost rollup keeps (billing/costs/cost-rollup.ts). */
 const COUNTED_ROW = `Tuple(ts DateTime64(3, 'UTC'), account_id String, action_type String, model String, input_tokens UInt64, output_tokens UInt64, total_tokens UInt64, metadata String)`;
@@ -221,6 +222,16 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       `ALTER TABLE {db}.actions MODIFY SETTING merge_selector_base = 20`,
       `ALTER TABLE {db}.outcomes MODIFY SETTING merge_selector_base = 20`,
     ],
+  },
+  {
+    // Token classes priced apart (shared/events/token-classes.ts): cache reads, cache
+    // writes, reasoning. Columns computed from the metadata at insert (MATERIALIZED: the
+    // sink's inserts and the wire format stay as they are; rows stored before read them
+    // from their metadata too). `SELECT *` leaves them out: name them.
+    id: '0006_token_classes',
+    statements: TOKEN_CLASSES.map(
+      (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 MATERIALIZED ${tokenClassSql(c.field)}`,
+    ),
   },
 ];
 

@@ -1,4 +1,8 @@
 import type { OtlpAnyValue, OtlpAttributes, OtlpSpan } from './model.ts';
+import { wellKnownProvider } from './provider.ts';
+import { spanTokens, tokenCount } from './token-usage.ts';
+
+export { tokenCount };
 
 /** Rules for spans that carry no GenAI operation: names of tagged actions of the environment. */
 export interface SpanRules {
@@ -72,6 +76,9 @@ function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: s
   return undefined;
 }
 
+/** Provider names: GenAI (current, then older), OpenInference, the Vercel AI SDK's provider id. */
+const PROVIDER_ATTRIBUTES = ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'];
+
 /** Model names of conventions without `gen_ai.*.model`: OpenInference, value-python, the Vercel AI SDK. */
 const MODEL_FALLBACKS = ['llm.model_name', 'embedding.model_name', 'value.action.llm.model', 'ai.response.model', 'ai.model.id'];
 
@@ -81,17 +88,6 @@ export interface MappedSpan {
   /** Attributes left out, each named with why (reported in the export's partial_success). */
   warnings: string[];
 }
-
-// Vercel AI SDK: 5 names `ai.usage.inputTokens`…, 4 `ai.usage.promptTokens`…; embeddings `ai.usage.tokens`.
-const INPUT_TOKENS = [
-  'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'value.action.llm.input_tokens',
-  'ai.usage.inputTokens', 'ai.usage.promptTokens', 'ai.usage.tokens',
-];
-const OUTPUT_TOKENS = [
-  'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'value.action.llm.output_tokens',
-  'ai.usage.outputTokens', 'ai.usage.completionTokens',
-];
-const TOTAL_TOKENS = ['llm.usage.total_tokens', 'llm.token_count.total', 'value.action.llm.total_tokens', 'ai.usage.totalTokens'];
 
 /**
  * Turns a span into an action event of the public API (the `POST /v1/actions` shape), so
@@ -115,11 +111,13 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   // The model that answered decides the cost; the requested one is kept beside it.
   put(meta, 'model', responseModel ?? requestModel ?? str(first(a, MODEL_FALLBACKS)));
   if (requestModel && responseModel && requestModel !== responseModel) put(meta, 'request_model', requestModel);
-  putTokens(meta, warnings, a, 'input_tokens', INPUT_TOKENS);
-  putTokens(meta, warnings, a, 'output_tokens', OUTPUT_TOKENS);
-  putTokens(meta, warnings, a, 'total_tokens', TOTAL_TOKENS);
-  putTokens(meta, warnings, a, 'cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
-  put(meta, 'provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'])));
+  // The provider as the GenAI conventions name it; what was sent, when it differs, beside it.
+  const providerSent = str(first(a, PROVIDER_ATTRIBUTES));
+  const provider = providerSent === undefined ? undefined : wellKnownProvider(providerSent);
+  put(meta, 'provider', provider ?? providerSent);
+  if (provider !== undefined && provider !== providerSent) put(meta, 'provider_sent', providerSent);
+  const { tokens, notes } = spanTokens(a, t.rule, provider, warnings);
+  Object.assign(meta, tokens, notes);
   put(meta, 'operation', str(first(a, ['gen_ai.operation.name', 'ai.operationId'])));
   put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name', 'ai.toolCall.name'])));
   put(meta, 'tool_call_id', str(first(a, ['gen_ai.tool.call.id', 'ai.toolCall.id'])));
@@ -152,15 +150,6 @@ function put(meta: Record<string, unknown>, k: string, v: unknown): void {
   if (v !== undefined && v !== null && v !== '') meta[k] = v;
 }
 
-/** Sets `meta[k]` to the token count of the first of `keys` the span has, or warns that it is not one. */
-function putTokens(meta: Record<string, unknown>, warnings: string[], a: OtlpAttributes, k: string, keys: readonly string[]): void {
-  const name = keys.find((key) => a[key] !== undefined && a[key] !== null);
-  if (name === undefined) return;
-  const n = tokenCount(a[name]!);
-  if (n === undefined) warnings.push(`\`${name}\` ${JSON.stringify(a[name])} is not a non-negative integer; the call is metered without it`);
-  else meta[k] = n;
-}
-
 const USER_ATTRIBUTES = ['user.id', 'enduser.id', 'tally.user_id', 'value.action.user_id'];
 
 /**
@@ -186,13 +175,6 @@ function putValueAction(a: OtlpAttributes, meta: Record<string, unknown>, warnin
   } else {
     warnings.push('`value.action.user_attributes` is not a JSON object text; left out');
   }
-}
-
-/** A token count: a non-negative safe integer, or a string of at most 15 digits; else undefined. */
-export function tokenCount(v: OtlpAnyValue): number | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-  if (typeof v === 'string' && /^\d{1,15}$/.test(v.trim())) return Number(v.trim());
-  return undefined;
 }
 
 /** The agent key a resource names, if any. */
