@@ -469,6 +469,13 @@ describe('the ingest API', () => {
     const now = Date.now();
     const [u] = await stack.tally.usage!.query({ environmentId: stack.keys.development.id, from: new Date(now - 86400_000), to: new Date(now + 86400_000), groupBy: 'agent', agentInstanceIds: [agent.id] });
     expect(u).toMatchObject({ actions: '3', input_tokens: '3650', output_tokens: '1200', cache_read_input_tokens: '3000', cache_creation_input_tokens: '300', reasoning_tokens: '256' });
+    // The columns, by name, in analysts' SQL.
+    const sql = await call(stack, 'POST', '/v1/sql', {
+      key: stack.keys.development.admin,
+      body: { query: `SELECT sum(cache_read_input_tokens) AS r, sum(cache_creation_input_tokens) AS w, sum(reasoning_tokens) AS t FROM actions WHERE agent_instance_id = '${agent.id}'`, format: 'JSON' },
+    });
+    expect(sql.status, JSON.stringify(sql.body)).toBe(200);
+    expect(sql.body.data.map((d: Record<string, unknown>) => [d['r'], d['w'], d['t']].map(String))).toEqual([['3000', '300', '256']]);
   });
 
   it('without a rule of its own, a class stays in its base count, charged at the base rate', async () => {
