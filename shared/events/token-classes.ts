@@ -25,9 +25,10 @@ export type TokenClassField = (typeof TOKEN_CLASSES)[number]['field'];
 
 /**
  * A token class of an action's metadata (JSON text in the column `metadata`), in SQL: the
- * top-level field, else the one under `usage`, else 0. The one definition the ClickHouse
- * columns and the cost query share.
+ * top-level field, else the one under `usage` (a null or absent field is skipped, as
+ * ingest reads them), else 0. The one definition the ClickHouse columns and the cost
+ * query share.
  */
 export function tokenClassSql(field: TokenClassField, metadata = 'metadata'): string {
-  return `if(JSONHas(${metadata}, '${field}'), JSONExtractUInt(${metadata}, '${field}'), JSONExtractUInt(${metadata}, 'usage', '${field}'))`;
+  return `coalesce(JSONExtract(${metadata}, '${field}', 'Nullable(UInt64)'), JSONExtract(${metadata}, 'usage', '${field}', 'Nullable(UInt64)'), 0)`;
 }

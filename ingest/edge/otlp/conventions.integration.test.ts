@@ -343,6 +343,34 @@ describe('OpenTelemetry GenAI semantic conventions', () => {
   });
 });
 
+describe('gen_ai.usage.total_tokens', () => {
+  it('is checked against input + output: a total that is neither is named in partial_success, the sum stored', async () => {
+    const agent = await createAgent(stack);
+    const attr = (key: string, v: number) => ({ key, value: { intValue: String(v) } });
+    const end = String(BigInt(Date.now()) * 1_000_000n);
+    const res = await call(stack, 'POST', '/v1/traces', {
+      key: sdk,
+      body: {
+        resourceSpans: [{
+          resource: { attributes: [{ key: 'tally.agent_key', value: { stringValue: agent.secret } }] },
+          scopeSpans: [{
+            scope: { name: 's' },
+            spans: [{
+              traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'e7ad6b7169203331', name: 'chat', kind: 3, startTimeUnixNano: end, endTimeUnixNano: end,
+              attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }, attr('gen_ai.usage.input_tokens', 10), attr('gen_ai.usage.output_tokens', 5), attr('gen_ai.usage.total_tokens', 99)],
+            }],
+          }],
+        }],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.partialSuccess.errorMessage).toContain('span e7ad6b7169203331: `gen_ai.usage.total_tokens` 99 is not input + output tokens (15); total_tokens is stored as their sum');
+    const [row] = await storedRows(agent.id, 1);
+    expect(tokens(row!)).toEqual(['10', '5', '15']);
+    expect(row!.meta.total_tokens_sent).toBe(99);
+  });
+});
+
 describe('OpenLLMetry', () => {
   // @traceloop/ai-semantic-conventions@0.27.0 dist/src/SemanticAttributes.js: llm.request.type,
   // gen_ai.system ("OpenAI", "Anthropic" as its instrumentations send it), gen_ai.request.model,
