@@ -58,7 +58,7 @@ describe('sql-access checks (pure)', () => {
 
   it('wraps the query under scoped names, read-only, limited and filtered by environment', () => {
     const sql = scopedQuery('SELECT count() FROM actions', 'tally', 'env_1');
-    expect(sql).toMatch(/^WITH actions AS \(SELECT \*, cache_read_input_tokens, cache_creation_input_tokens, reasoning_tokens FROM tally\.actions WHERE environment_id = 'env_1'\), /);
+    expect(sql).toMatch(/^WITH actions AS \(SELECT \* FROM tally\.actions WHERE environment_id = 'env_1'\), /);
     expect(sql).toContain('cost_rules AS (SELECT * FROM tally.cost_rules FINAL WHERE');
     expect(sql).toContain("SELECT * FROM (SELECT count() FROM actions) SETTINGS readonly = 1, max_execution_time = 30,");
     expect(sql).toContain("'tally.actions': 'environment_id = \\'env_1\\''");

@@ -1,6 +1,5 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { AppError, isUnavailableError } from '../../shared/errors.ts';
-import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
 
 /**
  * Analysts' read-only SQL on the running process's ClickHouse (POST /v1/sql, `tally sql`),
@@ -24,12 +23,9 @@ import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
  * 5. Then it runs, in the requested format.
  */
 
-/**
- * The names an analyst queries, each the environment's rows of Tally's table (rule tables
- * read FINAL; `computed`: columns `*` leaves out, the token classes computed at insert).
- */
-const SQL_TABLES: Readonly<Record<string, { final?: boolean; computed?: readonly string[] }>> = {
-  actions: { computed: TOKEN_CLASSES.map((c) => c.field) },
+/** The names an analyst queries, each the environment's rows of Tally's table (rule tables read FINAL). */
+const SQL_TABLES: Readonly<Record<string, { final?: boolean }>> = {
+  actions: {},
   outcomes: {},
   cost_rules: { final: true },
   outcome_rules: { final: true },
@@ -161,9 +157,7 @@ function checkInOperand(nodes: AstNode[], fn: AstNode): void {
 export function scopedQuery(canonical: string, database: string, environmentId: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database) || !/^[A-Za-z0-9_]+$/.test(environmentId)) throw new Error('invalid database or environment id');
   const env = `environment_id = '${environmentId}'`;
-  const ctes = Object.entries(SQL_TABLES).map(
-    ([name, t]) => `${name} AS (SELECT *${(t.computed ?? []).map((c) => `, ${c}`).join('')} FROM ${database}.${name}${t.final ? ' FINAL' : ''} WHERE ${env})`,
-  );
+  const ctes = Object.entries(SQL_TABLES).map(([name, t]) => `${name} AS (SELECT * FROM ${database}.${name}${t.final ? ' FINAL' : ''} WHERE ${env})`);
   const filters = Object.keys(SQL_TABLES).map((name) => `'${database}.${name}': 'environment_id = \\'${environmentId}\\''`);
   const limits = Object.entries(SQL_LIMITS).map(([k, v]) => `${k} = ${typeof v === 'string' ? `'${v}'` : v}`);
   return `WITH ${ctes.join(', ')} SELECT * FROM (${canonical}) SETTINGS readonly = 1, ${limits.join(', ')}, additional_table_filters = {${filters.join(', ')}}`;

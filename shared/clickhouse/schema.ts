@@ -225,12 +225,13 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
   },
   {
     // Token classes priced apart (shared/events/token-classes.ts): cache reads, cache
-    // writes, reasoning. Columns computed from the metadata at insert (MATERIALIZED: the
-    // sink's inserts and the wire format stay as they are; rows stored before read them
-    // from their metadata too). `SELECT *` leaves them out: name them.
+    // writes, reasoning. Columns whose default is computed from the metadata at insert:
+    // the sink's inserts and the wire format stay as they are (the counts travel in the
+    // metadata text), rows stored before read theirs from their metadata too, and a
+    // writer may one day send them as columns of their own.
     id: '0006_token_classes',
     statements: TOKEN_CLASSES.map(
-      (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 MATERIALIZED ${tokenClassSql(c.field)}`,
+      (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 DEFAULT ${tokenClassSql(c.field)}`,
     ),
   },
 ];

@@ -12,8 +12,8 @@
  *
  * An action carries them as metadata fields of these names (top level or under `usage`,
  * as `input_tokens`), non-negative integers checked at ingest; ClickHouse keeps each as a
- * column of `actions` computed from the metadata when the row is inserted (no wire
- * format change: the metadata text travels as it always did).
+ * column of `actions` whose default is computed from the metadata when the row is
+ * inserted (no wire format change: the metadata text travels as it always did).
  */
 export const TOKEN_CLASSES = [
   { field: 'cache_read_input_tokens', base: 'input_tokens', basis: 'per_cache_read_token' },
