@@ -9,6 +9,7 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../../test/harness.ts';
+import { queryCosts } from '../../../billing/costs/cost-query.ts';
 
 let stack: TestStack;
 let sdk: string;
@@ -494,6 +495,21 @@ describe('the ingest API', () => {
     expect(negative.body.error.message).toBe('`metadata.cache_read_input_tokens` must be a non-negative integer');
 
     expect(await costOf(agent.id, 3)).toBe(THREE_CALLS_COST);
+    // The same from the raw events (the API may answer from the daily rollup): one definition, two paths.
+    const [live] = await queryCosts(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, { environmentId: stack.keys.development.id, from: new Date(`${day}T00:00:00Z`), to: new Date(`${next}T00:00:00Z`), agentInstanceIds: [agent.id] });
+    expect(live).toMatchObject({ category: 'llm', currency: 'USD', amount: THREE_CALLS_COST, actions: '3' });
+    const rolled = await waitFor(
+      async () => {
+        const rs = await stack.tally.ch!.query({
+          query: `SELECT toString(sum(amount)) AS a FROM ${stack.env.CLICKHOUSE_DATABASE}.costs_daily WHERE agent_instance_id = {a:String}`,
+          query_params: { a: agent.id },
+          format: 'JSONEachRow',
+        });
+        return (await rs.json<{ a: string }>())[0]!.a;
+      },
+      (a) => a !== '0',
+    );
+    expect(rolled).toBe(THREE_CALLS_COST);
     const now = Date.now();
     const [u] = await stack.tally.usage!.query({ environmentId: stack.keys.development.id, from: new Date(now - 86400_000), to: new Date(now + 86400_000), groupBy: 'agent', agentInstanceIds: [agent.id] });
     expect(u).toMatchObject({ actions: '3', input_tokens: '3650', output_tokens: '1200', cache_read_input_tokens: '3000', cache_creation_input_tokens: '300', reasoning_tokens: '256' });
