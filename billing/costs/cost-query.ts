@@ -3,6 +3,7 @@ import { dedupWindow } from '../usage/usage-query.ts';
 import { MAX_COST_QUANTITY } from '../../shared/events/limits.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { bucketSql, type Granularity } from '../report-periods.ts';
+import { tokenClassSql, type TokenClassField } from '../../shared/events/token-classes.ts';
 
 /** Dimensions a cost aggregate can be grouped by; currency always is, category unless asked not to. */
 export interface CostQuery {
@@ -63,6 +64,31 @@ const UNITS = `toDecimal128OrNull(extract(trim(BOTH '"' FROM JSONExtractRaw(meta
  */
 export const COST_SCALE = 18;
 
+/** Whether rule version `v` (a lambda variable) applies to the action: its action type, time and model. */
+const applies = (v: string): string => `(${v}.4 = '' OR ${v}.4 = action_type) AND ts >= ${v}.5 AND ts < ${v}.6 AND (${v}.8 OR has(${v}.9, model))`;
+
+/** (category, currency, basis) of every rule version that applies to the action. */
+const PRICED = `arrayMap(q -> tuple(q.1, q.2, q.3), arrayFilter(q -> ${applies('q')}, rules))`;
+
+/** Whether a rule of `basis` applies to the action in the category and currency of rule r. */
+const priced = (basis: string): string => `has(${PRICED}, tuple(r.1, r.2, '${basis}'))`;
+
+/** A token class of the action as a Decimal128(0) (shared/events/token-classes.ts). */
+const tokenClass = (field: TokenClassField): string => `toDecimal128(${tokenClassSql(field)}, 0)`;
+
+/**
+ * Token quantities of per-token rules. Cache reads and writes are part of `input_tokens`,
+ * reasoning part of `output_tokens` (as ingest stores them): a class priced by a rule of
+ * its own (same category and currency, applying to the action) is charged at that rule's
+ * rate and left out of the base count, so it is never charged twice; a class without a
+ * rule of its own stays in its base, charged at the base rate.
+ */
+const INPUT_QUANTITY = `greatest(toDecimal128(input_tokens, 0)
+      - if(${priced('per_cache_read_token')}, ${tokenClass('cache_read_input_tokens')}, toDecimal128(0, 0))
+      - if(${priced('per_cache_write_token')}, ${tokenClass('cache_creation_input_tokens')}, toDecimal128(0, 0)), toDecimal128(0, 0))`;
+const OUTPUT_QUANTITY = `greatest(toDecimal128(output_tokens, 0)
+      - if(${priced('per_reasoning_token')}, ${tokenClass('reasoning_tokens')}, toDecimal128(0, 0)), toDecimal128(0, 0))`;
+
 /**
  * The cost lines of one action, an array of (category, currency, amount) tuples, from its
  * columns ts, action_type, model, input_tokens, output_tokens, total_tokens, metadata and
@@ -75,14 +101,17 @@ export const COST_LINES_SQL = `if(isNotNull(toDecimal128OrNull(trim(BOTH '"' FRO
              upper(JSONExtractString(metadata, 'cost', 'currency')),
              toDecimal256(assumeNotNull(toDecimal128OrNull(trim(BOTH '"' FROM JSONExtractRaw(metadata, 'cost', 'amount')), 12)), ${COST_SCALE}))],
       arrayMap(r -> tuple(r.1, r.2, toDecimal256(
-          multiIf(r.3 = 'per_input_token', toDecimal128(input_tokens, 0),
-                  r.3 = 'per_output_token', toDecimal128(output_tokens, 0),
+          multiIf(r.3 = 'per_input_token', ${INPUT_QUANTITY},
+                  r.3 = 'per_output_token', ${OUTPUT_QUANTITY},
                   r.3 = 'per_total_token', toDecimal128(total_tokens, 0),
+                  r.3 = 'per_cache_read_token', ${tokenClass('cache_read_input_tokens')},
+                  r.3 = 'per_cache_write_token', ${tokenClass('cache_creation_input_tokens')},
+                  r.3 = 'per_reasoning_token', ${tokenClass('reasoning_tokens')},
                   r.3 = 'per_api_call', ifNull(toDecimal128OrNull(JSONExtractRaw(metadata, 'api_calls'), 0), toDecimal128(1, 0)),
                   r.3 = 'per_unit', if(ifNull(${UNITS} BETWEEN 0 AND ${MAX_COST_QUANTITY}, false), assumeNotNull(${UNITS}), toDecimal128(0, 6)),
                   toDecimal128(1, 0))
           * if(has(r.9, model), r.10[indexOf(r.9, model)], r.7), ${COST_SCALE})),
-        arrayFilter(r -> (r.4 = '' OR r.4 = action_type) AND ts >= r.5 AND ts < r.6 AND (r.8 OR has(r.9, model)), rules)))`;
+        arrayFilter(r -> ${applies('r')}, rules)))`;
 
 /** What the live query needs of the rollup: whether it answers a range, and whether it is caught up. */
 export interface CostRollupReader {
@@ -106,7 +135,8 @@ export interface CostStatus {
  *    that (one line); rules do not apply to it.
  * 3. Otherwise every cost rule version in effect at the action's time whose
  *    action_type matches (empty: every action) gives one line:
- *    quantity(basis) x rate. Quantity: the token count; `metadata.api_calls` (default 1);
+ *    quantity(basis) x rate. Quantity: the token count (a cache or reasoning class priced
+ *    by its own rule is left out of its base count: see INPUT_QUANTITY); `metadata.api_calls` (default 1);
  *    `metadata[unit_field]` (up to 6 decimals, default 0); 1 per action. Rate: the
  *    model's rate when the rule has one for the action's model, else the rule's `rate`
  *    (neither: no line). Amounts are exact: Decimal256 with {@link COST_SCALE} (18) decimals.

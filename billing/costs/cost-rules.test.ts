@@ -63,3 +63,9 @@ describe('report range', () => {
     expect(() => range({ start_date: '2026-02-30' }, now)).toThrow(AppError);
   });
 });
+
+describe('token class bases', () => {
+  it.each(['per_cache_read_token', 'per_cache_write_token', 'per_reasoning_token'] as const)('%s takes a rate and model rates', (basis) => {
+    expect(resolveRuleFields({ ...base, basis, rate: null, model_rates: { 'gpt-4o': '0.00000125' } })).toMatchObject({ basis, models: ['gpt-4o'], model_rates: ['0.00000125'] });
+  });
+});

@@ -14,7 +14,11 @@ import { markCostsStale } from './cost-rollup.ts';
  * time. Changing a rule closes the current version and opens a new one: costs of earlier
  * actions never change, unless the change is explicitly backdated (`reallocate: true`).
  */
-export const COST_BASES = ['per_input_token', 'per_output_token', 'per_total_token', 'per_api_call', 'per_action', 'per_unit'] as const;
+export const COST_BASES = [
+  'per_input_token', 'per_output_token', 'per_total_token', 'per_api_call', 'per_action', 'per_unit',
+  // Token classes (shared/events/token-classes.ts); each, when priced, leaves its base count (cost-query.ts).
+  'per_cache_read_token', 'per_cache_write_token', 'per_reasoning_token',
+] as const;
 type CostBasis = (typeof COST_BASES)[number];
 export { COST_CATEGORIES };
 type CostCategory = (typeof COST_CATEGORIES)[number];

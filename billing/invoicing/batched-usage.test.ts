@@ -12,6 +12,9 @@ const row = (agent: string, account: string, actions: string): UsageRow => ({
   input_tokens: '0',
   output_tokens: '0',
   total_tokens: '0',
+  cache_read_input_tokens: '0',
+  cache_creation_input_tokens: '0',
+  reasoning_tokens: '0',
 });
 
 /** A fake source that records its queries and answers from a fixed table. */

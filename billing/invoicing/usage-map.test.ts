@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UsageRow } from '../usage/usage-query.ts';
 import { engineUsage, usageTotals } from './usage-map.ts';
 
-const row = (id: string, r: Partial<UsageRow>): UsageRow => ({ agent_instance_id: id, actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0', ...r });
+const row = (id: string, r: Partial<UsageRow>): UsageRow => ({ agent_instance_id: id, actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0', cache_read_input_tokens: '0', cache_creation_input_tokens: '0', reasoning_tokens: '0', ...r });
 
 describe('engineUsage', () => {
   it('splits @action and @outcome (sum of values) by agent instance, leaving out zeros', () => {

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
 import { decimalFromClickHouse } from '../../shared/clickhouse/decimal.ts';
+import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
 
 /** Quantities of one group; counts and sums are exact decimal strings. */
 export interface UsageRow {
@@ -17,6 +18,10 @@ export interface UsageRow {
   input_tokens: string;
   output_tokens: string;
   total_tokens: string;
+  /** Token classes (shared/events/token-classes.ts), each part of input_tokens or output_tokens. */
+  cache_read_input_tokens: string;
+  cache_creation_input_tokens: string;
+  reasoning_tokens: string;
 }
 
 export interface UsageQuery {
@@ -112,7 +117,8 @@ export class UsageStore {
         toString(uniqExact(if(user_id != '', concat('u:', user_id), if(anonymous_id != '', concat('a:', anonymous_id), NULL)))) AS users,
         toString(sum(input_tokens)) AS input_tokens,
         toString(sum(output_tokens)) AS output_tokens,
-        toString(sum(total_tokens)) AS total_tokens
+        toString(sum(total_tokens)) AS total_tokens,
+        ${TOKEN_CLASSES.map((c) => `toString(sum(${c.field})) AS ${c.field}`).join(',\n        ')}
       FROM ${this.database}.actions FINAL
       ${prewhere}
       ${where} ${q.actionTypes ? 'AND action_type IN {atypes:Array(String)}' : ''}
@@ -198,7 +204,10 @@ function mergeRows(keys: string[], actions: Record<string, string>[], outcomes: 
     const k = keys.map((c) => r[c]).join('\u0000');
     let row = byKey.get(k);
     if (!row) {
-      row = { actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0' };
+      row = {
+        actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0',
+        cache_read_input_tokens: '0', cache_creation_input_tokens: '0', reasoning_tokens: '0',
+      };
       for (const c of keys) (row as unknown as Record<string, string>)[c] = r[c] ?? '';
       byKey.set(k, row);
     }
@@ -208,6 +217,7 @@ function mergeRows(keys: string[], actions: Record<string, string>[], outcomes: 
     // A query with no GROUP BY returns one row even over no data: skip the empty one.
     if (keys.length === 0 && a.actions === '0') continue;
     Object.assign(get(a), { actions: a.actions, users: a.users, input_tokens: a.input_tokens, output_tokens: a.output_tokens, total_tokens: a.total_tokens });
+    for (const c of TOKEN_CLASSES) get(a)[c.field] = a[c.field] ?? '0';
   }
   for (const o of outcomes) {
     if (keys.length === 0 && o.outcomes === '0') continue;

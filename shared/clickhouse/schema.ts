@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { clusterOf } from './client.ts';
 import { clusterStatements } from './cluster.ts';
+import { TOKEN_CLASSES, tokenClassSql } from '../events/token-classes.ts';
 
 /** The columns of an action the cost rollup keeps (billing/costs/cost-rollup.ts). */
 const COUNTED_ROW = `Tuple(ts DateTime64(3, 'UTC'), account_id String, action_type String, model String, input_tokens UInt64, output_tokens UInt64, total_tokens UInt64, metadata String)`;
@@ -274,6 +275,17 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
     // the rollup now keeps (billing/costs/cost-query.ts COST_SCALE) instead of cutting at 12.
     id: '0007_costs_exact',
     statements: [`ALTER TABLE {db}.costs_daily MODIFY COLUMN amount Decimal(76, 18)`],
+  },
+  {
+    // Token classes priced apart (shared/events/token-classes.ts): cache reads, cache
+    // writes, reasoning. Columns whose default is computed from the metadata at insert:
+    // the sink's inserts and the wire format stay as they are (the counts travel in the
+    // metadata text), rows stored before read theirs from their metadata too, and a
+    // writer may one day send them as columns of their own.
+    id: '0008_token_classes',
+    statements: TOKEN_CLASSES.map(
+      (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 DEFAULT ${tokenClassSql(c.field)}`,
+    ),
   },
 ];
 

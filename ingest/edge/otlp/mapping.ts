@@ -1,4 +1,8 @@
 import type { OtlpAnyValue, OtlpAttributes, OtlpSpan } from './model.ts';
+import { wellKnownProvider } from './provider.ts';
+import { spanTokens, tokenCount } from './token-usage.ts';
+
+export { tokenCount };
 
 /** Rules for spans that carry no GenAI operation: names of tagged actions of the environment. */
 export interface SpanRules {
@@ -31,6 +35,21 @@ const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = {
 /** Older conventions still emitted by instrumentations: OpenLLMetry `llm.request.type`, OpenInference span kinds. */
 const LLM_REQUEST_TYPES: Readonly<Record<string, string>> = { chat: 'llm_call', completion: 'llm_call', embedding: 'embedding' };
 const OPENINFERENCE_KINDS: Readonly<Record<string, string>> = { LLM: 'llm_call', TOOL: 'tool_call', EMBEDDING: 'embedding' };
+/**
+ * Vercel AI SDK operations (`ai.operationId`, AI SDK 4 and 5) to action type: only the
+ * spans of one provider call or one tool execution. The wrapper spans around them
+ * (`ai.generateText`, `ai.streamText`, `ai.embed`, …) carry the sum of their steps, so
+ * they are not metered: a call counts once.
+ */
+const VERCEL_AI_OPERATIONS: Readonly<Record<string, string>> = {
+  'ai.generateText.doGenerate': 'llm_call',
+  'ai.streamText.doStream': 'llm_call',
+  'ai.generateObject.doGenerate': 'llm_call',
+  'ai.streamObject.doStream': 'llm_call',
+  'ai.embed.doEmbed': 'embedding',
+  'ai.embedMany.doEmbed': 'embedding',
+  'ai.toolCall': 'tool_call',
+};
 
 const str = (v: OtlpAnyValue | undefined): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 const first = (a: OtlpAttributes, keys: readonly string[]): OtlpAnyValue | undefined => {
@@ -51,9 +70,17 @@ function actionTypeOf(span: OtlpSpan, rules: SpanRules): { type: string; rule: s
   if (legacy && LLM_REQUEST_TYPES[legacy]) return { type: LLM_REQUEST_TYPES[legacy], rule: 'gen_ai' };
   const oi = str(a['openinference.span.kind']);
   if (oi && OPENINFERENCE_KINDS[oi]) return { type: OPENINFERENCE_KINDS[oi], rule: 'openinference' };
+  const vercel = str(a['ai.operationId']);
+  if (vercel && VERCEL_AI_OPERATIONS[vercel]) return { type: VERCEL_AI_OPERATIONS[vercel], rule: 'vercel_ai' };
   if (rules.taggedActions.has(span.name)) return { type: span.name, rule: 'tagged' };
   return undefined;
 }
+
+/** Provider names: GenAI (current, then older), OpenInference, the Vercel AI SDK's provider id. */
+const PROVIDER_ATTRIBUTES = ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'];
+
+/** Model names of conventions without `gen_ai.*.model`: OpenInference, value-python, the Vercel AI SDK. */
+const MODEL_FALLBACKS = ['llm.model_name', 'embedding.model_name', 'value.action.llm.model', 'ai.response.model', 'ai.model.id'];
 
 /** A span metered as an action: the action event, and what was wrong but not fatal. */
 export interface MappedSpan {
@@ -61,10 +88,6 @@ export interface MappedSpan {
   /** Attributes left out, each named with why (reported in the export's partial_success). */
   warnings: string[];
 }
-
-const INPUT_TOKENS = ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'value.action.llm.input_tokens'];
-const OUTPUT_TOKENS = ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'value.action.llm.output_tokens'];
-const TOTAL_TOKENS = ['llm.usage.total_tokens', 'llm.token_count.total', 'value.action.llm.total_tokens'];
 
 /**
  * Turns a span into an action event of the public API (the `POST /v1/actions` shape), so
@@ -86,16 +109,18 @@ export function spanToAction(span: OtlpSpan, resource: OtlpAttributes, rules: Sp
   const requestModel = str(first(a, ['gen_ai.request.model', 'llm.request.model']));
   const responseModel = str(first(a, ['gen_ai.response.model', 'llm.response.model']));
   // The model that answered decides the cost; the requested one is kept beside it.
-  put(meta, 'model', responseModel ?? requestModel ?? str(a['llm.model_name']) ?? str(a['embedding.model_name']) ?? str(a['value.action.llm.model']));
+  put(meta, 'model', responseModel ?? requestModel ?? str(first(a, MODEL_FALLBACKS)));
   if (requestModel && responseModel && requestModel !== responseModel) put(meta, 'request_model', requestModel);
-  putTokens(meta, warnings, a, 'input_tokens', INPUT_TOKENS);
-  putTokens(meta, warnings, a, 'output_tokens', OUTPUT_TOKENS);
-  putTokens(meta, warnings, a, 'total_tokens', TOTAL_TOKENS);
-  putTokens(meta, warnings, a, 'cache_read_input_tokens', ['gen_ai.usage.cache_read.input_tokens']);
-  put(meta, 'provider', str(first(a, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'])));
-  put(meta, 'operation', str(a['gen_ai.operation.name']));
-  put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name'])));
-  put(meta, 'tool_call_id', str(a['gen_ai.tool.call.id']));
+  // The provider as the GenAI conventions name it; what was sent, when it differs, beside it.
+  const providerSent = str(first(a, PROVIDER_ATTRIBUTES));
+  const provider = providerSent === undefined ? undefined : wellKnownProvider(providerSent);
+  put(meta, 'provider', provider ?? providerSent);
+  if (provider !== undefined && provider !== providerSent) put(meta, 'provider_sent', providerSent);
+  const { tokens, notes } = spanTokens(a, t.rule, provider, warnings);
+  Object.assign(meta, tokens, notes);
+  put(meta, 'operation', str(first(a, ['gen_ai.operation.name', 'ai.operationId'])));
+  put(meta, 'tool_name', str(first(a, ['gen_ai.tool.name', 'tool.name', 'ai.toolCall.name'])));
+  put(meta, 'tool_call_id', str(first(a, ['gen_ai.tool.call.id', 'ai.toolCall.id'])));
   put(meta, 'agent_name', str(a['gen_ai.agent.name']) ?? str(resource['value.agent.name']));
   if (t.rule === 'value.action') putValueAction(a, meta, warnings);
   put(meta, 'span_name', span.name);
@@ -125,15 +150,6 @@ function put(meta: Record<string, unknown>, k: string, v: unknown): void {
   if (v !== undefined && v !== null && v !== '') meta[k] = v;
 }
 
-/** Sets `meta[k]` to the token count of the first of `keys` the span has, or warns that it is not one. */
-function putTokens(meta: Record<string, unknown>, warnings: string[], a: OtlpAttributes, k: string, keys: readonly string[]): void {
-  const name = keys.find((key) => a[key] !== undefined && a[key] !== null);
-  if (name === undefined) return;
-  const n = tokenCount(a[name]!);
-  if (n === undefined) warnings.push(`\`${name}\` ${JSON.stringify(a[name])} is not a non-negative integer; the call is metered without it`);
-  else meta[k] = n;
-}
-
 const USER_ATTRIBUTES = ['user.id', 'enduser.id', 'tally.user_id', 'value.action.user_id'];
 
 /**
@@ -159,13 +175,6 @@ function putValueAction(a: OtlpAttributes, meta: Record<string, unknown>, warnin
   } else {
     warnings.push('`value.action.user_attributes` is not a JSON object text; left out');
   }
-}
-
-/** A token count: a non-negative safe integer, or a string of at most 15 digits; else undefined. */
-export function tokenCount(v: OtlpAnyValue): number | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-  if (typeof v === 'string' && /^\d{1,15}$/.test(v.trim())) return Number(v.trim());
-  return undefined;
 }
 
 /** The agent key a resource names, if any. */

@@ -10,6 +10,7 @@ import type { WireEvent } from '../../../shared/events/wire.ts';
 import { parseTimestamp } from '../../../shared/time.ts';
 import { fieldProblems, type FieldProblem } from '../../../shared/validation/typebox-errors.ts';
 import { costInputsProblem } from './cost-inputs.ts';
+import { TOKEN_CLASSES } from '../../../shared/events/token-classes.ts';
 import { exactMetadataJson, exactNumbersOf, plainDecimal, withExactTexts } from './exact-values.ts';
 import { actionChecker, outcomeChecker, type ActionEvent, type OutcomeEvent } from '../../../shared/events/schemas.ts';
 
@@ -131,6 +132,8 @@ export function normalizeStep(
     out.tin = tin ?? 0;
     out.tout = tout ?? 0;
     out.ttot = ttot ?? out.tin + out.tout;
+    const classProblem = tokenClassProblem(m, usage, out);
+    if (classProblem !== undefined) return reject('validation_failed', classProblem.message, classProblem.path);
     out.model = stringField(m, 'model') ?? stringField(m, 'model_name') ?? '';
   }
   return { ok: true, value: out };
@@ -186,6 +189,36 @@ function tokenField(m: Record<string, unknown>, usage: Record<string, unknown> |
   if (v === undefined && alias !== undefined) v = m[alias] ?? usage?.[alias];
   if (v === undefined) return undefined;
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
+}
+
+/**
+ * The first problem of the token classes (shared/events/token-classes.ts): each a
+ * non-negative integer, and no more than the count it is part of when that count is sent
+ * (cache reads and writes together at most `input_tokens`, reasoning at most
+ * `output_tokens`). Anthropic's `input_tokens` leaves the cached tokens out: send their
+ * sum as `input_tokens`, as the OpenTelemetry GenAI conventions and OpenAI count it.
+ */
+function tokenClassProblem(m: Record<string, unknown>, usage: Record<string, unknown> | undefined, n: NormalizedEvent): { path: string; message: string } | undefined {
+  let cached = 0;
+  let cachedPath = '';
+  for (const c of TOKEN_CLASSES) {
+    const v = tokenField(m, usage, c.field, undefined);
+    if (v === null) return { path: `metadata.${c.field}`, message: `\`metadata.${c.field}\` must be a non-negative integer` };
+    if (v === undefined) continue;
+    if (c.base === 'input_tokens') {
+      cached += v;
+      cachedPath ||= `metadata.${c.field}`;
+    } else if (v > n.tout && tokenField(m, usage, 'output_tokens', 'completion_tokens') !== undefined) {
+      return { path: `metadata.${c.field}`, message: `\`metadata.${c.field}\` (${v}) is part of \`output_tokens\` (${n.tout}) and cannot exceed it` };
+    }
+  }
+  if (cached > n.tin && tokenField(m, usage, 'input_tokens', 'prompt_tokens') !== undefined) {
+    return {
+      path: cachedPath,
+      message: `cached tokens (${cached}) are part of \`input_tokens\` (${n.tin}) and cannot exceed it; Anthropic counts them apart: send input_tokens + cache_read_input_tokens + cache_creation_input_tokens as \`input_tokens\``,
+    };
+  }
+  return undefined;
 }
 
 const badTokens = (name: string) => reject('validation_failed', `\`metadata.${name}\` must be a non-negative integer`, `metadata.${name}`);

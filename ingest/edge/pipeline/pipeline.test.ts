@@ -76,6 +76,15 @@ describe('validate and normalize', () => {
     [{ agent_key: 'k', action_type: 'x', metadata: null }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { prompt_tokens: -1 } }, false],
     [{ agent_key: 'k', action_type: 'x', metadata: { usage: { completion_tokens: 'many' } } }, false],
+    // Token classes: non-negative integers, parts of their base count when it is sent.
+    [{ agent_key: 'k', action_type: 'x', metadata: { input_tokens: 10, cache_read_input_tokens: 6, cache_creation_input_tokens: 4 } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: { input_tokens: 10, cache_read_input_tokens: 6, cache_creation_input_tokens: 5 } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { usage: { prompt_tokens: 3, cache_read_input_tokens: 4 } } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { cache_read_input_tokens: 4 } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: { output_tokens: 10, reasoning_tokens: 10 } }, true],
+    [{ agent_key: 'k', action_type: 'x', metadata: { output_tokens: 10, reasoning_tokens: 11 } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { reasoning_tokens: 1.5 } }, false],
+    [{ agent_key: 'k', action_type: 'x', metadata: { usage: { cache_creation_input_tokens: '3' } } }, false],
     [{ agent_key: 'k', action_type: 'x', id: 'A', event_id: 'B' }, false],
     [{ agent_key: 'k', action_type: 'x', id: 'A', idempotency_key: 'A' }, true],
   ])('accepts %j: %s', (event, accepted) => {
