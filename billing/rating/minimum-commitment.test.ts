@@ -56,11 +56,11 @@ describe('minimum commitment over a whole period', () => {
   it('names the minimum, what was billed and the true-up', () => {
     const line = trueUp(whole('USD', [fee('100'), perAction('0.5')], '3', '250.5'))!;
     expect(line.minimum_commitment).toEqual({
-      minimum: '250.5',
+      minimum: '250.50',
       prorated_minimum: '250.50',
       billed: '101.50',
       true_up: '149.00',
-      parts: [{ from: NOV.start, to: NOV.end, minimum: '250.5', proration: '1' }],
+      parts: [{ from: NOV.start, to: NOV.end, minimum: '250.50', proration: '1' }],
     });
     expect(line.service_period).toEqual(NOV);
   });
@@ -85,7 +85,7 @@ describe('minimum commitment prorated by billed time', () => {
     // fee 30 x 20/30 = 20.00; minimum 100 x 20/30 = 66.666... -> 66.67.
     expect(r.lines[0]!.amount).toBe('20.00');
     expect(trueUp(r)).toMatchObject({ amount: '46.67', proration: '0.6666666666666666666666666666666666666667' });
-    expect(trueUp(r)!.minimum_commitment).toMatchObject({ minimum: '100', prorated_minimum: '66.67', billed: '20.00', true_up: '46.67' });
+    expect(trueUp(r)!.minimum_commitment).toMatchObject({ minimum: '100.00', prorated_minimum: '66.67', billed: '20.00', true_up: '46.67' });
     expect(trueUp(r)!.service_period).toEqual({ start: day(11), end: NOV.end });
     expect(r.total).toBe('66.67');
   });
@@ -119,7 +119,7 @@ describe('minimum commitment prorated by billed time', () => {
       ],
     });
     expect(trueUp(r)!.minimum_commitment).toMatchObject({ minimum: null, prorated_minimum: '500.00', billed: '300.00', true_up: '200.00' });
-    expect(trueUp(r)!.minimum_commitment!.parts.map((p) => p.minimum)).toEqual(['300', '600']);
+    expect(trueUp(r)!.minimum_commitment!.parts.map((p) => p.minimum)).toEqual(['300.00', '600.00']);
     expect(r.total).toBe('500.00');
     // A plan without a minimum owes nothing for its share.
     const r2 = rateSegments({
@@ -131,7 +131,7 @@ describe('minimum commitment prorated by billed time', () => {
       ],
     });
     expect(trueUp(r2)).toMatchObject({ amount: '45.00', proration: null });
-    expect(trueUp(r2)!.minimum_commitment!.parts.map((p) => p.minimum)).toEqual([null, '90']);
+    expect(trueUp(r2)!.minimum_commitment!.parts.map((p) => p.minimum)).toEqual([null, '90.00']);
   });
 
   it.each([

@@ -50,7 +50,9 @@ export function minimumCommitmentLine(segments: readonly CommitmentSegment[], bi
   const owed = r.round(numerator.div(periodMs));
   const trueUp = owed.minus(billed);
   if (!trueUp.gt(0)) return null;
-  const minimums = [...new Set(parsed.map((p) => formatDecimal(p.minimum ?? new Dec(0))))];
+  // Minimums shown as money (the currency's decimals) when they fit it, as the API stores them.
+  const money = (d: Dec) => (d.decimalPlaces() <= r.places ? r.fmt(d) : formatDecimal(d));
+  const minimums = [...new Set(parsed.map((p) => money(p.minimum ?? new Dec(0))))];
   const detail: MinimumCommitmentDetail = {
     minimum: minimums.length === 1 ? minimums[0]! : null,
     prorated_minimum: r.fmt(owed),
@@ -59,7 +61,7 @@ export function minimumCommitmentLine(segments: readonly CommitmentSegment[], bi
     parts: parsed.map(({ s, minimum }) => ({
       from: s.window.servicePeriod.start,
       to: s.window.servicePeriod.end,
-      minimum: minimum === null ? null : formatDecimal(minimum),
+      minimum: minimum === null ? null : money(minimum),
       proration: s.window.fraction ?? '1',
     })),
   };
