@@ -253,6 +253,17 @@ describe('November invoices with a minimum commitment', () => {
     expect(trueUp(bhd.lines)[0]!.amount).toBe('8.625');
   });
 
+  it('is in the OpenAPI document: rate plan and subscription requests and answers, invoice lines, simulation', async () => {
+    const doc = (await get('/v1/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    const requestOf = (path: string) => JSON.stringify(doc.paths[path].post.requestBody);
+    expect(requestOf('/api/v1/products/{product_id}/rateplans')).toContain('minimum_commitment');
+    expect(requestOf('/api/v1/subscription/create')).toContain('minimum_commitment');
+    expect(requestOf('/v1/subscriptions')).toContain('minimum_commitment');
+    for (const schema of ['RatePlan', 'Subscription', 'InvoiceLine']) expect(JSON.stringify(doc.components.schemas[schema]), schema).toContain('minimum_commitment');
+    expect(text).toContain('prorated_minimum');
+  });
+
   it('simulate shows the true-up on both families', async () => {
     clock = PS;
     const p = await plan('simulated', { fee: '100', perAction: '1', minimum: '250' });
