@@ -292,7 +292,8 @@ function roundOncePerCharge(rounded: InvoiceLine[][], exact: InvoiceLine[][], r:
 }
 
 /**
- * Rates one billing period: charge lines, then discount lines, with totals.
+ * Rates one billing period: charge lines, then discount lines, with totals (no minimum
+ * commitment: invoices, previews and simulations rate with {@link rateSegments}).
  * Throws {@link RatingError} (or MoneyError/PeriodError) on invalid input.
  */
 export function rate(input: RateInput): RateResult {
