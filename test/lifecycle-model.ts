@@ -119,6 +119,7 @@ export const q = (dec: string): Q => {
 };
 export const add = (a: Q, b: Q): Q => ({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
 export const mul = (a: Q, n: bigint, d = 1n): Q => ({ n: a.n * n, d: a.d * d });
+export const minus = (a: Q, b: Q): Q => add(a, { n: -b.n, d: b.d });
 /** Half up (non-negative) to `places` decimals, as text. */
 export function roundText(x: Q, places: number): string {
   const scale = 10n ** BigInt(places);

@@ -118,6 +118,7 @@ export const RatePlan = Type.Object({
   description: NullableStr,
   billing_cycle_code: lit(['monthly', 'quarterly', 'annual']),
   currency: Type.String({ description: 'ISO 4217 code' }),
+  minimum_commitment: Nullable(Type.String({ description: 'minimum billed per billing period (README "Commitments"), at the currency\'s minor units; null: none' })),
   created_at: Time,
   updated_at: Time,
 });
@@ -153,6 +154,7 @@ export const Subscription = Type.Object({
   cancel_reason: NullableStr,
   cancelled_at: NullableTime,
   renewed_at: NullableTime,
+  minimum_commitment: Nullable(Type.String({ description: "overrides the plan's minimum per billing period (README \"Commitments\"); null: the plan's" })),
   agent_instance_ids: Type.Array(Str),
   created_at: Time,
   updated_at: Time,
@@ -232,6 +234,18 @@ const InvoiceLine = Type.Object({
   tiers: Type.Unknown(),
   overage: Type.Optional(Type.Unknown()),
   discount: Type.Optional(Type.Unknown()),
+  minimum_commitment: Type.Optional(
+    Type.Object(
+      {
+        minimum: Nullable(Decimal),
+        prorated_minimum: Decimal,
+        billed: Decimal,
+        true_up: Decimal,
+        parts: Type.Array(Type.Object({ from: Time, to: Time, minimum: Nullable(Decimal), proration: Decimal })),
+      },
+      { description: 'on the minimum_commitment true-up line: the minimum per period (null when it differs by segment), the minimum owed for the billed time, what the period billed after discounts, and each segment with its minimum and share of the period' },
+    ),
+  ),
   proration: Nullable(Decimal),
   amount: Decimal,
   agent_instance_id: NullableStr,

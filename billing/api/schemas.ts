@@ -88,11 +88,21 @@ const Currency = Type.String({
   pattern: `^(?:${CURRENCY_CODES.flatMap((c) => [c, c.toLowerCase()]).join('|')})$`,
   errorMessage: CURRENCY_MESSAGE,
 });
+/**
+ * A minimum commitment per billing period: a decimal string (or a JSON number of at most
+ * 15 significant digits), or null. Its sign, decimals (the currency's minor units) and
+ * size are checked against the currency by billing/catalog/commitments.ts.
+ */
+const MinimumCommitment = Type.Union([Type.String({ maxLength: 40 }), Type.Number(), Type.Null()], {
+  errorMessage: 'must be a non-negative decimal string or number, or null',
+  description: 'minimum billed per billing period, in the currency (decimal, at most its minor units); null: none',
+});
 export const RatePlanCreate = Type.Object({
   name: Name,
   description: Type.Optional(NullableText),
   billing_cycle_code: BillingCycle,
   currency: Type.Optional(Currency),
+  minimum_commitment: Type.Optional(MinimumCommitment),
 });
 
 const Spelling = Type.String({ minLength: 1, maxLength: 50, errorMessage: 'must be a non-empty string' });
@@ -118,6 +128,7 @@ export const SubscriptionCreate = Type.Object({
   rate_plan_id: Id,
   contract_effective_date: Type.Optional(DateLike),
   agent_instance_ids: Type.Optional(InstanceIds),
+  minimum_commitment: Type.Optional(MinimumCommitment),
 });
 /** Family A subscription create (created active: Family A has no activate path). */
 export const SubscriptionCreateA = Type.Object({
@@ -125,6 +136,7 @@ export const SubscriptionCreateA = Type.Object({
   rate_plan_id: Id,
   agent_instance_ids: Type.Optional(InstanceIds),
   contract_effective_date: Type.Optional(DateLike),
+  minimum_commitment: Type.Optional(MinimumCommitment),
 });
 export const SubscriptionCancel = Type.Object({ cancel_date: Type.Optional(DateLike), reason: Type.Optional(Text) });
 export const SubscriptionMove = Type.Object({ effective_date: Type.Optional(DateLike) });

@@ -5,6 +5,7 @@ import { newId } from '../../shared/ids.ts';
 import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
+import { commitmentAmount, commitmentView } from './commitments.ts';
 
 /** A product as the API returns it. */
 function productView(r: Selectable<ProductsTable>) {
@@ -20,6 +21,7 @@ export function ratePlanView(r: Selectable<RatePlansTable>) {
     description: r.description,
     billing_cycle_code: r.billing_cycle_code,
     currency: r.currency,
+    minimum_commitment: commitmentView(r.minimum_commitment, r.currency),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
@@ -80,10 +82,14 @@ interface RatePlanInput {
   billing_cycle_code: BillingCycle;
   /** ISO 4217 code, any case; stored upper case. */
   currency: string;
+  /** Minimum per billing period in the plan's currency (README "Commitments"); null or absent: none. */
+  minimum_commitment?: string | number | null;
 }
 
 /** Creates a rate plan of a product (404 when the product is not in this environment); names are unique per product. */
 export async function createRatePlan(db: Db, environmentId: string, productId: string, input: RatePlanInput) {
+  const currency = input.currency.toUpperCase();
+  const minimum = commitmentAmount(input.minimum_commitment, currency, 'minimum_commitment');
   await getProduct(db, environmentId, productId);
   const row = await guarded('a rate plan with this name in this product', () =>
     db
@@ -95,7 +101,8 @@ export async function createRatePlan(db: Db, environmentId: string, productId: s
         name: input.name,
         description: input.description ?? null,
         billing_cycle_code: input.billing_cycle_code,
-        currency: input.currency.toUpperCase(),
+        currency,
+        minimum_commitment: minimum,
       })
       .returningAll()
       .executeTakeFirstOrThrow(),

@@ -10,6 +10,7 @@ import { getRatePlanRow } from './products.ts';
 import { requireRef } from './refs.ts';
 import { nextPeriod, periodContaining, toEpochMs, type BillingCycle } from '../rating/index.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
+import { commitmentAmount } from './commitments.ts';
 
 /**
  * Subscription state machine. Every move is recorded in `subscription_events` with the
@@ -48,7 +49,7 @@ const EVENT_TYPE: Record<SubscriptionAction, string> = {
 type Row = Selectable<SubscriptionsTable>;
 type Tx = Transaction<Database>;
 
-/** A subscription as both families return it. */
+/** A subscription as both families return it (`minimum_commitment` stored at its plan currency's minor units). */
 function subscriptionView(r: Row, agentInstanceIds: string[]) {
   return {
     id: r.id,
@@ -62,6 +63,7 @@ function subscriptionView(r: Row, agentInstanceIds: string[]) {
     cancel_reason: r.cancel_reason,
     cancelled_at: iso(r.cancelled_at),
     renewed_at: iso(r.renewed_at),
+    minimum_commitment: r.minimum_commitment,
     agent_instance_ids: agentInstanceIds,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -111,6 +113,8 @@ interface SubscriptionInput {
   agent_instance_ids?: string[];
   /** Create it active at once (Family A, which has no activate path). */
   activate?: boolean;
+  /** Overrides the plan's minimum commitment per period, in the plan's currency (README "Commitments"); null or absent: the plan's. */
+  minimum_commitment?: string | number | null;
 }
 
 /** Checks that each instance exists here and belongs to the account (or to no account). */
@@ -131,6 +135,8 @@ async function checkInstances(db: Db, environmentId: string, accountId: string, 
 export async function createSubscription(db: Db, environmentId: string, input: SubscriptionInput, now = new Date()) {
   await requireRef(db, 'accounts', environmentId, 'account_id', input.account_id);
   await requireRef(db, 'rate_plans', environmentId, 'rate_plan_id', input.rate_plan_id);
+  const plan = await getRatePlanRow(db, environmentId, input.rate_plan_id);
+  const minimum = commitmentAmount(input.minimum_commitment, plan.currency, 'minimum_commitment');
   const ids = [...new Set(input.agent_instance_ids ?? [])];
   await checkInstances(db, environmentId, input.account_id, ids);
   const effective = input.contract_effective_date ?? now;
@@ -145,6 +151,7 @@ export async function createSubscription(db: Db, environmentId: string, input: S
         status: input.activate ? 'active' : 'draft',
         contract_effective_date: effective,
         activated_at: input.activate ? now : null,
+        minimum_commitment: minimum,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

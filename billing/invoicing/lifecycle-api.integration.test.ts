@@ -8,7 +8,9 @@
  * and in total, to the minor unit, with the independent model of test/lifecycle-model.ts
  * (the plan billed at each instant, from the moves the API accepted; money in exact
  * rationals, each charge rounded once; users counted once a period, at the price of the
- * plan billed at their first billed action: issue 35). Covers what the pure model tests
+ * plan billed at their first billed action: issue 35; a minimum commitment per plan or
+ * overridden per subscription, owed over each plan's billed share of the period, rounded
+ * once, trued up when the charges bill less: README "Commitments"). Covers what the pure model tests
  * cannot: the state machine and its refusals, the stored moves, the usage queries.
  *
  * LIFECYCLE_API_RUNS sequences (100 in npm test, ~5 s; `npm run test:lifecycle` runs 300), seeded by LIFECYCLE_SEED.
@@ -16,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
-import { add, HOUR, mul, planBilledAt, q, rng, roundText, ZERO, type Q } from '../../test/lifecycle-model.ts';
+import { add, HOUR, minus, mul, planBilledAt, q, rng, roundText, ZERO, type Q } from '../../test/lifecycle-model.ts';
 import type { StateChange } from './segments.ts';
 
 const RUNS = Number(process.env.LIFECYCLE_API_RUNS ?? 100);
@@ -31,14 +33,16 @@ const iso = (t: number) => new Date(t).toISOString();
  * period's first USERS_FREE users free and each later one at that price (plan 1 has none:
  * users first seen on it count toward the others' tiers all the same).
  */
-const PLAN_PRICES: { fee: string; price: string; cycle: string; currency?: string; user?: string }[] = [
-  { fee: '100', price: '0.005', cycle: 'monthly', user: '2.5' },
+const PLAN_PRICES: { fee: string; price: string; cycle: string; currency?: string; user?: string; minimum?: string }[] = [
+  { fee: '100', price: '0.005', cycle: 'monthly', user: '2.5', minimum: '150' },
   { fee: '31', price: '0.5', cycle: 'monthly' },
-  { fee: '7.77', price: '1', cycle: 'monthly', user: '0.125' },
-  { fee: '300', price: '0.25', cycle: 'quarterly', user: '4' },
+  { fee: '7.77', price: '1', cycle: 'monthly', user: '0.125', minimum: '40.01' },
+  { fee: '300', price: '0.25', cycle: 'quarterly', user: '4', minimum: '900' },
   // Another currency: a change to it is always refused.
-  { fee: '50', price: '1', cycle: 'monthly', currency: 'EUR' },
+  { fee: '50', price: '1', cycle: 'monthly', currency: 'EUR', minimum: '60' },
 ];
+/** Subscription overrides of the plans' minimum commitment, picked for some sequences. */
+const OVERRIDES = ['0', '120', '99.99'];
 const NEXT_QUARTER = Date.parse('2027-01-01T00:00:00Z');
 const USERS_FREE = 1;
 
@@ -60,7 +64,7 @@ beforeAll(async () => {
   const perUser = await model('Users', 'tiered', { unit_of_measure: '@user', tiers: [{ price: 0, start: 0 }, { price: 1, start: USERS_FREE }] });
   plans = [];
   for (const [i, p] of PLAN_PRICES.entries()) {
-    const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: `plan ${i}`, billing_cycle_code: p.cycle, currency: p.currency ?? 'USD' })).body.id as string;
+    const plan = (await post(`/api/v1/products/${productId}/rateplans`, { name: `plan ${i}`, billing_cycle_code: p.cycle, currency: p.currency ?? 'USD', ...(p.minimum ? { minimum_commitment: p.minimum } : {}) })).body.id as string;
     expect((await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Fee', charge_model_id: flat, charge_type_code: 'recurring', pricing: { unit_price: p.fee } })).status).toBe(201);
     expect((await post(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: p.price } })).status).toBe(201);
     if (p.user) {
@@ -84,6 +88,8 @@ interface Sequence {
   events: number[];
   /** The user of each event ('' for none), from a few per sequence. */
   users: string[];
+  /** The subscription's minimum commitment override, if any. */
+  override: string | null;
   log: string[];
 }
 
@@ -101,11 +107,18 @@ async function runSequence(next: () => number, n: number): Promise<Sequence> {
   let plan = pick(plans.slice(0, 3));
   const contract = hourIn(clock - 10 * DAY, clock + 5 * DAY);
   const active = next() < 0.5;
-  const created = await post(active ? '/v1/subscriptions' : '/api/v1/subscription/create', { account_id: account, rate_plan_id: plan, agent_instance_ids: [agent], contract_effective_date: iso(contract) });
+  const override = next() < 0.25 ? pick(OVERRIDES) : null;
+  const created = await post(active ? '/v1/subscriptions' : '/api/v1/subscription/create', {
+    account_id: account,
+    rate_plan_id: plan,
+    agent_instance_ids: [agent],
+    contract_effective_date: iso(contract),
+    ...(override !== null ? { minimum_commitment: override } : {}),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const sub = created.body.id as string;
   const accepted: StateChange[] = [{ type: 'created', to_status: active ? 'active' : 'draft', rate_plan_id: plan, effective_at: iso(active ? Math.max(contract, clock) : contract) }];
-  const log = [`created ${active ? 'active' : 'draft'} on ${plans.indexOf(plan)} contract ${iso(contract)} at ${iso(clock)}`];
+  const log = [`created ${active ? 'active' : 'draft'} on ${plans.indexOf(plan)} contract ${iso(contract)} minimum ${override} at ${iso(clock)}`];
   for (let k = Math.floor(next() * 8); k > 0; k--) {
     clock += Math.floor(next() * 4 * 24) * HOUR;
     if (clock >= PS && clock < PE && next() < 0.2) {
@@ -141,7 +154,24 @@ async function runSequence(next: () => number, n: number): Promise<Sequence> {
     billedHours.length && next() < 0.8 ? pick(billedHours) + Math.floor(next() * 60) * 60_000 : PS + Math.floor(next() * ((PE - PS) / 60_000)) * 60_000;
   const events = Array.from({ length: Math.floor(next() * 12) }, eventTime);
   const users = events.map(() => pick(['', `u${n}-a`, `u${n}-b`]));
-  return { account, agent, sub, accepted, events, users, log };
+  return { account, agent, sub, accepted, events, users, override, log };
+}
+
+/**
+ * The model's minimum commitment owed (exact), or null when no billed hour carries one: the
+ * minimum in force each billed hour (the override, else that hour's plan's) x 1 / the period's hours.
+ */
+function expectedMinimum(s: Sequence): Q | null {
+  let owed = ZERO;
+  let any = false;
+  for (let t = PS; t < PE; t += HOUR) {
+    const plan = planBilledAt(s.accepted, t + HOUR / 2);
+    const minimum = plan ? (s.override ?? PLAN_PRICES[plans.indexOf(plan)]!.minimum ?? null) : null;
+    if (minimum === null) continue;
+    any = true;
+    owed = add(owed, mul(q(minimum), 1n, BigInt((PE - PS) / HOUR)));
+  }
+  return any ? owed : null;
 }
 
 /** The model's invoice: each charge's exact amount, from the plan billed at each hour and at each event. */
@@ -196,6 +226,7 @@ describe(`subscription sequences through the API against the model (${RUNS} sequ
     const generated = await post('/v1/invoices/generate', { billing_period: '2026-11' });
     expect(generated.status).toBe(200);
     expect(generated.body.failures).toEqual([]);
+    let trueUpCount = 0;
     const bySub = new Map<string, { id: string; total: string }>(generated.body.invoices.map((i: { subscription_id: string; id: string; total: string }) => [i.subscription_id, i]));
     for (const s of sequences) {
       const context = `${s.log.join('; ')}; events ${s.events.map((e, i) => `${iso(e)} ${s.users[i]}`).join(', ')}`;
@@ -207,7 +238,7 @@ describe(`subscription sequences through the API against the model (${RUNS} sequ
         continue;
       }
       expect(invoice, context).toBeDefined();
-      const lines = (await call(stack, 'GET', `/api/v1/invoice/invoices/${invoice!.id}`, { key: dev.admin })).body.lines as { rate_plan_id: string; charge_name: string; amount: string }[];
+      const lines = (await call(stack, 'GET', `/api/v1/invoice/invoices/${invoice!.id}`, { key: dev.admin })).body.lines as { rate_plan_id: string; charge_name: string; model: string; amount: string }[];
       let total = ZERO;
       for (const [key, amount] of exact) {
         const [kind, plan] = key.split(':') as [string, string];
@@ -216,7 +247,22 @@ describe(`subscription sequences through the API against the model (${RUNS} sequ
         expect(roundText(billed, 2), `${context}: ${key}`).toBe(roundText(amount, 2));
         total = add(total, q(roundText(amount, 2)));
       }
+      // The true-up: what the rounded minimum owed exceeds the charges by, else no line.
+      const minimum = expectedMinimum(s);
+      const owed = minimum === null ? null : roundText(minimum, 2);
+      const shortfall = owed === null ? ZERO : minus(q(owed), total);
+      const trueUps = lines.filter((l) => l.model === 'minimum_commitment').map((l) => l.amount);
+      if (shortfall.n > 0n) {
+        expect(trueUps, `${context}: minimum owed ${owed}`).toEqual([roundText(shortfall, 2)]);
+        total = q(owed!);
+        trueUpCount++;
+      } else {
+        expect(trueUps, `${context}: minimum owed ${owed}`).toEqual([]);
+      }
       expect(invoice!.total, context).toBe(roundText(total, 2));
     }
+    console.log(`lifecycle-api: ${trueUpCount} invoices trued up to their minimum commitment`);
+    // Not vacuous: some invoices fall under their minimum.
+    expect(trueUpCount).toBeGreaterThan(RUNS / 20);
   }, 120_000 + RUNS * 1_000);
 });

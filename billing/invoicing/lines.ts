@@ -32,7 +32,7 @@ export interface StoredLine extends InvoiceLine {
   usage_query: LineUsageQuery | null;
 }
 
-/** Lines of all segments, in order, each tagged with its segment's plan and usage query. */
+/** Lines of all segments, in order, each tagged with its segment's plan and usage query, then the minimum commitment true-up. */
 export function invoiceLines(result: RateSegmentsResult, segments: readonly MeasuredSegment[], scope: UsageScope): StoredLine[] {
   const out: StoredLine[] = [];
   result.segments.forEach((seg, i) => {
@@ -49,6 +49,9 @@ export function invoiceLines(result: RateSegmentsResult, segments: readonly Meas
       });
     }
   });
+  // The minimum commitment true-up spans the segments: tagged with the plan in force at the end.
+  const trueUp = result.minimum_commitment;
+  if (trueUp && segments.length) out.push({ ...trueUp, position: out.length + 1, rate_plan_id: segments[segments.length - 1]!.rate_plan_id, usage_query: null });
   return out;
 }
 

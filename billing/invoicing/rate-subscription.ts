@@ -22,6 +22,11 @@ export interface BillingSubject {
   cycleAt(instant: number): BillingCycle;
   currency: string;
   changes: { type: string; to_status: string; rate_plan_id: string; effective_at: string }[];
+  /**
+   * The minimum commitment per period in force on a plan's segments: the subscription's
+   * override, else that plan's, else null (README "Commitments").
+   */
+  minimumOn(ratePlanId: string): string | null;
 }
 
 /** A rated (not stored) invoice of one subscription and period. */
@@ -53,7 +58,7 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
   ]);
   const changes = events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() }));
   const planIds = [...new Set([sub.rate_plan_id, ...changes.map((c) => c.rate_plan_id)])];
-  const plans = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code', 'currency']).where('id', 'in', planIds).execute()).map((r) => [r.id, r]));
+  const plans = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code', 'currency', 'minimum_commitment']).where('id', 'in', planIds).execute()).map((r) => [r.id, r]));
   const current = plans.get(sub.rate_plan_id)!;
   return {
     sub,
@@ -61,6 +66,7 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
     cycleAt: (instant) => plans.get(planInForce(changes, instant))?.billing_cycle_code ?? current.billing_cycle_code,
     currency: current.currency,
     changes,
+    minimumOn: (planId) => sub.minimum_commitment ?? plans.get(planId)?.minimum_commitment ?? null,
   };
 }
 
@@ -173,7 +179,7 @@ export async function rateSubscription(inv: Invoicing, subject: BillingSubject, 
   const outcome = await inv.rater.rate({
     currency: subject.currency,
     period,
-    segments: segments.map((s, i) => ({ from: s.from, to: s.to, charges: segCharges[i]!, usage: s.usage })),
+    segments: segments.map((s, i) => ({ from: s.from, to: s.to, charges: segCharges[i]!, usage: s.usage, minimum_commitment: subject.minimumOn(s.rate_plan_id) })),
   });
   if (!outcome.ok) {
     // Stored charges always rate (validated on create), so this is a bug or corrupt data.

@@ -1,7 +1,8 @@
 /**
  * Simulation: rates hypothetical usage against a rate plan's charges with the same
  * engine (and the same workers) as invoices. The period is the plan cycle's current
- * one (or `billing_period`), rated as a whole period: no proration.
+ * one (or `billing_period`), rated as a whole period: no proration. The plan's minimum
+ * commitment applies as on an invoice (a `minimum_commitment` line when the usage rates below it).
  */
 import { AppError } from '../../shared/errors.ts';
 import { notFound } from '../../shared/db/db-errors.ts';
@@ -28,7 +29,7 @@ export async function simulateCharges(inv: Invoicing, environmentId: string, inp
     const pricing = r.resolved_pricing as unknown as CanonicalPricing;
     return { id: r.id, name: r.name, model: pricing.kind as ChargeModelKind, charge_type: r.charge_type, unit_of_measure: (r.unit_of_measure as UnitOfMeasure | null) ?? null, pricing };
   });
-  const outcome = await inv.rater.rate({ currency: plan.currency, period, segments: [{ from: period.start, to: period.end, charges, usage: input.usage }] });
+  const outcome = await inv.rater.rate({ currency: plan.currency, period, segments: [{ from: period.start, to: period.end, charges, usage: input.usage, minimum_commitment: plan.minimum_commitment }] });
   if (!outcome.ok) {
     const path = outcome.rejection.path.replace(/^input\.segments\[0\]\.usage/, input.usageField) || input.usageField;
     const message = outcome.rejection.message.replace(/^input\.segments\[0\]\.usage/, input.usageField);
@@ -45,6 +46,7 @@ export async function simulateCharges(inv: Invoicing, environmentId: string, inp
     charges: r.lines,
     subtotal: r.subtotal,
     discount_total: r.discount_total,
+    minimum_commitment: r.minimum_commitment?.minimum_commitment ?? null,
     total: r.total,
     total_charge: r.total,
   };

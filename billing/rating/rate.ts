@@ -19,6 +19,9 @@
  *   target (models/discount.ts computes its value and line).
  * - subtotal = sum of rounded charge lines; discount_total = sum of (negative) discount
  *   lines; total = subtotal + discount_total = sum of all lines.
+ * - Minimum commitment ({@link rateSegments}, minimum-commitment.ts): after charges and
+ *   discounts, a `minimum_commitment` line brings the period's total up to the segments'
+ *   prorated minimum; it is a charge line (in the subtotal) that no discount reduces.
  * - Proration: fraction = elapsed ms of the active window within the period / period
  *   ms; prorated amounts are computed as amount x overlap_ms / period_ms (exact when it
  *   terminates). Lines show `proration` only when the fraction is not 1.
@@ -28,6 +31,7 @@ import { alreadyApplied, applyDiscount } from './models/discount.ts';
 import { normalizeUnitOfMeasure } from './charge-models.ts';
 import { Dec, formatDecimal, normalizeCurrency } from './money.ts';
 import { type Period, prorationRatio, toEpochMs, toIso } from './periods.ts';
+import { type CommitmentSegment, minimumCommitmentLine } from './minimum-commitment.ts';
 import { type ChargeWindow, RatingError, Rounder, type UnitUsage, type Window, num } from './rating-kit.ts';
 import type { InvoiceLine, PricingOf, RatedCharge, UnitOfMeasure } from './types.ts';
 
@@ -75,6 +79,8 @@ interface RateSegment {
   to: string;
   charges: RatedCharge[];
   usage: Usage;
+  /** Minimum commitment per whole billing period in force on the segment (decimal text); absent or null: none. See minimum-commitment.ts. */
+  minimum_commitment?: string | null;
 }
 
 /** Input of {@link rateSegments}. */
@@ -95,6 +101,8 @@ interface SegmentResult extends RateResult {
 /** Output of {@link rateSegments}: every segment's lines, then totals over all of them. */
 export interface RateSegmentsResult extends RateResult {
   segments: SegmentResult[];
+  /** The minimum commitment true-up line (also the last of `lines`), or null. */
+  minimum_commitment: InvoiceLine | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -284,7 +292,8 @@ function roundOncePerCharge(rounded: InvoiceLine[][], exact: InvoiceLine[][], r:
 }
 
 /**
- * Rates one billing period: charge lines, then discount lines, with totals.
+ * Rates one billing period: charge lines, then discount lines, with totals (no minimum
+ * commitment: invoices, previews and simulations rate with {@link rateSegments}).
  * Throws {@link RatingError} (or MoneyError/PeriodError) on invalid input.
  */
 export function rate(input: RateInput): RateResult {
@@ -334,6 +343,7 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
   // period: an invoice never depends on how its time is split.
   const exactRounder = input.segments.length > 1 ? Rounder.exact(currency) : undefined;
   const exactLines: InvoiceLine[][] = [];
+  const commitment: CommitmentSegment[] = [];
   input.segments.forEach((seg, i) => {
     const path = `input.segments[${i}]`;
     const from = toEpochMs(seg.from);
@@ -343,6 +353,7 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
     if (from < prevEnd) throw new RatingError(path, 'segments must be ordered and must not overlap');
     prevEnd = to;
     const w = makeWindow(input.period, seg.from, seg.to);
+    commitment.push({ minimum: seg.minimum_commitment, window: w, path: `${path}.minimum_commitment` });
     const periodUsage = () => ({ before: new Map(before), total });
     const res = rateWindow(seg.charges, seg.usage, w, r, path, periodUsage);
     if (exactRounder) exactLines.push(rateWindow(seg.charges, seg.usage, w, exactRounder, path, periodUsage).lines);
@@ -359,9 +370,16 @@ export function rateSegments(input: RateSegmentsInput): RateSegmentsResult {
     subtotal = subtotal.plus(t.subtotal);
     discountTotal = discountTotal.plus(t.discountTotal);
   }
+  // After charges and discounts: the minimum commitment true-up (a charge, in the subtotal).
+  const trueUp = minimumCommitmentLine(commitment, subtotal.plus(discountTotal), r);
+  if (trueUp) {
+    lines.push(trueUp);
+    subtotal = subtotal.plus(trueUp.amount);
+  }
   return {
     currency,
     segments,
+    minimum_commitment: trueUp,
     lines,
     subtotal: r.fmt(subtotal),
     discount_total: r.fmt(discountTotal),

@@ -116,11 +116,31 @@ interface DiscountDetail {
   base: string;
 }
 
+/**
+ * Detail of a minimum commitment true-up line (minimum-commitment.ts): what the minimum
+ * was, what the period billed and how the minimum was prorated.
+ */
+export interface MinimumCommitmentDetail {
+  /** Minimum per whole period when the same on every billed segment, else null (see parts). */
+  minimum: string | null;
+  /** The minimum owed for the billed time: sum of parts' minimum x proration, rounded once. */
+  prorated_minimum: string;
+  /** The period's charges after discounts (subtotal + discount_total, without this line). */
+  billed: string;
+  /** prorated_minimum - billed (the line's amount). */
+  true_up: string;
+  /** Each billed segment: its time, its minimum per whole period (null: none) and its share of the period. */
+  parts: { from: string; to: string; minimum: string | null; proration: string }[];
+}
+
+/** What made an invoice line: a charge model, or the minimum commitment true-up. */
+export type LineModel = ChargeModelKind | 'minimum_commitment';
+
 /** One invoice line. Money in `amount` has exactly the currency's minor-unit decimals. */
 export interface InvoiceLine {
   charge_id: string;
   charge_name: string;
-  model: ChargeModelKind;
+  model: LineModel;
   charge_type: ChargeType;
   unit: UnitOfMeasure | null;
   /** Units rated ("1" for flat, one-time and discount lines). */
@@ -131,6 +151,8 @@ export interface InvoiceLine {
   tiers: AppliedTier[] | null;
   overage?: OverageDetail;
   discount?: DiscountDetail;
+  /** Present on the minimum commitment true-up line. */
+  minimum_commitment?: MinimumCommitmentDetail;
   /** Proration fraction applied (decimal string), null when none or 1. */
   proration: string | null;
   /** Rounded once to minor units; negative for discounts. */

@@ -113,6 +113,8 @@ export interface RatePlansTable {
   billing_cycle_code: BillingCycle;
   /** ISO 4217, upper case. */
   currency: string;
+  /** Minimum per billing period in the plan's currency, or null (migration 0011). */
+  minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -161,6 +163,8 @@ export interface SubscriptionsTable {
   cancel_reason: string | null;
   cancelled_at: NullableTimestamp;
   renewed_at: NullableTimestamp;
+  /** Overrides the plan's minimum commitment per period; null: the plan's (migration 0011). */
+  minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
