@@ -163,7 +163,7 @@ export interface SubscriptionsTable {
   cancel_reason: string | null;
   cancelled_at: NullableTimestamp;
   renewed_at: NullableTimestamp;
-  /** Overrides the plan's minimum commitment per period; null: the plan's (migration 0011). */
+  /** Overrides the plan's minimum commitment per period; null: the plan's (migration 0010). */
   minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
