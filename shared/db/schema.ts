@@ -113,7 +113,7 @@ export interface RatePlansTable {
   billing_cycle_code: BillingCycle;
   /** ISO 4217, upper case. */
   currency: string;
-  /** Minimum per billing period in the plan's currency, or null (migration 0011). */
+  /** Minimum per billing period in the plan's currency, or null (migration 0010). */
   minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
