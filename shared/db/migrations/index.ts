@@ -8,6 +8,7 @@ import * as m0006 from './0006_costs_reports.ts';
 import * as m0007 from './0007_invoice_numbers.ts';
 import * as m0008 from './0008_invoice_corrections.ts';
 import * as m0009 from './0009_cost_rollup.ts';
+import * as m0010 from './0010_credits.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_invoice_numbers': m0007,
   '0008_invoice_corrections': m0008,
   '0009_cost_rollup': m0009,
+  '0010_credits': m0010,
 };
