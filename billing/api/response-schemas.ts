@@ -508,3 +508,66 @@ export const Readiness = Type.Object({ ready: Type.Boolean(), roles: Type.Record
 export const OtlpTraceResponse = Type.Object({
   partialSuccess: Type.Optional(Type.Object({ rejectedSpans: Count, errorMessage: Str })),
 });
+
+/** Prepaid credits (billing/credits/). */
+export const CreditGrant = Type.Object(
+  {
+    id: Str,
+    grant_id: Type.String({ description: 'the same as id' }),
+    account_id: Str,
+    currency: Str,
+    kind: lit(['paid', 'free']),
+    amount: Decimal,
+    price: Nullable(Decimal),
+    priority: Type.Integer({ description: '1 burns first, 100 last' }),
+    effective_at: Time,
+    expires_at: NullableTime,
+    scope: Nullable(Type.Object({ charge_ids: Type.Optional(Type.Array(Str)), product_ids: Type.Optional(Type.Array(Str)), units: Type.Optional(Type.Array(Str)) })),
+    metadata: Obj,
+    usable: lit(['immediately', 'on_payment']),
+    usable_at: NullableTime,
+    invoice_id: Nullable(Type.String({ description: 'paid grants: the purchase invoice' })),
+    status: lit(['pending_payment', 'active', 'depleted', 'expired', 'void']),
+    remaining: Type.String({ description: 'left to burn (entries summed, less what drafts hold)' }),
+    held: Type.String({ description: 'held by draft invoices' }),
+    voided_at: NullableTime,
+    void_reason: NullableStr,
+    created_by: NullableStr,
+    created_at: Time,
+  },
+  { description: 'A grant of prepaid credits' },
+);
+export const CreditEntry = Type.Object(
+  {
+    id: Str,
+    entry_id: Type.String({ description: 'the same as id' }),
+    account_id: Str,
+    currency: Str,
+    grant_id: Str,
+    type: lit(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment']),
+    amount: Type.String({ description: 'signed: grant/release +, burn/expiry/void -, adjustment either' }),
+    invoice_id: NullableStr,
+    reason: NullableStr,
+    created_by: NullableStr,
+    occurred_at: Time,
+    created_at: Time,
+  },
+  { description: 'One immutable credit ledger entry' },
+);
+export const CreditBalance = Type.Object({
+  account_id: Str,
+  at: Time,
+  balances: Type.Array(
+    Type.Object({
+      currency: Str,
+      granted: Decimal,
+      adjusted: Decimal,
+      burned: Decimal,
+      expired: Decimal,
+      voided: Decimal,
+      held: Decimal,
+      pending: Type.Null({ description: 'the open period’s live rating: not computed yet (always null)' }),
+      available: Decimal,
+    }),
+  ),
+});

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { WebhookEvent } from './endpoints.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
 
 /**
  * One schema per webhook event: the `data` of every delivery, real or test, is built by
@@ -238,7 +239,7 @@ export function creditsEventData(
     account_id: g.account_id,
     currency: g.currency,
     kind: g.kind as 'paid' | 'free',
-    amount: entry.amount.replace(/^-/, ''),
+    amount: formatMoney(new Dec(entry.amount).abs(), g.currency),
     entry_id: entry.id,
     effective_at: g.effective_at.toISOString(),
     expires_at: g.expires_at ? g.expires_at.toISOString() : null,
