@@ -329,11 +329,10 @@ describe('money at the edges', () => {
 });
 
 describe('races', () => {
-  it('two generates and a bill run at once, then finalizes at once: each credit burns once', async () => {
-    const acct = await account('Race');
+  it.each([1, 2, 3])('two generates and a bill run at once, then finalizes of two invoices at once: each credit burns once (round %i)', async (round) => {
+    const acct = await account(`Race ${round}`);
     const s1 = await subscription(acct, planA);
     const s2 = await subscription(acct, planB);
-    const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '100' })).body.id;
     const runs = await Promise.all([
       post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct }),
       post('/api/v1/invoice/bill-runs/create', { billing_date: '2026-12-01' }),
@@ -342,7 +341,13 @@ describe('races', () => {
     expect(runs.map((r) => r.status)).toEqual([200, 201, 200]);
     const ids = (await get(`/v1/invoices?account_id=${acct}`)).body.invoices.map((i: any) => i.id);
     expect(ids).toHaveLength(2);
-    await Promise.all(ids.flatMap((id: string) => [post(`/api/v1/invoice/invoices/${id}/finalize`), post(`/api/v1/invoice/invoices/${id}/finalize`), post(`/v1/invoices/${id}/pay`)]));
+    // Granted now: both drafts (two subscriptions, stored in parallel) find the same free credit.
+    const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '100' })).body.id;
+    await Promise.all([
+      ...ids.flatMap((id: string) => [post(`/api/v1/invoice/invoices/${id}/finalize`), post(`/api/v1/invoice/invoices/${id}/finalize`), post(`/v1/invoices/${id}/pay`)]),
+      post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct }),
+      post('/api/v1/invoice/bill-runs/create', { billing_date: '2026-12-01' }),
+    ]);
     const burns = await entries(`grant_id=${g}&type=burn`);
     const burned = burns.reduce((s, e) => s - Number(e.amount), 0);
     expect(burned).toBe(100);
@@ -352,5 +357,11 @@ describe('races', () => {
     expect(applied).toBe(100);
     expect(invs.map((i) => i.subscription_id).sort()).toEqual([s1, s2].sort());
     expect(await balance(acct)).toMatchObject({ burned: '100.00', held: '0.00', available: '0.00' });
+  });
+
+  it('the database itself refuses a second burn (or release) of a grant for one invoice', async () => {
+    const burn = await stack.tally.db!.selectFrom('credit_entries').selectAll().where('type', '=', 'burn').limit(1).executeTakeFirstOrThrow();
+    const again = stack.tally.db!.insertInto('credit_entries').values({ ...burn, id: 'cle_dup', seq: undefined as never, occurred_at: new Date() }).execute();
+    await expect(again).rejects.toMatchObject({ constraint: 'credit_entries_once' });
   });
 });
