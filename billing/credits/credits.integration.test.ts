@@ -123,7 +123,7 @@ describe('burn-down on invoices', () => {
     // Paying checks the amount due, not the total.
     const paidWrong = await post(`/v1/invoices/${invA.id}/pay`, { amount: '120.00' });
     expect(paidWrong.status).toBe(400);
-    expect(paidWrong.body.error.message).toContain('amount due 70.00');
+    expect(paidWrong.body.error.message).toContain("amount due 70.00 (total 120.00 less credits applied 50.00)");
   });
 
   it('voiding an issued invoice releases its credits; they burn again on the next invoice', async () => {

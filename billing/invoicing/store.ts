@@ -377,7 +377,8 @@ interface PaymentInput {
 export async function payInvoice(db: Db, environmentId: string, id: string, input: PaymentInput, now: Date) {
   return moveInvoice(db, environmentId, id, ['draft', 'finalized'], 'pay', ['invoice.paid', 'payment.successful'], now, (row) => {
     if (input.amount !== undefined && !sameAmount(input.amount, row.amount_due)) {
-      throw new AppError('validation_failed', `amount ${input.amount} differs from the invoice's amount due ${row.amount_due}; partial payments are not supported`, {
+      const due = new Dec(row.credits_applied).isZero() ? `the invoice total ${row.total}` : `the invoice's amount due ${row.amount_due} (total ${row.total} less credits applied ${row.credits_applied})`;
+      throw new AppError('validation_failed', `amount ${input.amount} differs from ${due}; partial payments are not supported`, {
         details: [{ path: 'amount', message: `amount must equal the invoice's amount due ${row.amount_due}` }],
       });
     }

@@ -271,7 +271,7 @@ export function outcomeEventData(o: {
 
 const SAMPLE_TIME = new Date('2026-01-01T00:00:00Z');
 const sampleSubscription = { id: 'sub_test', account_id: 'acct_test', rate_plan_id: 'rp_test', cancel_date: null, cancel_reason: null };
-const sampleInvoice = { id: 'inv_test', account_id: 'acct_test', total: '100.00', currency: 'USD', number: 'INV-000001', subscription_id: 'sub_test', kind: 'invoice' };
+const sampleInvoice = { id: 'inv_test', account_id: 'acct_test', total: '100.00', amount_due: '100.00', currency: 'USD', number: 'INV-000001', subscription_id: 'sub_test', kind: 'invoice' };
 
 const sampleGrant = { id: 'cgr_test', account_id: 'acct_test', currency: 'USD', kind: 'free', effective_at: SAMPLE_TIME, expires_at: new Date('2026-12-31T00:00:00Z') };
 
