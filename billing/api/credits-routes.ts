@@ -60,6 +60,9 @@ const BalanceQuery = Type.Object({ at: Type.Optional(DateLike) });
 
 /** Largest Idempotency-Key accepted. */
 const MAX_KEY_LENGTH = 200;
+const IdempotencyHeader = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({ maxLength: MAX_KEY_LENGTH, description: 'a retry with the same key and request grants once (answered with Idempotent-Replayed: true); another request with it is a 409' })),
+});
 
 function date(v: string, field: string): Date {
   const t = parseTimestamp(v);
@@ -111,7 +114,7 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   const grantSummary = 'Grant prepaid credits to an account (paid: with a purchase invoice; free). Idempotency-Key header: a retry grants once';
 
   return [
-    { method: 'POST', path: '/v1/credits/grants', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, errors: [409], summary: grantSummary, handle: grant },
+    { method: 'POST', path: '/v1/credits/grants', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, headers: IdempotencyHeader, errors: [409], summary: grantSummary, handle: grant },
     {
       method: 'GET',
       path: '/v1/credits/grants',
@@ -143,7 +146,7 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     { method: 'POST', path: '/v1/credits/adjustments', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: 'Adjust a credit grant by hand (+/-) with a reason: an adjustment ledger entry', handle: adjust },
     { method: 'GET', path: '/v1/accounts/:account_id/credits/balance', capability: 'read', query: [BalanceQuery], response: CreditBalance, errors: [404], summary: "An account's credit balance per currency (optional at: an instant)", handle: balance },
 
-    { method: 'POST', path: '/api/v1/credit/grants/create', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, errors: [409], summary: grantSummary, handle: grant },
+    { method: 'POST', path: '/api/v1/credit/grants/create', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, headers: IdempotencyHeader, errors: [409], summary: grantSummary, handle: grant },
     {
       method: 'GET',
       path: '/api/v1/credit/grants',

@@ -365,3 +365,29 @@ describe('races', () => {
     await expect(again).rejects.toMatchObject({ constraint: 'credit_entries_once' });
   });
 });
+
+describe('published', () => {
+  it('the OpenAPI document lists every credits route of both families, the Idempotency-Key header and the credits webhooks', async () => {
+    const doc = (await call(stack, 'GET', '/v1/openapi.json')).body;
+    for (const [m, p] of [
+      ['post', '/v1/credits/grants'],
+      ['get', '/v1/credits/grants'],
+      ['get', '/v1/credits/grants/{grant_id}'],
+      ['post', '/v1/credits/grants/{grant_id}/void'],
+      ['get', '/v1/credits/entries'],
+      ['post', '/v1/credits/adjustments'],
+      ['get', '/v1/accounts/{account_id}/credits/balance'],
+      ['post', '/api/v1/credit/grants/create'],
+      ['get', '/api/v1/credit/grants'],
+      ['get', '/api/v1/credit/grants/{grant_id}'],
+      ['post', '/api/v1/credit/grants/{grant_id}/void'],
+      ['get', '/api/v1/credit/entries'],
+      ['post', '/api/v1/credit/adjustments/create'],
+      ['get', '/api/v1/account/{account_id}/credit-balance'],
+    ]) {
+      expect(doc.paths[p!]?.[m!], `${m} ${p}`).toBeDefined();
+    }
+    expect(doc.paths['/v1/credits/grants'].post.parameters.map((x: any) => [x.name, x.in])).toContainEqual(['Idempotency-Key', 'header']);
+    expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(['credits.granted', 'credits.expired']));
+  });
+});
