@@ -168,6 +168,11 @@ describe('burn-down on invoices', () => {
       ['burn', '-121.00', res.body.invoice.id],
     ]);
     expect(await balance(acct2)).toMatchObject({ granted: '125.50', burned: '121.00', available: '4.50' });
+    // Credits are how the invoice is paid, not less revenue: the period reports what it bills.
+    const range = `start_date=2026-11-01&end_date=2026-12-01&customer_id=${acct2}`;
+    expect((await get(`/v1/reports/revenue?${range}`)).body.total).toEqual({ USD: '121.00' });
+    const byProduct = (await get(`/v1/reports/revenue?${range}&group_by=product`)).body.breakdown;
+    expect(byProduct.map((b: any) => b.revenue)).toEqual(['121.00']);
   });
 
   it('burn order: priority, then the earliest expiry, then the oldest grant; product scope', async () => {
@@ -263,6 +268,9 @@ describe('grants', () => {
     expect((await post(`/api/v1/invoice/invoices/${unpaid.invoice_id}/void`)).status).toBe(200);
     expect((await get(`/api/v1/credit/grants/${unpaid.id}`)).body.status).toBe('void');
     expect((await post(`/api/v1/invoice/invoices/${unpaid.invoice_id}/correct`)).status).toBe(409);
+    // A purchase is not revenue (the usage its credits pay for is).
+    const thisMonth = `start_date=2026-12-01&end_date=2027-01-01&customer_id=${acct}`;
+    expect((await get(`/v1/reports/revenue?${thisMonth}`)).body).toMatchObject({ total: {}, invoice_count: 0 });
   });
 
   it('void a remainder, adjust by hand with a reason; the ledger lists every move, filtered and paged', async () => {
