@@ -24,6 +24,7 @@ export interface BalanceEntry {
 export interface BalanceGrant {
   id: string;
   expires_at: Date | null;
+  voided_at: Date | null;
 }
 
 /** The figures of a balance (decimal text in the currency's minor units). */
@@ -37,9 +38,9 @@ export interface Balance {
   burned: string;
   /** Expired remainders (entries, and grants past expiry whose entry is not written yet). */
   expired: string;
-  /** Remainders of voided grants. */
+  /** Remainders of voided grants (entries, and what drafts gave back after the void). */
   voided: string;
-  /** Held by draft invoices: burned when they are issued, given back if they shrink. */
+  /** Held by draft invoices now (at an earlier instant, at most what each grant had then): burned when they are issued, given back if they shrink. */
   held: string;
   /** What the open period's usage is rated at: not computed yet (always null; a later issue). */
   pending: null;
@@ -50,7 +51,7 @@ export interface Balance {
 /**
  * The balance at `at`. `held` maps grant ids to what drafts hold of them now. Invariant
  * (tested on random histories): available + held = (sum of the entries up to `at`) -
- * what is left (not held) of grants past expiry.
+ * what is left (not held) of grants voided or past expiry.
  */
 export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date): Balance {
   const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0) };
@@ -61,25 +62,30 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
     perGrant.set(e.grant_id, (perGrant.get(e.grant_id) ?? new Dec(0)).plus(e.amount));
   }
   let computedExpiry = new Dec(0);
+  let computedVoid = new Dec(0);
   let heldTotal = new Dec(0);
   for (const g of grants) {
-    const h = new Dec(held.get(g.id) ?? 0);
+    // Drafts hold now; at an earlier instant they held at most what the grant had then.
+    const had = Dec.max(perGrant.get(g.id) ?? new Dec(0), 0);
+    const h = Dec.min(new Dec(held.get(g.id) ?? 0), had);
     heldTotal = heldTotal.plus(h);
-    if (g.expires_at && g.expires_at <= at) {
-      const left = (perGrant.get(g.id) ?? new Dec(0)).minus(h);
-      if (left.gt(0)) computedExpiry = computedExpiry.plus(left);
-    }
+    const left = had.minus(h);
+    if (left.lte(0)) continue;
+    // A closed grant gives nothing more: what is left of it (a draft that shrank after the
+    // void or the expiry entry) counts as voided or expired, never as available.
+    if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(left);
+    else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(left);
   }
   const f = (d: Dec) => formatMoney(d, currency);
   const expired = sum.expiry.neg().plus(computedExpiry);
-  const available = sum.grant.plus(sum.adjustment).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(heldTotal);
+  const available = sum.grant.plus(sum.adjustment).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal);
   return {
     currency,
     granted: f(sum.grant),
     adjusted: f(sum.adjustment),
     burned: f(sum.burn.plus(sum.release).neg()),
     expired: f(expired),
-    voided: f(sum.void.neg()),
+    voided: f(sum.void.neg().plus(computedVoid)),
     held: f(heldTotal),
     pending: null,
     available: f(available),

@@ -295,6 +295,23 @@ describe('grants', () => {
     expect((await get(`/v1/accounts/acct_nope/credits/balance`)).status).toBe(404);
   });
 
+  it('voiding a grant a draft holds: the draft keeps what it held (and burns it), no other invoice gets the rest', async () => {
+    const acct = await account('Void held');
+    await subscription(acct, planA);
+    const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '200' })).body.id;
+    const [draft] = await generate(acct);
+    expect(draft).toMatchObject({ credits_applied: '120.00' });
+    expect((await post(`/v1/credits/grants/${g}/void`)).body).toMatchObject({ status: 'void', remaining: '0.00', held: '120.00' });
+    expect(await balance(acct)).toMatchObject({ voided: '80.00', held: '120.00', available: '0.00' });
+    // A subscription added later: its invoice finds nothing of the void grant.
+    const subB = await subscription(acct, planB);
+    const again = await generate(acct);
+    expect(again.find((i) => i.id === draft.id)).toMatchObject({ credits_applied: '120.00', amount_due: '0.00' });
+    expect(again.find((i) => i.subscription_id === subB)).toMatchObject({ credits_applied: '0.00', amount_due: '50.00' });
+    await post(`/api/v1/invoice/invoices/${draft.id}/finalize`);
+    expect(await balance(acct)).toMatchObject({ granted: '200.00', burned: '120.00', voided: '80.00', held: '0.00', available: '0.00' });
+  });
+
   it('an expired remainder leaves the balance at the expiry instant; the scheduler writes its entry and event once', async () => {
     const acct = await account('Expiry');
     const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '60', expires_at: '2026-12-10T00:00:00Z' })).body.id;

@@ -12,7 +12,9 @@
  *   lines its scope names, only when usable on the invoice's period end;
  * - the balance at any instant (balanceAt) equals the model's: available + held + burned
  *   + expired + voided = granted + adjusted, nothing negative, and available + held is
- *   the sum of the entries up to that instant less what expired of them.
+ *   the sum of the entries up to that instant less what is left of voided and expired
+ *   grants (a closed grant gives nothing more, even when a draft re-rated smaller gives
+ *   credit back to it).
  *
  * Currencies with 0, 2 and 3 decimals, zeros, whole numbers and the largest amounts
  * (10^15). Seeded and reproducible (CREDITS_SEED, CREDITS_RUNS).
@@ -62,6 +64,7 @@ interface ModelGrant {
   /** Counters in minor units. */
   entries: bigint;
   voided: boolean;
+  voidedAt: number | null;
 }
 
 describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, () => {
@@ -106,7 +109,7 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
         const r = next();
         if (r < 0.35 || grants.length === 0) {
           const effective = t + (next() < 0.3 ? Math.floor(next() * 30) * DAY : 0);
-          const g: ModelGrant = { id: `g${String(grants.length).padStart(3, '0')}`, priority: 1 + Math.floor(next() * 4), effective, expires: next() < 0.4 ? effective + (1 + Math.floor(next() * 60)) * DAY : null, created: t, scope: randomScope(), entries: 0n, voided: false };
+          const g: ModelGrant = { id: `g${String(grants.length).padStart(3, '0')}`, priority: 1 + Math.floor(next() * 4), effective, expires: next() < 0.4 ? effective + (1 + Math.floor(next() * 60)) * DAY : null, created: t, scope: randomScope(), entries: 0n, voided: false, voidedAt: null };
           grants.push(g);
           entry(g, 'grant', amount(places), effective);
           log.push(`grant ${JSON.stringify({ ...g, entries: String(g.entries) })}`);
@@ -116,15 +119,23 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
           if (g.voided) continue;
           const v = next() < 0.5 ? amount(places) : -(left > 0n ? 1n + BigInt(Math.floor(next() * Number(left > 10n ** 9n ? 10n ** 9n : left))) : 0n);
           if (v === 0n || left + v < 0n) continue;
-          entry(g, 'adjustment', v, t);
+          entry(g, 'adjustment', v, Math.max(t, g.effective)); // counts from the grant's effective date at the earliest
           log.push(`adjust ${g.id} ${v}`);
         } else if (r < 0.5) {
           const g = pick(grants);
           if (g.voided) continue;
           const left = g.entries - held(g.id);
           g.voided = true;
-          if (left > 0n) entry(g, 'void', -left, t);
+          g.voidedAt = Math.max(t, g.effective);
+          if (left > 0n) entry(g, 'void', -left, Math.max(t, g.effective));
           log.push(`void ${g.id}`);
+        } else if (r < 0.55) {
+          // A draft re-rated smaller: it holds half of what it held (credit on a closed grant stays closed).
+          const ids = [...drafts.keys()];
+          if (ids.length === 0) continue;
+          const id = pick(ids);
+          drafts.set(id, new Map([...drafts.get(id)!].map(([g, v]) => [g, v / 2n] as const).filter(([, v]) => v > 0n)));
+          log.push(`shrink draft ${id}`);
         } else if (r < 0.9) {
           // An invoice whose period ends now.
           const id = `inv${step}`;
@@ -192,29 +203,34 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
       // The balance at random instants (and now), against the model's counters.
       const heldNow = new Map(grants.map((g) => [g.id, text(held(g.id), places)]));
       for (const at of [t, T0 - DAY, T0 + Math.floor(next() * (t - T0 + 1)), t + 90 * DAY]) {
-        const b = balanceAt(code, grants.map((g) => ({ id: g.id, expires_at: g.expires === null ? null : new Date(g.expires) })), entries, heldNow, new Date(at));
+        const b = balanceAt(code, grants.map((g) => ({ id: g.id, expires_at: g.expires === null ? null : new Date(g.expires), voided_at: g.voidedAt === null ? null : new Date(g.voidedAt) })), entries, heldNow, new Date(at));
         const upTo = entries.filter((e) => e.occurred_at.getTime() <= at);
         const sum = (type?: BalanceEntry['type']) => upTo.filter((e) => !type || e.type === type).reduce((s, e) => s + units(e.amount, places), 0n);
         let expiredLeft = 0n;
+        let voidedLeft = 0n;
         let heldTotal = 0n;
         for (const g of grants) {
-          const h = held(g.id);
-          heldTotal += h;
           const mine = upTo.filter((e) => e.grant_id === g.id).reduce((s, e) => s + units(e.amount, places), 0n);
-          if (g.expires !== null && g.expires <= at && mine - h > 0n) expiredLeft += mine - h;
+          // What drafts hold now, at most what the grant had at that instant.
+          const h = held(g.id) < mine ? held(g.id) : mine > 0n ? mine : 0n;
+          heldTotal += h;
+          if (mine - h <= 0n) continue;
+          if (g.voidedAt !== null && g.voidedAt <= at) voidedLeft += mine - h;
+          else if (g.expires !== null && g.expires <= at) expiredLeft += mine - h;
         }
         const context = `run ${run} ${code} at ${new Date(at).toISOString()}: ${log.join(' | ')}`;
         const u = (x: string) => units(x, places);
         expect(u(b.granted), context).toBe(sum('grant'));
         expect(u(b.adjusted), context).toBe(sum('adjustment'));
         expect(u(b.burned), context).toBe(-(sum('burn') + sum('release')));
-        expect(u(b.voided), context).toBe(-sum('void'));
+        expect(u(b.voided), context).toBe(-sum('void') + voidedLeft);
         expect(u(b.expired), context).toBe(-sum('expiry') + expiredLeft);
         expect(u(b.held), context).toBe(heldTotal);
-        // The balance is the sum of its entries (less what expired of them, less what drafts hold).
-        expect(u(b.available), context).toBe(sum() - expiredLeft - heldTotal);
+        // The balance is the sum of its entries (less what is left of closed grants, less what drafts hold).
+        expect(u(b.available), context).toBe(sum() - expiredLeft - voidedLeft - heldTotal);
         expect(u(b.available) + u(b.held) + u(b.burned) + u(b.expired) + u(b.voided), context).toBe(u(b.granted) + u(b.adjusted));
         if (at === t) for (const g of grants) expect(g.entries - held(g.id) >= 0n, `${context}: ${g.id} below zero`).toBe(true);
+        expect(u(b.available) >= 0n, `${context}: available below zero`).toBe(true);
         expect(b.pending).toBeNull();
       }
     }

@@ -403,11 +403,16 @@ export async function voidGrant(db: Db, environmentId: string, id: string, reaso
     if (left.gt(0)) {
       await tx
         .insertInto('credit_entries')
-        .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: id, type: 'void', amount: left.neg().toFixed(), invoice_id: null, reason, created_by: actor.createdBy, occurred_at: actor.now })
+        .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: id, type: 'void', amount: left.neg().toFixed(), invoice_id: null, reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
         .execute();
     }
   });
   return getGrant(db, environmentId, id, actor.now);
+}
+
+/** When a move of a grant made at `now` counts: not before the grant itself (a grant effective later moves from then on). */
+function notBeforeGrant(g: GrantRow, now: Date): Date {
+  return g.effective_at > now ? g.effective_at : now;
 }
 
 /** A manual adjustment of a grant's credit (+ or -), with its reason; never below what is left (400). */
@@ -423,7 +428,7 @@ export async function adjustGrant(db: Db, environmentId: string, input: { grant_
     if (left.plus(amount.value).lt(0)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} below zero (${formatMoney(left, g.currency)} left)`);
     const entry = await tx
       .insertInto('credit_entries')
-      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'adjustment', amount: amount.value, invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: actor.now })
+      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'adjustment', amount: amount.value, invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
       .returningAll()
       .executeTakeFirstOrThrow();
     return entry;

@@ -42,8 +42,13 @@ interface LineValue {
 /** Marks a line as a credits line (never re-rated, skipped by comparisons of rated lines). */
 export const CREDITS_LINE_TYPE = 'credits_applied';
 
-/** Locks the account's grants in a currency (id order) and returns those usable on `at` with what is left of each, draft holds of other invoices deducted. */
-export async function lockUsableGrants(tx: Tx, accountId: string, currency: string, at: Date, exceptInvoiceId: string | null): Promise<UsableGrant[]> {
+/**
+ * Locks the account's grants in a currency (id order) and returns those usable on `at`
+ * with what is left of each, draft holds of other invoices deducted. A voided grant is
+ * usable only by the drafts that held it when it was voided (`heldBefore`: what they hold
+ * stays theirs), never by another invoice.
+ */
+export async function lockUsableGrants(tx: Tx, accountId: string, currency: string, at: Date, exceptInvoiceId: string | null, heldBefore: ReadonlySet<string> = new Set()): Promise<UsableGrant[]> {
   const grants = await tx
     .selectFrom('credit_grants')
     .select(['id', 'priority', 'expires_at', 'created_at', 'scope', 'effective_at', 'usable_at', 'voided_at'])
@@ -52,7 +57,7 @@ export async function lockUsableGrants(tx: Tx, accountId: string, currency: stri
     .orderBy('id')
     .forUpdate()
     .execute();
-  const usable = grants.filter((g) => g.voided_at === null && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at));
+  const usable = grants.filter((g) => (g.voided_at === null || heldBefore.has(g.id)) && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at));
   if (usable.length === 0) return [];
   const left = await remainingOf(tx, usable.map((g) => g.id), exceptInvoiceId);
   return usable
@@ -93,8 +98,8 @@ async function creditableLines(tx: Tx, lines: readonly LineValue[]): Promise<Cre
  * that is not a draft burns them at once. Returns the allocations.
  */
 export async function applyCredits(tx: Tx, invoice: InvoiceRef, lines: readonly LineValue[], now: Date): Promise<Allocation[]> {
-  await tx.deleteFrom('credit_applications').where('invoice_id', '=', invoice.id).execute();
-  const grants = await lockUsableGrants(tx, invoice.account_id, invoice.currency, invoice.period_end, invoice.id);
+  const before = await tx.deleteFrom('credit_applications').where('invoice_id', '=', invoice.id).returning('grant_id').execute();
+  const grants = await lockUsableGrants(tx, invoice.account_id, invoice.currency, invoice.period_end, invoice.id, new Set(before.map((b) => b.grant_id)));
   const allocations = grants.length ? allocateCredits(invoice.total, await creditableLines(tx, lines), grants) : [];
   const applied = allocations.reduce((s, a) => s.plus(a.amount), new Dec(0));
   if (allocations.length) {

@@ -66,7 +66,7 @@ export async function listEntries(db: Db, environmentId: string, f: EntryFilter,
 export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date): Promise<Balance[]> {
   const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
   if (!account) throw notFound('account', accountId);
-  const grants = await db.selectFrom('credit_grants').select(['id', 'currency', 'expires_at']).where('account_id', '=', accountId).orderBy('id').execute();
+  const grants = await db.selectFrom('credit_grants').select(['id', 'currency', 'expires_at', 'voided_at']).where('account_id', '=', accountId).orderBy('id').execute();
   if (grants.length === 0) return [];
   const [entries, held] = await Promise.all([
     db.selectFrom('credit_entries').select(['grant_id', 'type', 'amount', 'invoice_id', 'occurred_at', 'currency']).where('account_id', '=', accountId).execute(),
