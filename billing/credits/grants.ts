@@ -268,7 +268,8 @@ async function grantEntry(tx: Tx, grant: GrantRow, now: Date): Promise<void> {
     .returningAll()
     .executeTakeFirst();
   if (!entry) return;
-  await tx.updateTable('credit_grants').set({ usable_at: now }).where('id', '=', grant.id).execute();
+  // Granted after its expiry passed (a purchase paid late): the scheduler's expiry step looks at it again.
+  await tx.updateTable('credit_grants').set({ usable_at: now, expiry_written_at: null }).where('id', '=', grant.id).execute();
   await emitWebhookEvent(tx, grant.environment_id, 'credits.granted', creditsEventData(grant, entry), now);
 }
 

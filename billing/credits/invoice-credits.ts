@@ -160,6 +160,9 @@ function entryBase(invoice: Pick<InvoiceRef, 'environment_id' | 'account_id' | '
  */
 export async function releaseCredits(tx: Tx, invoice: Pick<InvoiceRef, 'id' | 'environment_id' | 'account_id' | 'currency'>, reason: string, now: Date): Promise<void> {
   const burns = await tx.selectFrom('credit_entries').select(['grant_id', 'amount']).where('invoice_id', '=', invoice.id).where('type', '=', 'burn').orderBy('grant_id').execute();
+  if (burns.length === 0) return;
+  // The same locks, in the same order, as applying credits takes (no deadlock), so a void of the grant waits.
+  await tx.selectFrom('credit_grants').select('id').where('account_id', '=', invoice.account_id).where('currency', '=', invoice.currency).orderBy('id').forUpdate().execute();
   for (const b of burns) {
     const amount = new Dec(b.amount).neg().toFixed();
     const released = await tx
