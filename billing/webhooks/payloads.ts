@@ -209,7 +209,7 @@ export function subscriptionEventData(
 
 /** An invoice (or credit note) as its events' data. */
 export function invoiceEventData(
-  r: { id: string; account_id: string; total: string; amount_due?: string | null; currency: string; number: string | null; status: string; subscription_id: string | null; kind?: string | null },
+  r: { id: string; account_id: string; total: string; amount_due: string; currency: string; number: string | null; status: string; subscription_id: string | null; kind?: string | null },
   correction: { replaces_invoice_id?: string | null; credit_note_id?: string | null; credit_note_number?: string | null } = {},
 ): InvoiceEventData {
   return {
@@ -218,7 +218,7 @@ export function invoiceEventData(
     amount: Number(r.total),
     currency: r.currency,
     total: r.total,
-    ...(r.amount_due != null ? { amount_due: r.amount_due } : {}),
+    amount_due: r.amount_due,
     number: r.number,
     status: r.status,
     subscription_id: r.subscription_id,
