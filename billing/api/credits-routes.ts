@@ -10,7 +10,7 @@ import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts'
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
 import { body, optionalBody, query } from './validate.ts';
-import { CreditBalance, CreditEntry, CreditGrant, listOfA, listOfB } from './response-schemas.ts';
+import { AgentCreditBalance, CreditBalance, CreditEntry, CreditGrant, listOfA, listOfB } from './response-schemas.ts';
 
 /** Money in a credits request: a decimal string (exact) or a JSON number (up to 15 significant digits). */
 const Money = Type.Union([Type.Number(), Type.String({ maxLength: 64 })], { errorMessage: 'must be a decimal number or string, e.g. "100.00"' });
@@ -108,6 +108,14 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     const at = q.at ? date(q.at, 'at') : inv.now();
     return ok({ account_id: req.params.account_id!, at: at.toISOString(), balances: await accountBalances(db, p.environmentId, req.params.account_id!, at) });
   };
+  // What an agent may read of its account's credit (X-Agent-Secret alone): the available figure per currency.
+  const agentBalance = async (_req: HttpRequest, p: Principal) => {
+    const accountId = p.agentAccountId || null;
+    const at = inv.now();
+    const balances = accountId ? (await accountBalances(db, p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
+  };
+  const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";
   const adjust = async (req: HttpRequest, p: Principal) => created(entryView(await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p))));
   const one = async (req: HttpRequest, p: Principal) => ok(await getGrant(db, p.environmentId, req.params.grant_id!, inv.now()));
   const voidOne = async (req: HttpRequest, p: Principal) => ok(await voidGrant(db, p.environmentId, req.params.grant_id!, optionalBody(req, GrantVoid).reason ?? null, actor(p)));
@@ -176,6 +184,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
       },
     },
     { method: 'POST', path: '/api/v1/credit/adjustments/create', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: 'Adjust a credit grant by hand (+/-) with a reason: an adjustment ledger entry', handle: adjust },
+    { method: 'GET', path: '/v1/agents/me/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
+    { method: 'GET', path: '/api/v1/agent_instance/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
     { method: 'GET', path: '/api/v1/account/:account_id/credit-balance', capability: 'read', query: [BalanceQuery], response: CreditBalance, errors: [404], summary: "An account's credit balance per currency (optional at: an instant)", handle: balance },
   ];
 }

@@ -571,3 +571,9 @@ export const CreditBalance = Type.Object({
     }),
   ),
 });
+export const AgentCreditBalance = Type.Object({
+  agent_instance_id: Str,
+  account_id: NullableStr,
+  at: Time,
+  balances: Type.Array(Type.Object({ currency: Str, available: Decimal })),
+});

@@ -315,6 +315,24 @@ describe('grants', () => {
     expect(await balance(acct)).toMatchObject({ granted: '200.00', burned: '120.00', voided: '80.00', held: '0.00', available: '0.00' });
   });
 
+  it("an agent's own secret reads its account's available credit, and nothing else of the ledger", async () => {
+    const acct = await account('Agent reads');
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const loner = await createAgent(stack, 'development');
+    await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '12.34' });
+    const asAgent = (path: string, secret = agent.secret) => call(stack, 'GET', path, { headers: { 'x-agent-secret': secret } });
+    for (const path of ['/v1/agents/me/credit-balance', '/api/v1/agent_instance/credit-balance']) {
+      const res = await asAgent(path);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ agent_instance_id: agent.id, account_id: acct, balances: [{ currency: 'USD', available: '12.34' }] });
+      expect(Object.keys(res.body.balances[0]).sort()).toEqual(['available', 'currency']);
+      expect((await asAgent(path, loner.secret)).body).toMatchObject({ account_id: null, balances: [] });
+      expect((await get(path)).status).toBe(403);
+    }
+    expect((await asAgent(`/v1/accounts/${acct}/credits/balance`)).status).toBe(403);
+    expect((await asAgent(`/v1/credits/entries?account_id=${acct}`)).status).toBe(403);
+  });
+
   it('an expired remainder leaves the balance at the expiry instant; the scheduler writes its entry and event once', async () => {
     const acct = await account('Expiry');
     const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '60', expires_at: '2026-12-10T00:00:00Z' })).body.id;
@@ -418,6 +436,8 @@ describe('published', () => {
       ['get', '/api/v1/credit/entries'],
       ['post', '/api/v1/credit/adjustments/create'],
       ['get', '/api/v1/account/{account_id}/credit-balance'],
+      ['get', '/v1/agents/me/credit-balance'],
+      ['get', '/api/v1/agent_instance/credit-balance'],
     ]) {
       expect(doc.paths[p!]?.[m!], `${m} ${p}`).toBeDefined();
     }
