@@ -95,12 +95,14 @@ async function creditableLines(tx: Tx, lines: readonly LineValue[]): Promise<Cre
  * Applies the account's usable credits to a stored invoice whose rated lines are `lines`:
  * replaces its applications, appends one `credits_applied` line per grant (negative
  * amount, `charge_id` = the grant), sets `credits_applied` and `amount_due`; an invoice
- * that is not a draft burns them at once. Returns the allocations.
+ * that is not a draft burns them at once. Returns whether the invoice row changed (an
+ * invoice without credits before or after is left as stored: `amount_due` = `total`).
  */
-export async function applyCredits(tx: Tx, invoice: InvoiceRef, lines: readonly LineValue[], now: Date): Promise<Allocation[]> {
+export async function applyCredits(tx: Tx, invoice: InvoiceRef, lines: readonly LineValue[], now: Date): Promise<boolean> {
   const before = await tx.deleteFrom('credit_applications').where('invoice_id', '=', invoice.id).returning('grant_id').execute();
   const grants = await lockUsableGrants(tx, invoice.account_id, invoice.currency, invoice.period_end, invoice.id, new Set(before.map((b) => b.grant_id)));
   const allocations = grants.length ? allocateCredits(invoice.total, await creditableLines(tx, lines), grants) : [];
+  if (before.length === 0 && allocations.length === 0) return false;
   const applied = allocations.reduce((s, a) => s.plus(a.amount), new Dec(0));
   if (allocations.length) {
     await tx.insertInto('credit_applications').values(allocations.map((a) => ({ invoice_id: invoice.id, grant_id: a.grant_id, amount: a.amount }))).execute();
@@ -113,7 +115,7 @@ export async function applyCredits(tx: Tx, invoice: InvoiceRef, lines: readonly 
     .where('id', '=', invoice.id)
     .execute();
   if (invoice.status !== 'draft') await burnCredits(tx, invoice, now);
-  return allocations;
+  return true;
 }
 
 function creditsLine(invoice: InvoiceRef, a: Allocation, position: number) {

@@ -38,6 +38,7 @@ export async function issuePurchaseInvoice(tx: Transaction<Database>, grant: Gra
       subtotal: price,
       discount_total: zero,
       total: price,
+      credits_applied: zero,
       amount_due: price,
       issue_date: now,
       due_date: new Date(now.getTime() + netDays * DAY_MS),

@@ -182,8 +182,8 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
     const currency = rated?.result.currency ?? head.currency;
     const zero = formatMoney(new Dec(0), currency);
     const totals = rated
-      ? { subtotal: rated.result.subtotal, discount_total: rated.result.discount_total, total: rated.result.total, amount_due: rated.result.total }
-      : { subtotal: zero, discount_total: zero, total: zero, amount_due: zero };
+      ? { subtotal: rated.result.subtotal, discount_total: rated.result.discount_total, total: rated.result.total, credits_applied: zero, amount_due: rated.result.total }
+      : { subtotal: zero, discount_total: zero, total: zero, credits_applied: zero, amount_due: zero };
     const headLines = await linesOf(tx, head.id);
     const reratedLines = rated ? lineValues('', rated) : [];
     if (head.status === 'void') {
@@ -224,8 +224,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
     if (lines.length) await tx.insertInto('invoice_lines').values(lines).execute();
     // The corrected invoice's credits come back, then the replacement burns anew (README, Credits).
     if (head.status !== 'void') await releaseCredits(tx, head, `invoice ${head.number ?? head.id} corrected`, now);
-    await applyCredits(tx, replacement, lines, now);
-    replacement = await tx.selectFrom('invoices').selectAll().where('id', '=', replacement.id).executeTakeFirstOrThrow();
+    if (await applyCredits(tx, replacement, lines, now)) replacement = await tx.selectFrom('invoices').selectAll().where('id', '=', replacement.id).executeTakeFirstOrThrow();
     replacement = await assignNumber(tx, replacement);
     await emitWebhookEvent(
       tx,

@@ -26,7 +26,7 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
-import { Dec, tryParseDecimal } from '../rating/money.ts';
+import { Dec, formatMoney, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { invoiceEventData } from '../webhooks/payloads.ts';
@@ -130,7 +130,8 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
       subtotal: result.subtotal,
       discount_total: result.discount_total,
       total: result.total,
-      // Set again by applyCredits below (a draft's credits are recomputed with it).
+      // Set again by applyCredits below when credits apply (a draft's are recomputed with it).
+      credits_applied: formatMoney(new Dec(0), result.currency),
       amount_due: result.total,
       usage: JSON.stringify(rated.usage),
       rated_at: opts.now,
@@ -167,8 +168,7 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
     const lines = lineValues(invoice.id, rated);
     if (lines.length) await tx.insertInto('invoice_lines').values(lines).execute();
     // Credits after discounts (and any true-up line): provisional on a draft, burned once issued.
-    await applyCredits(tx, invoice, lines, opts.now);
-    invoice = await tx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirstOrThrow();
+    if (await applyCredits(tx, invoice, lines, opts.now)) invoice = await tx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirstOrThrow();
     if (invoice.status !== 'draft') invoice = await assignNumber(tx, invoice);
     if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', await invoiceEvent(tx, invoice), opts.now);
     return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };

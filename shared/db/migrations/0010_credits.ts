@@ -100,7 +100,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE invoices ADD CONSTRAINT invoices_subscription_or_purchase CHECK (subscription_id IS NOT NULL OR (kind = 'invoice' AND rate_plan_id IS NULL))`.execute(db);
   // The invoice's money after credits: total (after discounts and any true-up) - credits_applied = amount_due.
   await sql`ALTER TABLE invoices ADD COLUMN credits_applied numeric NOT NULL DEFAULT 0, ADD COLUMN amount_due numeric`.execute(db);
-  await sql`UPDATE invoices SET amount_due = total`.execute(db);
+  // total - total: a zero with the total's scale ("0.00" for USD, "0" for JPY).
+  await sql`UPDATE invoices SET amount_due = total, credits_applied = total - total`.execute(db);
   await sql`ALTER TABLE invoices ALTER COLUMN amount_due SET NOT NULL`.execute(db);
 }
 
