@@ -355,7 +355,7 @@ function grantView(g: GrantRow, remaining: Dec, held: Dec, now: Date): GrantView
 async function views(db: Db | Tx, rows: GrantRow[], now: Date): Promise<GrantView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const left = await remainingOf(db as Tx, ids, null);
+  const left = await remainingOf(db, ids, null);
   const total = await sumsOf(db, ids);
   return rows.map((r) => {
     const all = total.get(r.id) ?? new Dec(0);

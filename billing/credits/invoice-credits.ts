@@ -11,7 +11,7 @@
  * of two racing writers commits first wins, the other writes nothing.
  */
 import { sql } from 'kysely';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
@@ -66,7 +66,7 @@ export async function lockUsableGrants(tx: Tx, accountId: string, currency: stri
 }
 
 /** What is left of each grant: the sum of its entries, less what drafts (other than `exceptInvoiceId`) hold. */
-export async function remainingOf(tx: Tx, grantIds: string[], exceptInvoiceId: string | null): Promise<Map<string, Dec>> {
+export async function remainingOf(tx: Kysely<Database>, grantIds: string[], exceptInvoiceId: string | null): Promise<Map<string, Dec>> {
   const out = new Map<string, Dec>(grantIds.map((id) => [id, new Dec(0)]));
   const sums = await tx.selectFrom('credit_entries').select(['grant_id', sql<string>`sum(amount)::text`.as('sum')]).where('grant_id', 'in', grantIds).groupBy('grant_id').execute();
   for (const s of sums) out.set(s.grant_id, new Dec(s.sum));
