@@ -134,7 +134,7 @@ async function runSize(EVENTS: number): Promise<SizeResult> {
           .insertInto('invoices')
           .values(ks.map((k, j) => ({
             id: ids[j]!, environment_id: envId, number: `B-${++n}`, account_id: `acct_bench_${k}`, subscription_id: `sub_bench_${k}`, rate_plan_id: plan, billing_cycle: 'monthly' as const,
-            currency: 'USD', period_start: m, period_end: end, status: 'draft' as const, subtotal: '149.00', discount_total: '0.00', total: '149.00',
+            currency: 'USD', period_start: m, period_end: end, status: 'draft' as const, subtotal: '149.00', discount_total: '0.00', total: '149.00', amount_due: '149.00',
             issue_date: end, due_date: end, grace_until: end, usage: '{}', rated_at: new Date(),
           })))
           .execute();

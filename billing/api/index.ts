@@ -3,6 +3,7 @@ import { accountEndpoints } from './accounts-routes.ts';
 import { agentEndpoints } from './agents-routes.ts';
 import { apiKeyEndpoints } from './api-keys-routes.ts';
 import { invoiceEndpoints } from './invoices-routes.ts';
+import { creditEndpoints } from './credits-routes.ts';
 import { openApiRoutes } from './openapi.ts';
 import { pricingEndpoints } from './pricing-routes.ts';
 import { reportEndpoints } from './reports-routes.ts';
@@ -29,6 +30,7 @@ export function apiEndpoints(deps: ApiDeps): Endpoint[] {
     ...reportEndpoints(deps),
     ...sqlEndpoints(deps),
     ...(deps.invoicing ? invoiceEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
+    ...(deps.invoicing ? creditEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
   ];
 }
 

@@ -307,7 +307,11 @@ function parameters(e: DocumentedRoute, refs: ReadonlyMap<object, string>): Reco
       return { name, in: 'query', required: (s.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest };
     }),
   );
-  return [...path, ...query];
+  const headers = Object.entries(e.headers?.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = toJsonSchema(schema, refs) as Record<string, unknown>;
+    return { name, in: 'header', required: (e.headers!.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest };
+  });
+  return [...path, ...query, ...headers];
 }
 
 function successResponse(e: DocumentedRoute, refs: ReadonlyMap<object, string>): Record<string, unknown> {

@@ -259,9 +259,9 @@ export const Invoice = Type.Object(
     kind: lit(['invoice', 'credit_note']),
     number: Nullable(Type.String({ description: 'INV-000001 / CN-000001, once it leaves draft' })),
     account_id: Str,
-    subscription_id: Str,
-    rate_plan_id: Str,
-    billing_cycle: lit(['monthly', 'quarterly', 'annual']),
+    subscription_id: Type.Union([Str, Type.Null()], { description: 'null on a credit purchase invoice (a paid grant’s own invoice)' }),
+    rate_plan_id: NullableStr,
+    billing_cycle: Nullable(lit(['monthly', 'quarterly', 'annual'])),
     billing_period: Type.String({ description: 'YYYY-MM of period_start' }),
     period_start: Time,
     period_end: Time,
@@ -271,6 +271,8 @@ export const Invoice = Type.Object(
     discount_total: Decimal,
     total: Decimal,
     amount: Type.String({ description: 'the same as total' }),
+    credits_applied: Type.String({ description: 'prepaid credits applied (the sum of the credits_applied lines, as a positive amount; README, Credits)' }),
+    amount_due: Type.String({ description: 'total - credits_applied: what the customer owes, never below zero' }),
     issue_date: Time,
     due_date: Time,
     grace_until: Time,
@@ -522,4 +524,73 @@ export const Readiness = Type.Object({ ready: Type.Boolean(), roles: Type.Record
 /** OTLP/HTTP JSON ExportTraceServiceResponse: `{}`, or the spans that were rejected. */
 export const OtlpTraceResponse = Type.Object({
   partialSuccess: Type.Optional(Type.Object({ rejectedSpans: Count, errorMessage: Str })),
+});
+
+/** Prepaid credits (billing/credits/). */
+export const CreditGrant = Type.Object(
+  {
+    id: Str,
+    grant_id: Type.String({ description: 'the same as id' }),
+    account_id: Str,
+    currency: Str,
+    kind: lit(['paid', 'free']),
+    amount: Decimal,
+    price: Nullable(Decimal),
+    priority: Type.Integer({ description: '1 burns first, 100 last' }),
+    effective_at: Time,
+    expires_at: NullableTime,
+    scope: Nullable(Type.Object({ charge_ids: Type.Optional(Type.Array(Str)), product_ids: Type.Optional(Type.Array(Str)), units: Type.Optional(Type.Array(Str)) })),
+    metadata: Obj,
+    usable: lit(['immediately', 'on_payment']),
+    usable_at: NullableTime,
+    invoice_id: Nullable(Type.String({ description: 'paid grants: the purchase invoice' })),
+    status: lit(['pending_payment', 'active', 'depleted', 'expired', 'void']),
+    remaining: Type.String({ description: 'left to burn (entries summed, less what drafts hold)' }),
+    held: Type.String({ description: 'held by draft invoices' }),
+    voided_at: NullableTime,
+    void_reason: NullableStr,
+    created_by: NullableStr,
+    created_at: Time,
+  },
+  { description: 'A grant of prepaid credits' },
+);
+export const CreditEntry = Type.Object(
+  {
+    id: Str,
+    entry_id: Type.String({ description: 'the same as id' }),
+    account_id: Str,
+    currency: Str,
+    grant_id: Str,
+    type: lit(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment']),
+    amount: Type.String({ description: 'signed: grant/release +, burn/expiry/void -, adjustment either' }),
+    invoice_id: NullableStr,
+    reason: NullableStr,
+    created_by: NullableStr,
+    occurred_at: Time,
+    created_at: Time,
+  },
+  { description: 'One immutable credit ledger entry' },
+);
+export const CreditBalance = Type.Object({
+  account_id: Str,
+  at: Time,
+  balances: Type.Array(
+    Type.Object({
+      currency: Str,
+      granted: Decimal,
+      adjusted: Decimal,
+      burned: Decimal,
+      expired: Decimal,
+      voided: Decimal,
+      held: Decimal,
+      pending: Type.Null({ description: 'the open period’s live rating: not computed yet (always null)' }),
+      available: Decimal,
+    }),
+  ),
+});
+export const AgentCreditBalance = Type.Object({
+  agent_instance_id: Str,
+  account_id: NullableStr,
+  at: Time,
+  balances: Type.Array(Type.Object({ currency: Str, available: Decimal })),
 });

@@ -41,6 +41,8 @@ export interface Endpoint {
    * property is a documented query parameter. The same objects serve both.
    */
   query?: readonly TObject[];
+  /** Request headers the handler reads beyond credentials (e.g. `Idempotency-Key`): each property is a documented header parameter. */
+  headers?: TObject;
   /** Schema of the success body (OpenAPI `responses`). */
   response?: TSchema;
   /** Status of success: 201 when the endpoint creates (`created()`), else 200. */

@@ -34,6 +34,7 @@ import { Dec, formatDecimal, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription } from './rate-subscription.ts';
+import { applyCredits, CREDITS_LINE_TYPE, releaseCredits } from '../credits/invoice-credits.ts';
 import { assignNumber, getInvoiceRow, invoiceEvent, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -93,8 +94,9 @@ function comparable(l: {
   });
 }
 
-/** Whether the stored lines equal the re-rated ones, field by field. */
-function sameLines(stored: readonly LineRow[], rerated: readonly LineValues[]): boolean {
+/** Whether the stored lines equal the re-rated ones, field by field (credits lines are not rated: left out). */
+function sameLines(storedLines: readonly LineRow[], rerated: readonly LineValues[]): boolean {
+  const stored = storedLines.filter((l) => l.charge_type !== CREDITS_LINE_TYPE);
   if (stored.length !== rerated.length) return false;
   const a = stored.map((l) => comparable({ ...l, invoice_id: undefined } as never));
   const b = rerated.map((l) => comparable({ ...l, invoice_id: undefined, tiers: json(l.tiers), detail: json(l.detail), usage_query: json(l.usage_query) } as never));
@@ -139,6 +141,8 @@ async function issueCreditNote(tx: Tx, head: InvoiceRow, lines: readonly LineRow
       subtotal: neg(head.subtotal),
       discount_total: neg(head.discount_total),
       total: neg(head.total),
+      credits_applied: neg(head.credits_applied),
+      amount_due: neg(head.amount_due),
       issue_date: now,
       due_date: now,
       grace_until: head.grace_until,
@@ -164,18 +168,22 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
     throw conflict(`${row.number ?? row.id} is a credit note; credit notes are not corrected (correct invoice ${row.corrects_invoice_id}'s current replacement instead)`);
   }
   if (row.status === 'draft') throw conflict(`invoice ${row.id} is a draft: drafts are re-rated (generate again, or finalize), not corrected`);
-  const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
+  if (row.subscription_id === null) throw conflict(`invoice ${row.number ?? row.id} bills a credit purchase: it is not re-rated, so not corrected (void it while unpaid)`);
+  const subscriptionId = row.subscription_id;
+  const subject = await loadSubject(inv.db, environmentId, subscriptionId);
   const period = { start: row.period_start.toISOString(), end: row.period_end.toISOString() };
   const rated = await rateSubscription(inv, subject, period);
   const now = inv.now();
 
   const result = await inv.db.transaction().execute(async (tx) => {
-    await tx.selectFrom('subscriptions').select('id').where('id', '=', row.subscription_id).forUpdate().executeTakeFirstOrThrow();
-    const head = await slotHead(tx, row.subscription_id, row.period_start).forUpdate().executeTakeFirstOrThrow();
+    await tx.selectFrom('subscriptions').select('id').where('id', '=', subscriptionId).forUpdate().executeTakeFirstOrThrow();
+    const head = await slotHead(tx, subscriptionId, row.period_start).forUpdate().executeTakeFirstOrThrow();
     if (head.status === 'draft') throw conflict(`invoice ${head.id} is a draft: drafts are re-rated, not corrected`);
     const currency = rated?.result.currency ?? head.currency;
     const zero = formatMoney(new Dec(0), currency);
-    const totals = rated ? { subtotal: rated.result.subtotal, discount_total: rated.result.discount_total, total: rated.result.total } : { subtotal: zero, discount_total: zero, total: zero };
+    const totals = rated
+      ? { subtotal: rated.result.subtotal, discount_total: rated.result.discount_total, total: rated.result.total, credits_applied: zero, amount_due: rated.result.total }
+      : { subtotal: zero, discount_total: zero, total: zero, credits_applied: zero, amount_due: zero };
     const headLines = await linesOf(tx, head.id);
     const reratedLines = rated ? lineValues('', rated) : [];
     if (head.status === 'void') {
@@ -212,7 +220,11 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (rated && rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(replacement.id, rated)).execute();
+    const lines = rated ? lineValues(replacement.id, rated) : [];
+    if (lines.length) await tx.insertInto('invoice_lines').values(lines).execute();
+    // The corrected invoice's credits come back, then the replacement burns anew (README, Credits).
+    if (head.status !== 'void') await releaseCredits(tx, head, `invoice ${head.number ?? head.id} corrected`, now);
+    if (await applyCredits(tx, replacement, lines, now)) replacement = await tx.selectFrom('invoices').selectAll().where('id', '=', replacement.id).executeTakeFirstOrThrow();
     replacement = await assignNumber(tx, replacement);
     await emitWebhookEvent(
       tx,

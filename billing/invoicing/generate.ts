@@ -184,7 +184,7 @@ export async function finalizeIfDraft(inv: Invoicing, environmentId: string, inv
 export async function finalizeInvoice(inv: Invoicing, environmentId: string, invoiceId: string, source: InvoiceSource) {
   const row = await getInvoiceRow(inv.db, environmentId, invoiceId);
   if (row.status === 'finalized') return row.id;
-  if (row.status !== 'draft') throw new AppError('conflict', `cannot finalize an invoice that is ${row.status} (allowed from: draft)`);
+  if (row.status !== 'draft' || row.subscription_id === null) throw new AppError('conflict', `cannot finalize an invoice that is ${row.status} (allowed from: draft)`);
   const subject = await loadSubject(inv.db, environmentId, row.subscription_id);
   const { invoice } = await generateInvoice(inv, subject, { start: row.period_start.toISOString(), end: row.period_end.toISOString() }, { finalize: true, source });
   if (invoice?.status === 'void') {

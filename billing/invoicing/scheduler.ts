@@ -9,7 +9,9 @@
  *    is already over. Periods that ended while the billing role was down are caught up,
  *    whatever the length of the outage;
  * 2. finalize: every draft whose `grace_until` has passed is re-rated (late events
- *    land on it) and finalized; finalized invoices never change.
+ *    land on it) and finalized; finalized invoices never change;
+ * 3. expire: every credit grant past its `expires_at` gets its `expiry` ledger entry
+ *    (dated at the expiry instant) and `credits.expired` event, once.
  *
  * The clock is injected (`Invoicing.now`) so tests can move time.
  */
@@ -23,6 +25,7 @@ import { finalizeInvoice, generateInvoice, nextPeriodOf } from './generate.ts';
 import { loadSubject } from './rate-subscription.ts';
 import { billableSegments } from './segments.ts';
 import { BatchedUsage } from './batched-usage.ts';
+import { expireGrants } from '../credits/ledger.ts';
 
 const log = logger('billing-scheduler');
 
@@ -37,6 +40,8 @@ interface TickReport {
   finalized: number;
   skipped: number;
   failures: number;
+  /** Credit grants whose expiry entry was written (billing/credits/ledger.ts). */
+  expired: number;
 }
 
 /** At most this many ended periods of one subscription are caught up in one pass (the next pass goes on). */
@@ -77,7 +82,7 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   // A pass rates many subscriptions of the same periods: one usage query per period.
   const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const now = inv.now();
-  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0 };
+  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0 };
   for (const due of await dueSubscriptions(inv, now)) {
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
@@ -108,6 +113,13 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
       log.warn('scheduled finalization failed', { invoice_id: d.id, err });
     }
   }
+  // Expired credit remainders leave the ledger with an entry at their expiry instant.
+  try {
+    report.expired = await expireGrants(inv.db, now);
+  } catch (err) {
+    report.failures++;
+    log.warn('credit expiry failed', { err });
+  }
   return report;
 }
 
@@ -116,7 +128,7 @@ export async function schedulerTick(inv: Invoicing): Promise<TickReport> {
   // A session lock lives on one connection: hold that connection for the whole pass.
   return inv.db.connection().execute(async (conn) => {
     const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${SCHEDULER_LOCK_KEY}) AS ok`.execute(conn);
-    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0 };
+    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0 };
     try {
       return { ran: true, ...(await runSchedulerPass(inv)) };
     } finally {
@@ -135,7 +147,7 @@ export function startScheduler(inv: Invoicing, intervalMs: number): { stop(): Pr
     run: async () => {
       const r = await schedulerTick(inv);
       if (r.ran) schedulerPassed();
-      if (r.generated || r.finalized || r.failures) log.info('billing scheduler tick', { ...r });
+      if (r.generated || r.finalized || r.failures || r.expired) log.info('billing scheduler tick', { ...r });
     },
   });
   return {

@@ -26,10 +26,12 @@ import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
-import { Dec, tryParseDecimal } from '../rating/money.ts';
+import { Dec, formatMoney, tryParseDecimal } from '../rating/money.ts';
 import type { RatedInvoice } from './rate-subscription.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { invoiceEventData } from '../webhooks/payloads.ts';
+import { applyCredits, burnCredits, releaseCredits } from '../credits/invoice-credits.ts';
+import { grantPaidPurchase, voidUnpaidPurchase } from '../credits/grants.ts';
 
 export type Tx = Transaction<Database>;
 export type InvoiceRow = Selectable<InvoicesTable>;
@@ -128,6 +130,9 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
       subtotal: result.subtotal,
       discount_total: result.discount_total,
       total: result.total,
+      // Set again by applyCredits below when credits apply (a draft's are recomputed with it).
+      credits_applied: formatMoney(new Dec(0), result.currency),
+      amount_due: result.total,
       usage: JSON.stringify(rated.usage),
       rated_at: opts.now,
       rate_plan_id: sub.rate_plan_id,
@@ -160,7 +165,10 @@ export async function storeInvoice(db: Db, rated: RatedInvoice, opts: StoreOptio
         .returningAll()
         .executeTakeFirstOrThrow();
     }
-    if (rated.lines.length) await tx.insertInto('invoice_lines').values(lineValues(invoice.id, rated)).execute();
+    const lines = lineValues(invoice.id, rated);
+    if (lines.length) await tx.insertInto('invoice_lines').values(lines).execute();
+    // Credits after discounts (and any true-up line): provisional on a draft, burned once issued.
+    if (await applyCredits(tx, invoice, lines, opts.now)) invoice = await tx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirstOrThrow();
     if (invoice.status !== 'draft') invoice = await assignNumber(tx, invoice);
     if (!existing) await emitWebhookEvent(tx, sub.environment_id, 'invoice.created', await invoiceEvent(tx, invoice), opts.now);
     return { invoice, outcome: existing ? ('updated' as const) : ('created' as const) };
@@ -235,6 +243,8 @@ export function invoiceView(r: InvoiceRow, lines?: LineRow[], correctedBy: Corre
     discount_total: r.discount_total,
     total: r.total,
     amount: r.total,
+    credits_applied: r.credits_applied,
+    amount_due: r.amount_due,
     issue_date: iso(r.issue_date),
     due_date: iso(r.due_date),
     grace_until: iso(r.grace_until),
@@ -361,15 +371,16 @@ interface PaymentInput {
 
 /**
  * Records a payment of the whole invoice: draft or finalized -> paid. `amount`, when
- * given, must equal the total (partial payments are not supported); `paid_at`, when given,
+ * given, must equal the amount due (the total less credits applied; partial payments are not supported); `paid_at`, when given,
  * is not before the issue date nor in the future ({@link paidAtProblem}). Paying a paid or
  * void invoice is a 409.
  */
 export async function payInvoice(db: Db, environmentId: string, id: string, input: PaymentInput, now: Date) {
   return moveInvoice(db, environmentId, id, ['draft', 'finalized'], 'pay', ['invoice.paid', 'payment.successful'], now, (row) => {
-    if (input.amount !== undefined && !sameAmount(input.amount, row.total)) {
-      throw new AppError('validation_failed', `amount ${input.amount} differs from the invoice total ${row.total}; partial payments are not supported`, {
-        details: [{ path: 'amount', message: `amount must equal the invoice total ${row.total}` }],
+    if (input.amount !== undefined && !sameAmount(input.amount, row.amount_due)) {
+      const due = new Dec(row.credits_applied).isZero() ? `the invoice total ${row.total}` : `the invoice's amount due ${row.amount_due} (total ${row.total} less credits applied ${row.credits_applied})`;
+      throw new AppError('validation_failed', `amount ${input.amount} differs from ${due}; partial payments are not supported`, {
+        details: [{ path: 'amount', message: `amount must equal the invoice's amount due ${row.amount_due}` }],
       });
     }
     if (input.paid_at) checkPaidAt(input.paid_at, row.status === 'draft' ? now : row.issue_date, now);
@@ -405,6 +416,13 @@ async function moveInvoice(
     const corrected = (await correctionsOf(tx, [row.id])).get(row.id);
     if (corrected) throw new AppError('conflict', `cannot ${action} invoice ${row.number ?? row.id}: it was corrected by invoice ${corrected.invoice_id}${corrected.credit_note_id ? ` (credit note ${corrected.credit_note_id})` : ''}; ${action} that one`);
     let updated = await tx.updateTable('invoices').set({ ...set(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    // A draft's credits were provisional: issued (paid as a draft), they burn; voided, they are
+    // simply no longer held. An issued invoice voided gives back what it burned.
+    if (row.status === 'draft' && updated.status === 'paid') await burnCredits(tx, updated, now);
+    if (row.status !== 'draft' && updated.status === 'void') await releaseCredits(tx, updated, `invoice ${row.number ?? row.id} voided`, now);
+    // A credit purchase (no subscription): paid, its grant becomes usable; voided unpaid, the grant is void.
+    if (row.subscription_id === null && updated.status === 'paid') await grantPaidPurchase(tx, updated.id, now);
+    if (row.subscription_id === null && updated.status === 'void') await voidUnpaidPurchase(tx, updated.id, now);
     if (updated.status === 'paid' || updated.status === 'finalized') updated = await assignNumber(tx, updated);
     const data = await invoiceEvent(tx, updated);
     for (const event of events) await emitWebhookEvent(tx, environmentId, event, data, now);

@@ -18,6 +18,13 @@ describe('renderInvoiceHtml', () => {
     expect(html).toContain('<strong>150.00 USD</strong>');
   });
 
+  it('shows the prepaid credits applied and the amount due when credits were applied, nothing of them otherwise', () => {
+    expect(renderInvoiceHtml(invoice, null)).not.toContain('Amount due');
+    const withCredits = renderInvoiceHtml({ ...(invoice as object), credits_applied: '50.00', amount_due: '100.00' } as never, null);
+    expect(withCredits).toContain('Prepaid credits applied</td><td class="n">50.00</td>');
+    expect(withCredits).toContain('<strong>100.00 USD</strong>');
+  });
+
   it('never renders a non-http logo URL; works without a template', () => {
     expect(renderInvoiceHtml(invoice, { template_data: { logo_url: 'javascript:alert(1)' } })).not.toContain('javascript:');
     expect(renderInvoiceHtml(invoice, null)).toContain('INV-000007');

@@ -9,6 +9,7 @@ import type { Database, InvoiceTemplatesTable } from '../../shared/db/schema.ts'
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import type { InvoiceView } from './store.ts';
+import { Dec } from '../rating/money.ts';
 
 type Row = Selectable<InvoiceTemplatesTable>;
 
@@ -92,6 +93,14 @@ function safeUrl(u: unknown): string | null {
 
 type Line = NonNullable<InvoiceView['lines']>[number];
 
+/** The prepaid credits applied and the amount due, when credits were applied (the credits lines show each grant). */
+function creditRows(invoice: Pick<InvoiceView, 'credits_applied' | 'amount_due' | 'currency'>): string {
+  if (!invoice.credits_applied || new Dec(invoice.credits_applied).isZero()) return '';
+  return `<tr><td colspan="5">Prepaid credits applied</td><td class="n">${esc(invoice.credits_applied)}</td></tr>
+<tr><td colspan="5"><strong>Amount due</strong></td><td class="n"><strong>${esc(invoice.amount_due)} ${esc(invoice.currency)}</strong></td></tr>
+`;
+}
+
 /** Pure: the invoice as a standalone HTML document with the template's company name and logo. */
 export function renderInvoiceHtml(invoice: InvoiceView & { lines: Line[] }, template: { template_data: unknown } | null): string {
   const data = (template?.template_data ?? {}) as TemplateData;
@@ -122,7 +131,7 @@ ${rows}
 <tr><td colspan="5">Subtotal</td><td class="n">${esc(invoice.subtotal)}</td></tr>
 <tr><td colspan="5">Discounts</td><td class="n">${esc(invoice.discount_total)}</td></tr>
 <tr><td colspan="5"><strong>Total</strong></td><td class="n"><strong>${esc(invoice.total)} ${esc(invoice.currency)}</strong></td></tr>
-</tfoot></table>
+${creditRows(invoice)}</tfoot></table>
 </body></html>
 `;
 }

@@ -119,13 +119,16 @@ interface RevenueScope {
 export async function loadRevenue(db: Db, s: RevenueScope, group?: RevenueGroup): Promise<{ invoices: RevenueInvoice[]; maps: RevenueMaps }> {
   let q = db
     .selectFrom('invoices as i')
-    .leftJoin('invoice_lines as l', 'l.invoice_id', 'i.id')
+    // Prepaid credits are how an invoice is paid, not less revenue: their lines are left out,
+    // as are credit purchase invoices (no subscription: the revenue is the usage they pay for).
+    .leftJoin('invoice_lines as l', (j) => j.onRef('l.invoice_id', '=', 'i.id').on('l.charge_type', '!=', 'credits_applied'))
     .select(['i.id', 'i.account_id', 'i.rate_plan_id', 'i.currency', 'i.total', 'l.agent_instance_id', 'l.amount'])
     // The period start as epoch milliseconds: a number, which the driver does not parse as it parses timestamps (a tenth of the rows' cost).
     .select(sql<number>`(extract(epoch from i.period_start) * 1000)::float8`.as('period_start_ms'))
     .select(sql<string | null>`l.detail->>'rate_plan_id'`.as('line_rate_plan_id'))
     .where('i.environment_id', '=', s.environmentId)
     .where('i.status', '!=', 'void')
+    .where('i.subscription_id', 'is not', null)
     .where('i.period_start', '>=', s.from)
     .where('i.period_start', '<', s.to);
   if (s.accountIds) q = q.where('i.account_id', 'in', s.accountIds.length ? s.accountIds : ['']);
@@ -135,7 +138,7 @@ export async function loadRevenue(db: Db, s: RevenueScope, group?: RevenueGroup)
   let last: RevenueInvoice | undefined;
   for (const r of rows) {
     if (last?.invoice_id !== r.id) {
-      last = { invoice_id: r.id, account_id: r.account_id, rate_plan_id: r.rate_plan_id, currency: r.currency, period_start: new Date(r.period_start_ms), total: r.total, lines: [] };
+      last = { invoice_id: r.id, account_id: r.account_id, rate_plan_id: r.rate_plan_id!, currency: r.currency, period_start: new Date(r.period_start_ms), total: r.total, lines: [] };
       invoices.push(last);
     }
     if (r.amount !== null) last.lines.push({ agent_instance_id: r.agent_instance_id, rate_plan_id: r.line_rate_plan_id, amount: r.amount });

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENTS = [
   'subscription.created',
   'subscription.updated',
   'subscription.cancelled',
+  'credits.granted',
+  'credits.expired',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './endpoints.ts';
-import { invoiceEventData, outcomeEventData, sampleEventData, subscriptionEventData, webhookBodyProblems } from './payloads.ts';
+import { creditsEventData, invoiceEventData, outcomeEventData, sampleEventData, subscriptionEventData, webhookBodyProblems } from './payloads.ts';
 
 const body = (event: WebhookEvent, data: object) => ({ event, timestamp: '2026-01-01T00:00:00.000Z', data });
 const subscription = { id: 'sub_1', account_id: 'acct_1', rate_plan_id: 'rp_1', status: 'active', cancel_date: null, cancel_reason: null };
-const invoice = { id: 'inv_1', account_id: 'acct_1', total: '16.00', currency: 'USD', number: 'INV-000001', status: 'finalized', subscription_id: 'sub_1' };
+const invoice = { id: 'inv_1', account_id: 'acct_1', total: '16.00', amount_due: '16.00', currency: 'USD', number: 'INV-000001', status: 'finalized', subscription_id: 'sub_1' };
 const at = new Date('2026-02-01T00:00:00Z');
 
 describe('webhook payload schemas (one per event)', () => {
@@ -60,5 +60,17 @@ describe('webhook payload schemas (one per event)', () => {
     expect(o).toMatchObject({ event_id: 'e', value: 123456789012.12346, value_exact: '123456789012.123456789' });
     expect(webhookBodyProblems('outcome.completed', body('outcome.completed', o))).toEqual([]);
     expect(webhookBodyProblems('outcome.completed', body('outcome.completed', { ...o, value: '1' })).join()).toMatch(/value/);
+  });
+
+  it('credits events: the amount as positive money text in the currency, whatever the entry sign (0 and 3 decimals)', () => {
+    const grant = { id: 'cgr_1', account_id: 'acct_1', currency: 'KWD', kind: 'free', effective_at: at, expires_at: new Date('2026-03-01T00:00:00Z') };
+    const expired = creditsEventData(grant, { id: 'cle_1', amount: '-1000000000000000', occurred_at: grant.expires_at });
+    expect(expired).toMatchObject({ amount: '1000000000000000.000', expires_at: '2026-03-01T00:00:00.000Z', occurred_at: '2026-03-01T00:00:00.000Z' });
+    expect(webhookBodyProblems('credits.expired', body('credits.expired', expired))).toEqual([]);
+    const granted = creditsEventData({ ...grant, currency: 'JPY', expires_at: null }, { id: 'cle_2', amount: '500', occurred_at: at });
+    expect(granted).toMatchObject({ amount: '500', expires_at: null, kind: 'free' });
+    expect(webhookBodyProblems('credits.granted', body('credits.granted', granted))).toEqual([]);
+    expect(webhookBodyProblems('credits.granted', body('credits.granted', { ...granted, kind: 'gift' })).join()).toMatch(/kind/);
+    expect(Object.keys(sampleEventData('credits.granted')).sort()).toEqual([...Object.keys(granted), 'test'].sort());
   });
 });

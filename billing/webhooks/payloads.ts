@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { WebhookEvent } from './endpoints.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
 
 /**
  * One schema per webhook event: the `data` of every delivery, real or test, is built by
@@ -82,6 +83,7 @@ function invoiceData(status: TSchema) {
       amount: Type.Number({ description: 'the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic' }),
       currency: Str('ISO 4217 code'),
       total: Str('the exact total as a decimal string in the currency’s minor units, e.g. "16.00"'),
+      amount_due: Type.Optional(Str('the total less the prepaid credits applied, e.g. "6.00" (README, Credits)')),
       number: NullableStr('the invoice number once finalized (INV-…), else null'),
       status,
       subscription_id: NullableStr('the subscription it bills'),
@@ -112,6 +114,27 @@ const OutcomeCompletedData = Type.Object(
   { additionalProperties: false },
 );
 
+/** The data of both credits events: the grant and the amount of the entry that caused the event. */
+function creditsData(amount: string, description: string) {
+  return Type.Object(
+    {
+      grant_id: Str('the credit grant'),
+      account_id: Str('its account (customer)'),
+      currency: Str('ISO 4217 code'),
+      kind: OneOf(['paid', 'free'], 'paid (a purchase) or free (promotional, goodwill)'),
+      amount: Str(amount),
+      entry_id: Str('the ledger entry written (GET /v1/credits/entries)'),
+      effective_at: Time('when the credit becomes usable'),
+      expires_at: Type.Union([Time('when what is left of it expires'), Type.Null()], { description: 'when what is left of it expires, else null' }),
+      occurred_at: Time(description),
+      test: Test,
+    },
+    { additionalProperties: false },
+  );
+}
+const CreditsGrantedData = creditsData('the credit granted, exact decimal text, e.g. "100.00"', 'when the grant became usable (created, or its purchase paid)');
+const CreditsExpiredData = creditsData('the remainder that expired, exact decimal text (positive)', 'the expiry instant (the grant’s expires_at)');
+
 /** The schema of each event's `data`: one per event, for real and test deliveries alike. */
 const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'subscription.created': SubscriptionCreatedData,
@@ -121,6 +144,8 @@ const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'invoice.paid': InvoicePaidData,
   'payment.successful': InvoicePaidData,
   'outcome.completed': OutcomeCompletedData,
+  'credits.granted': CreditsGrantedData,
+  'credits.expired': CreditsExpiredData,
 };
 
 /** The fields of every subscription event (the schemas above narrow them per event). */
@@ -133,6 +158,7 @@ type SubscriptionEventData = Omit<Static<typeof SubscriptionCancelledData>, 'sta
 };
 type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind'> & { status: string; kind: string };
 type OutcomeEventData = Static<typeof OutcomeCompletedData>;
+type CreditsEventData = Static<typeof CreditsGrantedData>;
 
 const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
 function checkOf(event: WebhookEvent): TypeCheck<TSchema> {
@@ -183,7 +209,7 @@ export function subscriptionEventData(
 
 /** An invoice (or credit note) as its events' data. */
 export function invoiceEventData(
-  r: { id: string; account_id: string; total: string; currency: string; number: string | null; status: string; subscription_id: string | null; kind?: string | null },
+  r: { id: string; account_id: string; total: string; amount_due: string; currency: string; number: string | null; status: string; subscription_id: string | null; kind?: string | null },
   correction: { replaces_invoice_id?: string | null; credit_note_id?: string | null; credit_note_number?: string | null } = {},
 ): InvoiceEventData {
   return {
@@ -192,6 +218,7 @@ export function invoiceEventData(
     amount: Number(r.total),
     currency: r.currency,
     total: r.total,
+    amount_due: r.amount_due,
     number: r.number,
     status: r.status,
     subscription_id: r.subscription_id,
@@ -199,6 +226,24 @@ export function invoiceEventData(
     replaces_invoice_id: correction.replaces_invoice_id ?? null,
     credit_note_id: correction.credit_note_id ?? null,
     credit_note_number: correction.credit_note_number ?? null,
+  };
+}
+
+/** A grant and one of its ledger entries (grant or expiry) as a credits event's data. */
+export function creditsEventData(
+  g: { id: string; account_id: string; currency: string; kind: string; effective_at: Date; expires_at: Date | null },
+  entry: { id: string; amount: string; occurred_at: Date },
+): CreditsEventData {
+  return {
+    grant_id: g.id,
+    account_id: g.account_id,
+    currency: g.currency,
+    kind: g.kind as 'paid' | 'free',
+    amount: formatMoney(new Dec(entry.amount).abs(), g.currency),
+    entry_id: entry.id,
+    effective_at: g.effective_at.toISOString(),
+    expires_at: g.expires_at ? g.expires_at.toISOString() : null,
+    occurred_at: entry.occurred_at.toISOString(),
   };
 }
 
@@ -226,7 +271,9 @@ export function outcomeEventData(o: {
 
 const SAMPLE_TIME = new Date('2026-01-01T00:00:00Z');
 const sampleSubscription = { id: 'sub_test', account_id: 'acct_test', rate_plan_id: 'rp_test', cancel_date: null, cancel_reason: null };
-const sampleInvoice = { id: 'inv_test', account_id: 'acct_test', total: '100.00', currency: 'USD', number: 'INV-000001', subscription_id: 'sub_test', kind: 'invoice' };
+const sampleInvoice = { id: 'inv_test', account_id: 'acct_test', total: '100.00', amount_due: '100.00', currency: 'USD', number: 'INV-000001', subscription_id: 'sub_test', kind: 'invoice' };
+
+const sampleGrant = { id: 'cgr_test', account_id: 'acct_test', currency: 'USD', kind: 'free', effective_at: SAMPLE_TIME, expires_at: new Date('2026-12-31T00:00:00Z') };
 
 /** The `data` of a test delivery: sample values through the same builders as real events, marked `test: true`. */
 export function sampleEventData(event: WebhookEvent): Record<string, unknown> {
@@ -243,6 +290,10 @@ export function sampleEventData(event: WebhookEvent): Record<string, unknown> {
       case 'invoice.paid':
       case 'payment.successful':
         return invoiceEventData({ ...sampleInvoice, status: 'paid' });
+      case 'credits.granted':
+        return creditsEventData({ ...sampleGrant, expires_at: null }, { id: 'cle_test', amount: '100.00', occurred_at: SAMPLE_TIME });
+      case 'credits.expired':
+        return creditsEventData(sampleGrant, { id: 'cle_test', amount: '-40.00', occurred_at: sampleGrant.expires_at });
       case 'outcome.completed':
         return outcomeEventData({ eventId: 'evt_test', agentInstanceId: 'ai_test', accountId: 'acct_test', outcomeType: 'converted_lead', value: '1', timestamp: SAMPLE_TIME });
     }

@@ -228,10 +228,11 @@ export interface InvoicesTable {
   /** Per-environment, gap-free: INV-000001, ... Assigned when the invoice leaves draft (migration 0007); null on drafts. */
   number: string | null;
   account_id: string;
-  subscription_id: string;
+  /** Null on a credit purchase invoice (a paid grant's own invoice, migration 0011), as are the plan and cycle. */
+  subscription_id: string | null;
   /** The plan in force at the end of the period (segments name theirs). */
-  rate_plan_id: string;
-  billing_cycle: BillingCycle;
+  rate_plan_id: string | null;
+  billing_cycle: BillingCycle | null;
   currency: string;
   period_start: Timestamp;
   period_end: Timestamp;
@@ -490,4 +491,83 @@ interface CostRollupDirtyTable {
 export interface Database {
   cost_rollup_state: CostRollupStateTable;
   cost_rollup_dirty: CostRollupDirtyTable;
+}
+
+// ---- Migration 0011: prepaid credits (billing/credits/). Grants, their append-only
+// ledger, and what each invoice applies of each grant.
+
+export type CreditGrantKind = 'paid' | 'free';
+export type CreditUsable = 'immediately' | 'on_payment';
+export type CreditEntryType = 'grant' | 'burn' | 'release' | 'expiry' | 'void' | 'adjustment';
+
+/** What a grant's credit may pay for; null: the whole invoice. Lists are ORed. */
+export interface CreditScope {
+  charge_ids?: string[];
+  product_ids?: string[];
+  units?: string[];
+}
+
+export interface CreditGrantsTable {
+  id: string;
+  environment_id: string;
+  account_id: string;
+  currency: string;
+  kind: CreditGrantKind;
+  amount: Numeric;
+  /** Paid grants: what the purchase invoice bills (default the amount). */
+  price: ColumnType<string | null, string | null | undefined, never>;
+  priority: number;
+  effective_at: Timestamp;
+  expires_at: NullableTimestamp;
+  scope: ColumnType<CreditScope | null, string | null, never>;
+  metadata: ColumnType<Record<string, unknown>, string, never>;
+  usable: CreditUsable;
+  /** When its credit became usable (a grant entry is written then); null while an on_payment purchase is unpaid. */
+  usable_at: NullableTimestamp;
+  /** Paid grants: the purchase invoice. */
+  invoice_id: string | null;
+  voided_at: NullableTimestamp;
+  /** Set when the scheduler wrote the grant's expiry entry (or found nothing left to expire). */
+  expiry_written_at: NullableTimestamp;
+  void_reason: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface CreditEntriesTable {
+  id: string;
+  seq: Generated<string>;
+  environment_id: string;
+  account_id: string;
+  currency: string;
+  grant_id: string;
+  type: CreditEntryType;
+  /** Signed: grant/release +, burn/expiry/void -, adjustment either. */
+  amount: Numeric;
+  invoice_id: string | null;
+  reason: string | null;
+  created_by: string | null;
+  occurred_at: Timestamp;
+  created_at: Generated<Date>;
+}
+
+export interface CreditApplicationsTable {
+  invoice_id: string;
+  grant_id: string;
+  amount: Numeric;
+}
+
+export interface InvoicesTable {
+  /** The credits applied (a positive sum of the `credits_applied` lines' magnitudes). */
+  credits_applied: ColumnType<string, string | undefined, string>;
+  /** total - credits_applied: what the customer owes. */
+  amount_due: Numeric;
+}
+
+export interface Database {
+  credit_grants: CreditGrantsTable;
+  credit_entries: CreditEntriesTable;
+  credit_applications: CreditApplicationsTable;
 }

@@ -9,6 +9,7 @@ import * as m0007 from './0007_invoice_numbers.ts';
 import * as m0008 from './0008_invoice_corrections.ts';
 import * as m0009 from './0009_cost_rollup.ts';
 import * as m0010 from './0010_commitments.ts';
+import * as m0011 from './0011_credits.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008_invoice_corrections': m0008,
   '0009_cost_rollup': m0009,
   '0010_commitments': m0010,
+  '0011_credits': m0011,
 };

@@ -1,0 +1,191 @@
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../shared/errors.ts';
+import { parseTimestamp } from '../../shared/time.ts';
+import type { HttpRequest } from '../../shared/http/types.ts';
+import type { Principal } from '../../shared/auth/keys.ts';
+import { adjustGrant, createGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
+import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
+import type { Invoicing } from '../invoicing/context.ts';
+import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
+import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
+import { DateLike, Id } from './schemas.ts';
+import { body, optionalBody, query } from './validate.ts';
+import { AgentCreditBalance, CreditBalance, CreditEntry, CreditGrant, listOfA, listOfB } from './response-schemas.ts';
+
+/** Money in a credits request: a decimal string (exact) or a JSON number (up to 15 significant digits). */
+const Money = Type.Union([Type.Number(), Type.String({ maxLength: 64 })], { errorMessage: 'must be a decimal number or string, e.g. "100.00"' });
+const IdList = Type.Array(Id, { maxItems: 100, errorMessage: 'must be a list of at most 100 ids' });
+const CreditScopeSchema = Type.Object(
+  {
+    charge_ids: Type.Optional(IdList),
+    product_ids: Type.Optional(IdList),
+    units: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, errorMessage: 'must be a list of at most 100 units of measure' })),
+  },
+  { additionalProperties: false, errorMessage: 'must be an object with charge_ids, product_ids and/or units (lists)' },
+);
+const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+  maxProperties: 50,
+  errorMessage: 'must be an object of at most 50 keys with string, number, boolean or null values',
+});
+const GrantCreate = Type.Object({
+  account_id: Id,
+  currency: Type.String({ minLength: 1, maxLength: 10, errorMessage: 'must be an ISO 4217 currency code, e.g. USD' }),
+  kind: Type.Union([Type.Literal('paid'), Type.Literal('free')], { errorMessage: 'must be paid or free' }),
+  amount: Money,
+  price: Type.Optional(Money),
+  priority: Type.Optional(Type.Integer({ minimum: MIN_PRIORITY, maximum: MAX_PRIORITY, errorMessage: `must be an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}` })),
+  effective_at: Type.Optional(DateLike),
+  expires_at: Type.Optional(Type.Union([DateLike, Type.Null()], { errorMessage: 'must be an ISO 8601 date or date-time, or null' })),
+  scope: Type.Optional(Type.Union([CreditScopeSchema, Type.Null()], { errorMessage: 'must be an object with charge_ids, product_ids and/or units, or null' })),
+  metadata: Type.Optional(Metadata),
+  usable: Type.Optional(Type.Union([Type.Literal('immediately'), Type.Literal('on_payment')], { errorMessage: 'must be immediately or on_payment' })),
+});
+const GrantVoid = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
+const Adjustment = Type.Object({
+  grant_id: Id,
+  amount: Money,
+  reason: Type.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a non-empty string of at most 500 characters' }),
+});
+const GrantQuery = Type.Object({ account_id: Type.Optional(Id), currency: Type.Optional(Type.String({ maxLength: 10 })) });
+const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment'].map((t) => Type.Literal(t)), { errorMessage: 'must be grant, burn, release, expiry, void or adjustment' });
+const EntryQuery = Type.Object({
+  account_id: Type.Optional(Id),
+  grant_id: Type.Optional(Id),
+  invoice_id: Type.Optional(Id),
+  type: Type.Optional(EntryType),
+  from: Type.Optional(DateLike),
+  to: Type.Optional(DateLike),
+});
+const BalanceQuery = Type.Object({ at: Type.Optional(DateLike) });
+
+/** Largest Idempotency-Key accepted. */
+const MAX_KEY_LENGTH = 200;
+const IdempotencyHeader = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({ maxLength: MAX_KEY_LENGTH, description: 'a retry with the same key and request grants once (answered with Idempotent-Replayed: true); another request with it is a 409' })),
+});
+
+function date(v: string, field: string): Date {
+  const t = parseTimestamp(v);
+  if (t === undefined) throw new AppError('validation_failed', `${field} is not a valid date`, { details: [{ path: field, message: `${field} is not a valid date` }] });
+  return new Date(t);
+}
+
+function idempotencyKey(req: HttpRequest): string | null {
+  const k = req.headers['idempotency-key'];
+  if (k === undefined || k === '') return null;
+  if (k.length > MAX_KEY_LENGTH) throw new AppError('validation_failed', `Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`, { details: [{ path: 'Idempotency-Key', message: `at most ${MAX_KEY_LENGTH} characters` }] });
+  return k;
+}
+
+function entryFilter(req: HttpRequest): EntryFilter {
+  const q = query(req, EntryQuery);
+  return {
+    account_id: q.account_id,
+    grant_id: q.grant_id,
+    invoice_id: q.invoice_id,
+    type: q.type as EntryFilter['type'],
+    from: q.from ? date(q.from, 'from') : undefined,
+    to: q.to ? date(q.to, 'to') : undefined,
+  };
+}
+
+/**
+ * Prepaid credits on both families (README, Credits): grants (create, list, one, void),
+ * the ledger's entries, manual adjustments, and an account's balance per currency.
+ * Reads need `read`; grants, voids and adjustments need `write`.
+ */
+export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoint[] {
+  const { db } = deps;
+  const inv = deps.invoicing;
+  const actor = (p: Principal): Actor => ({ now: inv.now(), createdBy: p.credentialId, netDays: inv.config.netDays });
+
+  const grant = async (req: HttpRequest, p: Principal) => {
+    const { grant, replayed } = await createGrant(db, p.environmentId, body(req, GrantCreate), idempotencyKey(req), actor(p));
+    return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
+  };
+  const balance = async (req: HttpRequest, p: Principal) => {
+    const q = query(req, BalanceQuery);
+    const at = q.at ? date(q.at, 'at') : inv.now();
+    return ok({ account_id: req.params.account_id!, at: at.toISOString(), balances: await accountBalances(db, p.environmentId, req.params.account_id!, at) });
+  };
+  // What an agent may read of its account's credit (X-Agent-Secret alone): the available figure per currency.
+  const agentBalance = async (_req: HttpRequest, p: Principal) => {
+    const accountId = p.agentAccountId || null;
+    const at = inv.now();
+    const balances = accountId ? (await accountBalances(db, p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
+  };
+  const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";
+  const adjust = async (req: HttpRequest, p: Principal) => created(entryView(await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p))));
+  const one = async (req: HttpRequest, p: Principal) => ok(await getGrant(db, p.environmentId, req.params.grant_id!, inv.now()));
+  const voidOne = async (req: HttpRequest, p: Principal) => ok(await voidGrant(db, p.environmentId, req.params.grant_id!, optionalBody(req, GrantVoid).reason ?? null, actor(p)));
+  const grantSummary = 'Grant prepaid credits to an account (paid: with a purchase invoice; free). Idempotency-Key header: a retry grants once';
+
+  return [
+    { method: 'POST', path: '/v1/credits/grants', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, headers: IdempotencyHeader, errors: [409], summary: grantSummary, handle: grant },
+    {
+      method: 'GET',
+      path: '/v1/credits/grants',
+      capability: 'read',
+      query: [PageQueryA, GrantQuery],
+      response: listOfA('grants', CreditGrant),
+      summary: 'List credit grants with what is left of each (limit/offset; filters account_id, currency)',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listGrants(db, p.environmentId, query(req, GrantQuery), page, inv.now());
+        return ok(listA('grants', rows, total, page));
+      },
+    },
+    { method: 'GET', path: '/v1/credits/grants/:grant_id', capability: 'read', response: CreditGrant, errors: [404], summary: 'One credit grant', handle: one },
+    { method: 'POST', path: '/v1/credits/grants/:grant_id/void', capability: 'write', response: CreditGrant, requestBody: GrantVoid, errors: [404, 409], summary: 'Void what is left of a credit grant (a void ledger entry)', handle: voidOne },
+    {
+      method: 'GET',
+      path: '/v1/credits/entries',
+      capability: 'read',
+      query: [PageQueryA, EntryQuery],
+      response: listOfA('entries', CreditEntry),
+      summary: 'Credit ledger entries in the order written (limit/offset; filters account_id, grant_id, invoice_id, type, from, to on occurred_at)',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listEntries(db, p.environmentId, entryFilter(req), page);
+        return ok(listA('entries', rows, total, page));
+      },
+    },
+    { method: 'POST', path: '/v1/credits/adjustments', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: 'Adjust a credit grant by hand (+/-) with a reason: an adjustment ledger entry', handle: adjust },
+    { method: 'GET', path: '/v1/accounts/:account_id/credits/balance', capability: 'read', query: [BalanceQuery], response: CreditBalance, errors: [404], summary: "An account's credit balance per currency (optional at: an instant)", handle: balance },
+
+    { method: 'POST', path: '/api/v1/credit/grants/create', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, headers: IdempotencyHeader, errors: [409], summary: grantSummary, handle: grant },
+    {
+      method: 'GET',
+      path: '/api/v1/credit/grants',
+      capability: 'read',
+      query: [PageQueryB, GrantQuery],
+      response: listOfB('grants', CreditGrant),
+      summary: 'List credit grants with what is left of each (skip/limit; filters account_id, currency)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listGrants(db, p.environmentId, query(req, GrantQuery), page, inv.now());
+        return ok(listB('grants', rows, total, page));
+      },
+    },
+    { method: 'GET', path: '/api/v1/credit/grants/:grant_id', capability: 'read', response: CreditGrant, errors: [404], summary: 'One credit grant', handle: one },
+    { method: 'POST', path: '/api/v1/credit/grants/:grant_id/void', capability: 'write', response: CreditGrant, requestBody: GrantVoid, errors: [404, 409], summary: 'Void what is left of a credit grant (a void ledger entry)', handle: voidOne },
+    {
+      method: 'GET',
+      path: '/api/v1/credit/entries',
+      capability: 'read',
+      query: [PageQueryB, EntryQuery],
+      response: listOfB('entries', CreditEntry),
+      summary: 'Credit ledger entries in the order written (skip/limit; filters account_id, grant_id, invoice_id, type, from, to on occurred_at)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listEntries(db, p.environmentId, entryFilter(req), page);
+        return ok(listB('entries', rows, total, page));
+      },
+    },
+    { method: 'POST', path: '/api/v1/credit/adjustments/create', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: 'Adjust a credit grant by hand (+/-) with a reason: an adjustment ledger entry', handle: adjust },
+    { method: 'GET', path: '/v1/agents/me/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
+    { method: 'GET', path: '/api/v1/agent_instance/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
+    { method: 'GET', path: '/api/v1/account/:account_id/credit-balance', capability: 'read', query: [BalanceQuery], response: CreditBalance, errors: [404], summary: "An account's credit balance per currency (optional at: an instant)", handle: balance },
+  ];
+}

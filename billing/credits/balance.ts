@@ -1,0 +1,93 @@
+/**
+ * Pure: an account's credit balance in one currency at an instant, from its ledger
+ * entries, what draft invoices hold, and its grants' expiry dates. Nothing but the
+ * entries and the instant decides it (no clock job needed for it to be right): an entry
+ * counts from its `occurred_at`; whatever is left of a grant past its `expires_at` (not
+ * held by a draft) counts as expired, whether or not the scheduler has written its
+ * `expiry` entry yet (the entry, dated at the expiry instant, then carries that amount,
+ * and the computed part is zero).
+ */
+import { Dec, formatMoney } from '../rating/money.ts';
+import type { CreditEntryType } from '../../shared/db/schema.ts';
+
+/** One ledger entry as the balance reads it. */
+export interface BalanceEntry {
+  grant_id: string;
+  type: CreditEntryType;
+  /** Signed decimal text. */
+  amount: string;
+  invoice_id: string | null;
+  occurred_at: Date;
+}
+
+/** One grant as the balance reads it. */
+export interface BalanceGrant {
+  id: string;
+  expires_at: Date | null;
+  voided_at: Date | null;
+}
+
+/** The figures of a balance (decimal text in the currency's minor units). */
+export interface Balance {
+  currency: string;
+  /** Credit granted (grant entries). */
+  granted: string;
+  /** Manual adjustments, net (+/-). */
+  adjusted: string;
+  /** Burned on issued invoices, net of what voids and corrections released. */
+  burned: string;
+  /** Expired remainders (entries, and grants past expiry whose entry is not written yet). */
+  expired: string;
+  /** Remainders of voided grants (entries, and what drafts gave back after the void). */
+  voided: string;
+  /** Held by draft invoices now (at an earlier instant, at most what each grant had then): burned when they are issued, given back if they shrink. */
+  held: string;
+  /** What the open period's usage is rated at: not computed yet (always null; a later issue). */
+  pending: null;
+  /** granted + adjusted - burned - expired - voided - held. */
+  available: string;
+}
+
+/**
+ * The balance at `at`. `held` maps grant ids to what drafts hold of them now. Invariant
+ * (tested on random histories): available + held = (sum of the entries up to `at`) -
+ * what is left (not held) of grants voided or past expiry.
+ */
+export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date): Balance {
+  const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0) };
+  const perGrant = new Map<string, Dec>();
+  for (const e of entries) {
+    if (e.occurred_at > at) continue;
+    sum[e.type] = sum[e.type].plus(e.amount);
+    perGrant.set(e.grant_id, (perGrant.get(e.grant_id) ?? new Dec(0)).plus(e.amount));
+  }
+  let computedExpiry = new Dec(0);
+  let computedVoid = new Dec(0);
+  let heldTotal = new Dec(0);
+  for (const g of grants) {
+    // Drafts hold now; at an earlier instant they held at most what the grant had then.
+    const had = Dec.max(perGrant.get(g.id) ?? new Dec(0), 0);
+    const h = Dec.min(new Dec(held.get(g.id) ?? 0), had);
+    heldTotal = heldTotal.plus(h);
+    const left = had.minus(h);
+    if (left.lte(0)) continue;
+    // A closed grant gives nothing more: what is left of it (a draft that shrank after the
+    // void or the expiry entry) counts as voided or expired, never as available.
+    if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(left);
+    else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(left);
+  }
+  const f = (d: Dec) => formatMoney(d, currency);
+  const expired = sum.expiry.neg().plus(computedExpiry);
+  const available = sum.grant.plus(sum.adjustment).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal);
+  return {
+    currency,
+    granted: f(sum.grant),
+    adjusted: f(sum.adjustment),
+    burned: f(sum.burn.plus(sum.release).neg()),
+    expired: f(expired),
+    voided: f(sum.void.neg().plus(computedVoid)),
+    held: f(heldTotal),
+    pending: null,
+    available: f(available),
+  };
+}

@@ -1,0 +1,437 @@
+/**
+ * Credit grants: create (free, or paid with an invoice of its own), read, void what is
+ * left; manual adjustments. Every change of a balance is a ledger entry written in the
+ * same transaction (ledger.ts reads them), and `credits.granted` goes through the
+ * webhook outbox in that transaction too.
+ *
+ * A grant is usable from `effective_at` once it is granted: at once (`usable:
+ * "immediately"`, free grants always), or, for a paid grant with `usable: "on_payment"`,
+ * when its purchase invoice is paid (store.ts calls {@link grantPaidPurchase}); the
+ * `grant` ledger entry is written at that moment, so the balance never counts credit
+ * that is not usable.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { CreditGrantKind, CreditGrantsTable, CreditScope, CreditUsable, Database } from '../../shared/db/schema.ts';
+import { CURRENCY_MESSAGE, isCurrency } from '../../shared/currency.ts';
+import { AppError, type ErrorDetail } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
+import { parseTimestamp } from '../../shared/time.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { creditsEventData } from '../webhooks/payloads.ts';
+import { remainingOf } from './invoice-credits.ts';
+import { creditAmount } from './money-input.ts';
+import { issuePurchaseInvoice } from './purchase-invoice.ts';
+
+type Tx = Transaction<Database>;
+export type GrantRow = Selectable<CreditGrantsTable>;
+
+/** Priorities: 1 burns first, 100 last. */
+export const MIN_PRIORITY = 1;
+export const MAX_PRIORITY = 100;
+export const DEFAULT_PRIORITY = 50;
+
+/** A grant request as the API validated its shape (types); values are checked here. */
+export interface GrantInput {
+  account_id: string;
+  currency: string;
+  kind: CreditGrantKind;
+  amount: string | number;
+  /** Paid grants: what the purchase invoice bills (default: the amount). */
+  price?: string | number | undefined;
+  priority?: number | undefined;
+  effective_at?: string | undefined;
+  expires_at?: string | null | undefined;
+  scope?: CreditScope | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** Paid grants only: `on_payment` (default) or `immediately`. Free grants are usable at once. */
+  usable?: CreditUsable | undefined;
+}
+
+/** Who and when. */
+export interface Actor {
+  now: Date;
+  /** The API key (or agent) that asked. */
+  createdBy: string | null;
+  /** Net days of a purchase invoice. */
+  netDays: number;
+}
+
+function bad(path: string, message: string): AppError {
+  return new AppError('validation_failed', message, { details: [{ path, message }] });
+}
+
+function badMany(details: ErrorDetail[]): AppError {
+  return new AppError('validation_failed', `request body is invalid: ${details.map((d) => d.message).join('; ')}`, { details });
+}
+
+function dateOf(v: string, path: string): Date {
+  const t = parseTimestamp(v);
+  if (t === undefined) throw bad(path, `${path} is not a valid date`);
+  return new Date(t);
+}
+
+/** The values of a grant request, checked (400 naming each bad field; nothing is written). */
+interface CheckedGrant {
+  currency: string;
+  amount: string;
+  price: string | null;
+  priority: number;
+  effective_at: Date;
+  expires_at: Date | null;
+  scope: CreditScope | null;
+  usable: CreditUsable;
+}
+
+/** Pure checks of a grant request: money, dates, usable (the references are checked against the database after). */
+export function checkGrantValues(input: GrantInput, now: Date): CheckedGrant {
+  const problems: ErrorDetail[] = [];
+  if (!isCurrency(input.currency)) throw bad('currency', `currency ${CURRENCY_MESSAGE}`);
+  const currency = input.currency.toUpperCase();
+  const amount = creditAmount(input.amount, currency, 'amount');
+  if ('problem' in amount) problems.push({ path: 'amount', message: amount.problem });
+  let price: string | null = null;
+  if (input.price !== undefined) {
+    if (input.kind !== 'paid') problems.push({ path: 'price', message: 'price is for paid grants only' });
+    const p = creditAmount(input.price, currency, 'price');
+    if ('problem' in p) problems.push({ path: 'price', message: p.problem });
+    else price = p.value;
+  }
+  const priority = input.priority ?? DEFAULT_PRIORITY;
+  const effective_at = input.effective_at ? dateOf(input.effective_at, 'effective_at') : now;
+  const expires_at = input.expires_at ? dateOf(input.expires_at, 'expires_at') : null;
+  if (expires_at && expires_at <= effective_at) problems.push({ path: 'expires_at', message: `expires_at must be after effective_at (${effective_at.toISOString()})` });
+  const usable = input.usable ?? (input.kind === 'paid' ? 'on_payment' : 'immediately');
+  if (input.kind === 'free' && usable !== 'immediately') problems.push({ path: 'usable', message: 'usable on_payment is for paid grants only (a free grant has nothing to pay)' });
+  const scope = input.scope ? normalScope(input.scope) : null;
+  if (input.scope && !scope) problems.push({ path: 'scope', message: 'scope must name at least one charge id, product id or unit of measure (omit it for the whole invoice)' });
+  if (problems.length) throw badMany(problems);
+  return { currency, amount: (amount as { value: string }).value, price, priority, effective_at, expires_at, scope, usable };
+}
+
+/** The scope with its lists deduplicated and empty ones dropped; null when it names nothing. */
+function normalScope(s: CreditScope): CreditScope | null {
+  const out: CreditScope = {};
+  for (const k of ['charge_ids', 'product_ids', 'units'] as const) {
+    const v = [...new Set(s[k] ?? [])];
+    if (v.length) out[k] = v;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+/** The account's currency: its subscriptions' plans' (any accepted currency while it has none). 400 otherwise. */
+async function checkAccountCurrency(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
+  const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
+  if (!account) throw bad('account_id', `account_id ${accountId} does not exist`);
+  const currencies = (
+    await db
+      .selectFrom('subscriptions as s')
+      .innerJoin('rate_plans as p', 'p.id', 's.rate_plan_id')
+      .select('p.currency')
+      .distinct()
+      .where('s.environment_id', '=', environmentId)
+      .where('s.account_id', '=', accountId)
+      .execute()
+  ).map((r) => r.currency.toUpperCase());
+  if (currencies.length && !currencies.includes(currency)) {
+    throw bad('currency', `currency ${currency} is not the account's: its subscriptions bill in ${currencies.join(', ')}`);
+  }
+}
+
+/** Each id and unit of a scope must exist in this environment (400 naming the first that does not). */
+async function checkScope(db: Db | Tx, environmentId: string, scope: CreditScope | null): Promise<void> {
+  if (!scope) return;
+  const missing = async (table: 'charges' | 'products', ids: string[] | undefined) => {
+    if (!ids?.length) return [];
+    const found = new Set((await db.selectFrom(table as 'charges').select('id').where('environment_id', '=', environmentId).where('id', 'in', ids).execute()).map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  };
+  const charges = await missing('charges', scope.charge_ids);
+  if (charges.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that do not exist in this environment: ${charges.join(', ')}`);
+  const products = await missing('products', scope.product_ids);
+  if (products.length) throw bad('scope.product_ids', `scope.product_ids names products that do not exist in this environment: ${products.join(', ')}`);
+  if (scope.units?.length) {
+    const found = new Set(
+      (await db.selectFrom('charges').select('unit_of_measure').distinct().where('environment_id', '=', environmentId).where('unit_of_measure', 'in', scope.units).execute()).map((r) => r.unit_of_measure),
+    );
+    const units = scope.units.filter((u) => !found.has(u));
+    if (units.length) throw bad('scope.units', `scope.units names units of measure no charge of this environment uses: ${units.join(', ')}`);
+  }
+}
+
+/** JSON with sorted keys at every depth. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The hash a retried request must match to be answered with the grant it created. */
+function requestHash(input: GrantInput): string {
+  return createHash('sha256').update(canonical(input)).digest('hex');
+}
+
+/**
+ * Creates a grant (see the module comment). With an idempotency key, a retry of the same
+ * request answers the grant it created (`replayed: true`) and writes nothing; the same key
+ * with another request is a 409.
+ */
+export async function createGrant(db: Db, environmentId: string, input: GrantInput, idempotencyKey: string | null, actor: Actor): Promise<{ grant: GrantView; replayed: boolean }> {
+  const hash = requestHash(input);
+  if (idempotencyKey) {
+    const prior = await grantByKey(db, environmentId, idempotencyKey, hash);
+    if (prior) return { grant: prior, replayed: true };
+  }
+  const v = checkGrantValues(input, actor.now);
+  await checkAccountCurrency(db, environmentId, input.account_id, v.currency);
+  await checkScope(db, environmentId, v.scope);
+  try {
+    const id = await db.transaction().execute(async (tx) => {
+      const grant = await tx
+        .insertInto('credit_grants')
+        .values({
+          id: newId('cgr'),
+          environment_id: environmentId,
+          account_id: input.account_id,
+          currency: v.currency,
+          kind: input.kind,
+          amount: v.amount,
+          price: input.kind === 'paid' ? (v.price ?? v.amount) : null,
+          priority: v.priority,
+          effective_at: v.effective_at,
+          expires_at: v.expires_at,
+          scope: v.scope ? JSON.stringify(v.scope) : null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          usable: v.usable,
+          usable_at: null,
+          invoice_id: null,
+          voided_at: null,
+          void_reason: null,
+          idempotency_key: idempotencyKey,
+          request_hash: hash,
+          created_by: actor.createdBy,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (grant.kind === 'paid') {
+        const invoiceId = await issuePurchaseInvoice(tx, grant, actor.now, actor.netDays);
+        await tx.updateTable('credit_grants').set({ invoice_id: invoiceId }).where('id', '=', grant.id).execute();
+      }
+      if (grant.usable === 'immediately') await grantEntry(tx, grant, actor.now);
+      return grant.id;
+    });
+    return { grant: await getGrant(db, environmentId, id, actor.now), replayed: false };
+  } catch (err) {
+    // Two requests with one key at once: the constraint lets one in; the other answers its grant.
+    if (idempotencyKey && (err as { constraint?: string }).constraint === 'credit_grants_idempotency') {
+      const prior = await grantByKey(db, environmentId, idempotencyKey, hash);
+      if (prior) return { grant: prior, replayed: true };
+    }
+    throw err;
+  }
+}
+
+async function grantByKey(db: Db, environmentId: string, key: string, hash: string): Promise<GrantView | null> {
+  const row = await db.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('idempotency_key', '=', key).executeTakeFirst();
+  if (!row) return null;
+  if (row.request_hash !== hash) throw new AppError('conflict', `Idempotency-Key ${key} was used for another request (grant ${row.id}); use a new key for a new grant`);
+  return getGrant(db, environmentId, row.id);
+}
+
+/** Writes a grant's `grant` entry (once, by constraint) and its `credits.granted` event: the grant is usable from then on. */
+async function grantEntry(tx: Tx, grant: GrantRow, now: Date): Promise<void> {
+  // From its effective date when granted at once; from the payment (not before that date) otherwise.
+  const occurredAt = grant.usable === 'immediately' || grant.effective_at > now ? grant.effective_at : now;
+  const entry = await tx
+    .insertInto('credit_entries')
+    .values({
+      id: newId('cle'),
+      environment_id: grant.environment_id,
+      account_id: grant.account_id,
+      currency: grant.currency,
+      grant_id: grant.id,
+      type: 'grant',
+      amount: grant.amount,
+      invoice_id: null,
+      reason: null,
+      created_by: grant.created_by,
+      occurred_at: occurredAt,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!entry) return;
+  // Granted after its expiry passed (a purchase paid late): the scheduler's expiry step looks at it again.
+  await tx.updateTable('credit_grants').set({ usable_at: now, expiry_written_at: null }).where('id', '=', grant.id).execute();
+  await emitWebhookEvent(tx, grant.environment_id, 'credits.granted', creditsEventData(grant, entry), now);
+}
+
+/** The purchase invoice `invoiceId` was paid: its `on_payment` grant becomes usable (called in the payment's transaction). */
+export async function grantPaidPurchase(tx: Tx, invoiceId: string, now: Date): Promise<void> {
+  const grant = await tx.selectFrom('credit_grants').selectAll().where('invoice_id', '=', invoiceId).forUpdate().executeTakeFirst();
+  if (grant && grant.usable === 'on_payment' && grant.voided_at === null) await grantEntry(tx, grant, now);
+}
+
+/** The purchase invoice `invoiceId` was voided: an unpaid `on_payment` grant is void with it (it never became usable). */
+export async function voidUnpaidPurchase(tx: Tx, invoiceId: string, now: Date): Promise<void> {
+  const grant = await tx.selectFrom('credit_grants').selectAll().where('invoice_id', '=', invoiceId).forUpdate().executeTakeFirst();
+  if (grant && grant.usable_at === null && grant.voided_at === null) {
+    await tx.updateTable('credit_grants').set({ voided_at: now, void_reason: `purchase invoice ${invoiceId} voided` }).where('id', '=', grant.id).execute();
+  }
+}
+
+/** A grant as both families show it, with what is left of it. */
+export interface GrantView {
+  id: string;
+  grant_id: string;
+  account_id: string;
+  currency: string;
+  kind: CreditGrantKind;
+  amount: string;
+  price: string | null;
+  priority: number;
+  effective_at: string;
+  expires_at: string | null;
+  scope: CreditScope | null;
+  metadata: Record<string, unknown>;
+  usable: CreditUsable;
+  usable_at: string | null;
+  invoice_id: string | null;
+  status: 'pending_payment' | 'active' | 'depleted' | 'expired' | 'void';
+  /** Left to burn: entries summed, less what draft invoices hold. */
+  remaining: string;
+  /** Held by draft invoices (burned when they are issued). */
+  held: string;
+  voided_at: string | null;
+  void_reason: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+function grantView(g: GrantRow, remaining: Dec, held: Dec, now: Date): GrantView {
+  const status: GrantView['status'] = g.voided_at
+    ? 'void'
+    : g.usable_at === null
+      ? 'pending_payment'
+      : g.expires_at && g.expires_at <= now
+        ? 'expired'
+        : remaining.lte(0) && held.lte(0)
+          ? 'depleted'
+          : 'active';
+  return {
+    id: g.id,
+    grant_id: g.id,
+    account_id: g.account_id,
+    currency: g.currency,
+    kind: g.kind,
+    amount: g.amount,
+    price: g.price,
+    priority: g.priority,
+    effective_at: iso(g.effective_at)!,
+    expires_at: iso(g.expires_at),
+    scope: g.scope,
+    metadata: g.metadata,
+    usable: g.usable,
+    usable_at: iso(g.usable_at),
+    invoice_id: g.invoice_id,
+    status,
+    remaining: formatMoney(Dec.max(remaining, 0), g.currency),
+    held: formatMoney(held, g.currency),
+    voided_at: iso(g.voided_at),
+    void_reason: g.void_reason,
+    created_by: g.created_by,
+    created_at: iso(g.created_at)!,
+  };
+}
+
+/** Views of grant rows (one query for their remainders). */
+async function views(db: Db | Tx, rows: GrantRow[], now: Date): Promise<GrantView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const left = await remainingOf(db, ids, null);
+  const total = await sumsOf(db, ids);
+  return rows.map((r) => {
+    const all = total.get(r.id) ?? new Dec(0);
+    return grantView(r, left.get(r.id) ?? new Dec(0), all.minus(left.get(r.id) ?? 0), now);
+  });
+}
+
+async function sumsOf(db: Db | Tx, ids: string[]): Promise<Map<string, Dec>> {
+  const rows = await db.selectFrom('credit_entries').select(['grant_id', sql<string>`sum(amount)::text`.as('sum')]).where('grant_id', 'in', ids).groupBy('grant_id').execute();
+  return new Map(rows.map((r) => [r.grant_id, new Dec(r.sum)]));
+}
+
+export async function getGrant(db: Db | Tx, environmentId: string, id: string, now = new Date()): Promise<GrantView> {
+  const row = await db.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('credit grant', id);
+  return (await views(db, [row], now))[0]!;
+}
+
+/** Filters of the grant lists. */
+export interface GrantFilter {
+  account_id?: string | undefined;
+  currency?: string | undefined;
+}
+
+/** A page of grants, oldest first. */
+export async function listGrants(db: Db, environmentId: string, filter: GrantFilter, page: Page, now: Date) {
+  let q = db.selectFrom('credit_grants').where('environment_id', '=', environmentId);
+  if (filter.account_id) q = q.where('account_id', '=', filter.account_id);
+  if (filter.currency) q = q.where('currency', '=', filter.currency.toUpperCase());
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+  return { rows: await views(db, rows, now), total };
+}
+
+/**
+ * Voids what is left of a grant: a `void` entry of its remainder (what drafts hold stays
+ * theirs and burns when they are issued; later releases leave again at once). An unpaid
+ * purchase is voided with its grant only by voiding its invoice. 409 when already void.
+ */
+export async function voidGrant(db: Db, environmentId: string, id: string, reason: string | null, actor: Actor): Promise<GrantView> {
+  await db.transaction().execute(async (tx) => {
+    const g = await tx.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!g) throw notFound('credit grant', id);
+    if (g.voided_at) throw new AppError('conflict', `credit grant ${id} is already void`);
+    const left = (await remainingOf(tx, [id], null)).get(id)!;
+    await tx.updateTable('credit_grants').set({ voided_at: actor.now, void_reason: reason }).where('id', '=', id).execute();
+    if (left.gt(0)) {
+      await tx
+        .insertInto('credit_entries')
+        .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: id, type: 'void', amount: left.neg().toFixed(), invoice_id: null, reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
+        .execute();
+    }
+  });
+  return getGrant(db, environmentId, id, actor.now);
+}
+
+/** When a move of a grant made at `now` counts: not before the grant itself (a grant effective later moves from then on). */
+function notBeforeGrant(g: GrantRow, now: Date): Date {
+  return g.effective_at > now ? g.effective_at : now;
+}
+
+/** A manual adjustment of a grant's credit (+ or -), with its reason; never below what is left (400). */
+export async function adjustGrant(db: Db, environmentId: string, input: { grant_id: string; amount: string | number; reason: string }, actor: Actor) {
+  return db.transaction().execute(async (tx) => {
+    const g = await tx.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', input.grant_id).forUpdate().executeTakeFirst();
+    if (!g) throw bad('grant_id', `grant_id ${input.grant_id} does not exist`);
+    if (g.voided_at) throw new AppError('conflict', `credit grant ${g.id} is void: it cannot be adjusted`);
+    if (g.usable_at === null) throw new AppError('conflict', `credit grant ${g.id} is not usable yet (its purchase invoice ${g.invoice_id} is unpaid): adjust it once paid`);
+    const amount = creditAmount(input.amount, g.currency, 'amount', true);
+    if ('problem' in amount) throw bad('amount', amount.problem);
+    const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
+    if (left.plus(amount.value).lt(0)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} below zero (${formatMoney(left, g.currency)} left)`);
+    const entry = await tx
+      .insertInto('credit_entries')
+      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'adjustment', amount: amount.value, invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return entry;
+  });
+}

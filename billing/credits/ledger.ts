@@ -1,0 +1,134 @@
+/**
+ * The credit ledger as the API reads it (entries, balances) and the scheduler's expiry
+ * step. Entries are written by grants.ts and invoice-credits.ts, never updated.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { CreditEntriesTable, CreditEntryType } from '../../shared/db/schema.ts';
+import { newId } from '../../shared/ids.ts';
+import { iso, notFound } from '../../shared/db/db-errors.ts';
+import { pageAndCount, type Page } from '../../shared/db/paging.ts';
+import { formatMoney, Dec } from '../rating/money.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { creditsEventData } from '../webhooks/payloads.ts';
+import { balanceAt, type Balance } from './balance.ts';
+import { remainingOf } from './invoice-credits.ts';
+
+type EntryRow = Selectable<CreditEntriesTable>;
+
+/** One ledger entry as both families show it. */
+export function entryView(e: EntryRow) {
+  return {
+    id: e.id,
+    entry_id: e.id,
+    account_id: e.account_id,
+    currency: e.currency,
+    grant_id: e.grant_id,
+    type: e.type,
+    amount: formatMoney(new Dec(e.amount), e.currency),
+    invoice_id: e.invoice_id,
+    reason: e.reason,
+    created_by: e.created_by,
+    occurred_at: iso(e.occurred_at),
+    created_at: iso(e.created_at),
+  };
+}
+
+/** Filters of the ledger list. */
+export interface EntryFilter {
+  account_id?: string | undefined;
+  grant_id?: string | undefined;
+  type?: CreditEntryType | undefined;
+  invoice_id?: string | undefined;
+  /** occurred_at >= from */
+  from?: Date | undefined;
+  /** occurred_at < to */
+  to?: Date | undefined;
+}
+
+/** A page of entries in the order they were written. */
+export async function listEntries(db: Db, environmentId: string, f: EntryFilter, page: Page) {
+  let q = db.selectFrom('credit_entries').where('environment_id', '=', environmentId);
+  if (f.account_id) q = q.where('account_id', '=', f.account_id);
+  if (f.grant_id) q = q.where('grant_id', '=', f.grant_id);
+  if (f.type) q = q.where('type', '=', f.type);
+  if (f.invoice_id) q = q.where('invoice_id', '=', f.invoice_id);
+  if (f.from) q = q.where('occurred_at', '>=', f.from);
+  if (f.to) q = q.where('occurred_at', '<', f.to);
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('seq'));
+  return { rows: rows.map(entryView), total };
+}
+
+/**
+ * An account's balance per currency at `at` (default now): one entry per currency it has
+ * grants in, sorted by currency (balance.ts says how each figure is computed).
+ */
+export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date): Promise<Balance[]> {
+  const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
+  if (!account) throw notFound('account', accountId);
+  const grants = await db.selectFrom('credit_grants').select(['id', 'currency', 'expires_at', 'voided_at']).where('account_id', '=', accountId).orderBy('id').execute();
+  if (grants.length === 0) return [];
+  const [entries, held] = await Promise.all([
+    db.selectFrom('credit_entries').select(['grant_id', 'type', 'amount', 'invoice_id', 'occurred_at', 'currency']).where('account_id', '=', accountId).execute(),
+    db
+      .selectFrom('credit_applications as a')
+      .innerJoin('invoices as i', 'i.id', 'a.invoice_id')
+      .select(['a.grant_id', sql<string>`sum(a.amount)::text`.as('sum')])
+      .where('i.account_id', '=', accountId)
+      .where('i.status', '=', 'draft')
+      .groupBy('a.grant_id')
+      .execute(),
+  ]);
+  const heldMap = new Map(held.map((h) => [h.grant_id, h.sum]));
+  const currencies = [...new Set(grants.map((g) => g.currency))].sort();
+  return currencies.map((c) =>
+    balanceAt(
+      c,
+      grants.filter((g) => g.currency === c),
+      entries.filter((e) => e.currency === c),
+      heldMap,
+      at,
+    ),
+  );
+}
+
+/** How many grants one expiry step handles (the next tick goes on). */
+const EXPIRY_BATCH = 500;
+
+/**
+ * The scheduler's expiry step: for each grant past its `expires_at` whose expiry is not
+ * written yet, writes an `expiry` entry of what is left of it (less what drafts hold,
+ * which stays theirs), dated at the expiry instant, and its `credits.expired` event.
+ * Idempotent: the entry is unique per grant (constraint), and the grant is marked
+ * (`expiry_written_at`) in the same transaction. Returns how many entries it wrote.
+ */
+export async function expireGrants(db: Db, now: Date): Promise<number> {
+  const due = await db
+    .selectFrom('credit_grants')
+    .select('id')
+    .where('expires_at', '<=', now)
+    .where('expiry_written_at', 'is', null)
+    .orderBy('expires_at')
+    .limit(EXPIRY_BATCH)
+    .execute();
+  let written = 0;
+  for (const { id } of due) {
+    written += await db.transaction().execute(async (tx) => {
+      const g = await tx.selectFrom('credit_grants').selectAll().where('id', '=', id).where('expiry_written_at', 'is', null).forUpdate().executeTakeFirst();
+      if (!g || !g.expires_at) return 0;
+      await tx.updateTable('credit_grants').set({ expiry_written_at: now }).where('id', '=', id).execute();
+      const left = (await remainingOf(tx, [id], null)).get(id)!;
+      if (g.voided_at || left.lte(0)) return 0;
+      const entry = await tx
+        .insertInto('credit_entries')
+        .values({ id: newId('cle'), environment_id: g.environment_id, account_id: g.account_id, currency: g.currency, grant_id: id, type: 'expiry', amount: left.neg().toFixed(), invoice_id: null, reason: 'expired', created_by: null, occurred_at: g.expires_at })
+        .onConflict((oc) => oc.doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!entry) return 0;
+      await emitWebhookEvent(tx, g.environment_id, 'credits.expired', creditsEventData(g, entry), now);
+      return 1;
+    });
+  }
+  return written;
+}
