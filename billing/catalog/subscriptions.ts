@@ -227,8 +227,25 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     const { set, effectiveAt, data } = changes(action, row, now, opts);
     const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
+    if (action === 'cancel') await voidDraftsFrom(tx, row.id, effectiveAt, now);
     return view(tx, updated);
   });
+}
+
+/**
+ * A cancel leaves no billable time in a period that starts at or after its date: that
+ * period's draft (never issued, no number) is voided with the cancel, so nothing reads it
+ * as billed meanwhile; the credits it held are free again (only drafts hold credits).
+ */
+async function voidDraftsFrom(tx: Db, subscriptionId: string, cancelAt: Date, now: Date): Promise<void> {
+  await tx
+    .updateTable('invoices')
+    .set({ status: 'void', voided_at: now, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'draft')
+    .where('kind', '=', 'invoice')
+    .where('period_start', '>=', cancelAt)
+    .execute();
 }
 
 /**

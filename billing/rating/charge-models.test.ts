@@ -110,7 +110,6 @@ describe('validatePricing: valid configurations become canonical', () => {
     ['per_unit', { unit_price: '2E-6' }, undefined, { kind: 'per_unit', unit_price: '0.000002' }],
     ['per_unit', {}, { unit_price: 0.05 }, { kind: 'per_unit', unit_price: '0.05' }],
     ['per_unit', {}, { list_price: 0.07 }, { kind: 'per_unit', unit_price: '0.07' }],
-    ['per_unit', { unit_price: 1 }, { unit_price: 0.5, list_price: 0.9 }, { kind: 'per_unit', unit_price: '0.5' }], // unit_price wins
     ['per_unit', { tiers: [{ price: 0.3, start: 1 }] }, undefined, { kind: 'per_unit', unit_price: '0.3' }],
     [
       'tiered',
@@ -297,6 +296,24 @@ describe('validateChargeModel', () => {
     expect(!unknown.ok && unknown.errors.map((e) => e.path)).toEqual(['pricing_strategy.currency']);
     expect(validateChargeModel({ type: 'overage', pricing_strategy: { base_fee: 10, included_units: 5, unit_price: 1, package_size: 3 } }).ok).toBe(false);
     // Every field a kind lists is read: a strategy of only that field is never refused as not applying.
+    // One value given in two spellings, or tiers beside the price they would give: refused, never one silently unused.
+    const twice: [string, Record<string, unknown>, Record<string, unknown> | undefined, string][] = [
+      ['per_unit', { price: 2, unit_price: 5 }, undefined, 'pricing_strategy.unit_price'],
+      ['per_unit', { unit_price: 2, list_price: 5 }, undefined, 'pricing_strategy.list_price'],
+      ['flat', { amount: 10, price: 7 }, undefined, 'pricing_strategy.price'],
+      ['package', { package_size: 10, package_price: 5, price: 9 }, undefined, 'pricing_strategy.package_price'],
+      ['overage', { base_fee: 10, included_units: 5, overage_unit_price: 1, unit_price: 2 }, undefined, 'pricing_strategy.overage_unit_price'],
+      ['per_unit', { unit_price: 1, tiers: [] }, undefined, 'pricing_strategy.tiers'],
+      ['per_unit', { unit_price: 1 }, { unit_price: 0.5, list_price: 0.9 }, 'pricing.list_price'],
+    ];
+    for (const [kind, strategy, pricing, path] of twice) {
+      const r = validatePricing(kind as ChargeModelKind, strategy, pricing);
+      expect(r.ok, JSON.stringify([kind, strategy, pricing])).toBe(false);
+      expect(!r.ok && r.errors.map((e) => e.path), JSON.stringify([kind, strategy, pricing])).toContain(path);
+    }
+    // A field inside a tier that is not one of a tier's (a volume tier's flat amount) is refused too.
+    const flat = validateChargeModel({ type: 'volume', pricing_strategy: { tiers: [{ price: 1, start: 0, flat_amount: 50 }] } });
+    expect(flat).toEqual({ ok: false, errors: [{ path: 'pricing_strategy.tiers[0].flat_amount', message: 'flat_amount is not a field of a tier (a tier takes price, start and counter)' }] });
     for (const kind of CHARGE_MODEL_KINDS) {
       const r = validateChargeModel({ type: kind, pricing_strategy: { unit_of_measure: '@action' } });
       if (!r.ok) expect(r.errors.some((e) => e.message.includes('does not apply'))).toBe(false);

@@ -120,7 +120,7 @@ const IntegerT = Type.Union([Type.Integer(), Type.String({ pattern: '^[+-]?\\d+$
 const TextT = Type.String({ minLength: 1, errorMessage: 'must be a non-empty string' });
 const TierT = Type.Object(
   { price: DecimalT, start: Type.Optional(IntegerT), counter: Type.Optional(IntegerT) },
-  { errorMessage: 'must be an object {price, start, counter}' },
+  { additionalProperties: false, unknownMessage: 'is not a field of a tier (a tier takes price, start and counter)', errorMessage: 'must be an object {price, start, counter}' },
 );
 const TiersT = Type.Array(TierT, { errorMessage: 'must be an array of tiers' });
 
@@ -182,6 +182,7 @@ function normalizeStrategy(kind: ChargeModelKind, raw: unknown, ctx: Ctx): Prici
       ctx.fail(field, `pricing_strategy.${field} does not apply to the ${kind} charge model; its pricing_strategy takes ${listWithOr(accepted)} (and unit_of_measure)`);
     }
   }
+  oneSpellingEach(s, accepted, ctx);
   const out: PricingStrategy = {};
   if (s.unit_of_measure !== undefined) {
     const u = normalizeUnitOfMeasure(s.unit_of_measure);
@@ -192,6 +193,36 @@ function normalizeStrategy(kind: ChargeModelKind, raw: unknown, ctx: Ctx): Prici
   // Drop fields left undefined by failed checks.
   for (const k of Object.keys(out) as (keyof PricingStrategy)[]) if (out[k] === undefined) delete out[k];
   return out;
+}
+
+/**
+ * Spellings of one value: a pricing object gives each value once. Two of a group (a
+ * `price` and a `unit_price`), or `tiers` beside a price where a single tier is another
+ * way to give it (flat, per_unit, package), would leave one silently unused.
+ */
+const SPELLINGS: readonly (readonly string[])[] = [
+  ['amount', 'price', 'unit_price', 'list_price', 'package_price', 'overage_unit_price'],
+  ['package_size', 'counter'],
+  ['percent', 'percentage'],
+  ['applies_to', 'applies_to_charge_id'],
+];
+
+/** Records an error (and returns false) for each value `fields` gives in more than one spelling of those `accepted`. */
+function oneSpellingEach(fields: Raw, accepted: readonly string[], ctx: Ctx): boolean {
+  const given = (names: readonly string[]) => names.filter((n) => accepted.includes(n) && fields[n] !== undefined && fields[n] !== null);
+  let ok = true;
+  const groups = SPELLINGS.map(given);
+  for (const names of groups) {
+    if (names.length < 2) continue;
+    ok = false;
+    ctx.fail(names[1]!, `${names.join(' and ')} give the same value: give one of them`);
+  }
+  const others = accepted.filter((n) => n !== 'tiers' && !['percent', 'percentage', 'applies_to', 'applies_to_charge_id'].includes(n));
+  if (accepted.includes('tiers') && others.length > 0 && fields.tiers !== undefined && given(others).length > 0) {
+    ok = false;
+    ctx.fail('tiers', `tiers and ${given(others).join(' and ')} both give the price: give one of them`);
+  }
+  return ok;
 }
 
 /** The fields of a charge's `pricing` that a model of `kind` cannot apply (see each model's `overrides`). */
@@ -223,6 +254,7 @@ function applyChargePricing(kind: ChargeModelKind, base: PricingStrategy, raw: u
     ctx.errors.push(...refused.map((f) => ({ path: ctx.path(f), message: refusedOverrideMessage(kind, f) })));
     return undefined;
   }
+  if (!oneSpellingEach(fields, chargeModel(kind).overrides, ctx)) return undefined;
   const price = pick(fields, ['unit_price', 'list_price']);
   const unitPrice = price ? nonNegative(ctx, price.name, price.value) : undefined;
   return chargeModel(kind).override({ ...base }, { fields, unitPrice }, ctx);

@@ -51,7 +51,8 @@ function problemOf(e: ValueError, path: string): FieldProblem {
   // A missing property's error carries the property's schema, whose message is about its type.
   if (e.type === ValueErrorType.ObjectRequiredProperty) return { path, kind: 'required', message: 'is required' };
   const custom = (e.schema as { errorMessage?: string }).errorMessage;
-  if (e.type === ValueErrorType.ObjectAdditionalProperties) return { path, kind: 'unknown', message: custom ?? 'is not a known field' };
+  const unknown = (e.schema as { unknownMessage?: string }).unknownMessage;
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return { path, kind: 'unknown', message: unknown ?? custom ?? 'is not a known field' };
   return { path, kind: 'invalid', message: custom ?? e.message };
 }
 
