@@ -18,7 +18,7 @@ const RANGE = `start_date=${day}&end_date=${next}`;
 
 /** Rules of each case, kept apart by action type (a rule applies to its action type only). */
 const rule = (action_type: string, name: string, category: string, currency: string, basis: string, rate: string) => ({
-  name, category, currency, basis, action_type, model_rates: { 'mix3-x': rate }, effective_from: `${day}T00:00:00Z`, reallocate: true,
+  name, category, currency, basis, action_type, model_rates: { 'mix3-x': rate } as Record<string, string>, effective_from: `${day}T00:00:00Z`, reallocate: true,
 });
 
 /** Each case: its rules, one call's metadata, and what the call costs as `category currency amount` lines. */
