@@ -3,7 +3,7 @@ import { dedupWindow } from '../usage/usage-query.ts';
 import { MAX_COST_QUANTITY } from '../../shared/events/limits.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { bucketSql, type Granularity } from '../report-periods.ts';
-import { tokenClassSql, type TokenClassField } from '../../shared/events/token-classes.ts';
+import { TOKEN_CLASSES, tokenClassSql, type TokenClassField } from '../../shared/events/token-classes.ts';
 
 /** Dimensions a cost aggregate can be grouped by; currency always is, category unless asked not to. */
 export interface CostQuery {
@@ -67,27 +67,34 @@ export const COST_SCALE = 18;
 /** Whether rule version `v` (a lambda variable) applies to the action: its action type, time and model. */
 const applies = (v: string): string => `(${v}.4 = '' OR ${v}.4 = action_type) AND ts >= ${v}.5 AND ts < ${v}.6 AND (${v}.8 OR has(${v}.9, model))`;
 
-/** (category, currency, basis) of every rule version that applies to the action. */
-const PRICED = `arrayMap(q -> tuple(q.1, q.2, q.3), arrayFilter(q -> ${applies('q')}, rules))`;
-
-/** Whether a rule of `basis` applies to the action in the category and currency of rule r. */
-const priced = (basis: string): string => `has(${PRICED}, tuple(r.1, r.2, '${basis}'))`;
+/** The basis of every rule version that applies to the action (any category and currency). */
+const PRICED_BASES = `arrayMap(q -> q.3, arrayFilter(q -> ${applies('q')}, rules))`;
 
 /** A token class of the action as a Decimal128(0) (shared/events/token-classes.ts). */
 const tokenClass = (field: TokenClassField): string => `toDecimal128(${tokenClassSql(field)}, 0)`;
 
 /**
- * Token quantities of per-token rules. Cache reads and writes are part of `input_tokens`,
- * reasoning part of `output_tokens` (as ingest stores them): a class priced by a rule of
- * its own (same category and currency, applying to the action) is charged at that rule's
- * rate and left out of the base count, so it is never charged twice; a class without a
- * rule of its own stays in its base, charged at the base rate.
+ * A base token count less the classes in it that a rule of their own prices, never below
+ * 0. Cache reads and writes are part of `input_tokens`, reasoning part of `output_tokens`
+ * (as ingest stores them), and all three of `total_tokens`.
  */
-const INPUT_QUANTITY = `greatest(toDecimal128(input_tokens, 0)
-      - if(${priced('per_cache_read_token')}, ${tokenClass('cache_read_input_tokens')}, toDecimal128(0, 0))
-      - if(${priced('per_cache_write_token')}, ${tokenClass('cache_creation_input_tokens')}, toDecimal128(0, 0)), toDecimal128(0, 0))`;
-const OUTPUT_QUANTITY = `greatest(toDecimal128(output_tokens, 0)
-      - if(${priced('per_reasoning_token')}, ${tokenClass('reasoning_tokens')}, toDecimal128(0, 0)), toDecimal128(0, 0))`;
+const baseQuantity = (base: 'input_tokens' | 'output_tokens' | 'total_tokens'): string => {
+  const classes = TOKEN_CLASSES.filter((c) => base === 'total_tokens' || c.base === base);
+  const priced = classes.map((c) => `\n      - if(has(${PRICED_BASES}, '${c.basis}'), ${tokenClass(c.field)}, toDecimal128(0, 0))`);
+  return `greatest(toDecimal128(${base}, 0)${priced.join('')}, toDecimal128(0, 0))`;
+};
+
+/**
+ * Token quantities of the per-token base rules: each token is priced once. A class priced
+ * by a rule of its own (`per_cache_read_token`, `per_cache_write_token`,
+ * `per_reasoning_token`) that applies to the action, in whatever category or currency, is
+ * charged at that rule's rate and left out of the count of every `per_input_token`,
+ * `per_output_token` and `per_total_token` rule of the action; a class without a rule of
+ * its own stays in its bases, charged at the base rates.
+ */
+const INPUT_QUANTITY = baseQuantity('input_tokens');
+const OUTPUT_QUANTITY = baseQuantity('output_tokens');
+const TOTAL_QUANTITY = baseQuantity('total_tokens');
 
 /**
  * The cost lines of one action, an array of (category, currency, amount) tuples, from its
@@ -103,7 +110,7 @@ export const COST_LINES_SQL = `if(isNotNull(toDecimal128OrNull(trim(BOTH '"' FRO
       arrayMap(r -> tuple(r.1, r.2, toDecimal256(
           multiIf(r.3 = 'per_input_token', ${INPUT_QUANTITY},
                   r.3 = 'per_output_token', ${OUTPUT_QUANTITY},
-                  r.3 = 'per_total_token', toDecimal128(total_tokens, 0),
+                  r.3 = 'per_total_token', ${TOTAL_QUANTITY},
                   r.3 = 'per_cache_read_token', ${tokenClass('cache_read_input_tokens')},
                   r.3 = 'per_cache_write_token', ${tokenClass('cache_creation_input_tokens')},
                   r.3 = 'per_reasoning_token', ${tokenClass('reasoning_tokens')},
@@ -136,7 +143,7 @@ export interface CostStatus {
  * 3. Otherwise every cost rule version in effect at the action's time whose
  *    action_type matches (empty: every action) gives one line:
  *    quantity(basis) x rate. Quantity: the token count (a cache or reasoning class priced
- *    by its own rule is left out of its base count: see INPUT_QUANTITY); `metadata.api_calls` (default 1);
+ *    by a rule of its own is left out of every base count: see INPUT_QUANTITY); `metadata.api_calls` (default 1);
  *    `metadata[unit_field]` (up to 6 decimals, default 0); 1 per action. Rate: the
  *    model's rate when the rule has one for the action's model, else the rule's `rate`
  *    (neither: no line). Amounts are exact: Decimal256 with {@link COST_SCALE} (18) decimals.

@@ -181,4 +181,41 @@ describe('value_field reads the client\'s digits', () => {
     const after = await waitFor(() => usage(a), (x) => x.outcomes === '3');
     expect(after.outcome_value).toBe('123456789.12345679');
   });
+
+  /** Values as JSON texts (raw bodies, so numbers keep their digits), and what a derived outcome is worth. */
+  const VALUES: [string, string][] = [
+    ['"1000000000000000000"', '1000000000000000000'], // 10^18 counts
+    ['1000000000000000000.0', '1000000000000000000'],
+    ['1000000000000000000', '1000000000000000000'],
+    ['"1000000000000000000.000000001"', '0'], // above 10^18
+    ['"1e3"', '0'], // not plain decimal digits
+    ['"+12"', '0'],
+    ['" 12"', '0'],
+    ['"1.0000000001"', '0'], // more than 9 decimals
+    ['"007.50"', '7.5'],
+    ['"12"', '12'],
+    ['1e3', '1000'], // a JSON number is a number, in any notation
+    ['1e-7', '0.0000001'],
+    ['true', '0'],
+  ];
+
+  describe('as /v1/outcomes takes a value', () => {
+    beforeAll(async () => {
+      const rule = await post('/api/v1/outcome_rules', { name: 'range', action_type: 'deal_range', outcome_type: 'deal_range', value_field: 'amount' });
+      expect(rule.status).toBe(201);
+    });
+
+    it.each(VALUES)('metadata value %s derives %s, as /v1/outcomes takes the same value (or refuses it: 0)', async (json, derived) => {
+      const [a, b] = [(await createAgent(stack)).id, (await createAgent(stack)).id];
+      const raw = (body: string) => ({ key: dev.sdk, body, headers: { 'content-type': 'application/json' } });
+      expect((await call(stack, 'POST', '/v1/actions', raw(`{"agent_key":"${a}","action_type":"deal_range","id":"r1","metadata":{"amount":${json}}}`))).status).toBe(200);
+      const u = await waitFor(() => usage(a), (x) => x.outcomes === '1');
+      expect(u.outcome_value).toBe(derived);
+      // The same value sent directly: refused (400) where the rule derives 0 (no value here is a
+      // valid 0), else accepted with the same value.
+      const direct = await call(stack, 'POST', '/v1/outcomes', raw(`{"agent_key":"${b}","outcome_type":"deal_range","id":"d1","value":${json}}`));
+      expect(direct.status).toBe(derived === '0' ? 400 : 200);
+      if (direct.status === 200) expect((await waitFor(() => usage(b), (x) => x.outcomes === '1')).outcome_value).toBe(derived);
+    });
+  });
 });

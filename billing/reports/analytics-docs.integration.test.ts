@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { COST_LINES_SQL } from '../costs/cost-query.ts';
 
 let stack: TestStack;
 let stagingAgents: string[] = [];
@@ -101,6 +102,12 @@ describe('docs/analytics.md', () => {
     const costQuery = examples.find((q) => q.includes('FROM cost_rules) AS rules'))!;
     const staging = (await run(costQuery, 'staging')) as { agent_instance_id: string; category: string; amount: string }[];
     expect(staging.map((r) => `${r.agent_instance_id} ${r.category} ${r.amount}`).sort()).toEqual([`${stagingAgents[0]} llm 7`, `${stagingAgents[1]} llm 9`].sort());
+  });
+
+  it('its cost query holds the cost lines as the code defines them (COST_LINES_SQL), spaces aside', () => {
+    const costQuery = examples.find((q) => q.includes('FROM cost_rules) AS rules'))!;
+    const flat = (sql: string) => sql.replace(/\s+/g, ' ');
+    expect(flat(costQuery)).toContain(flat(COST_LINES_SQL));
   });
 
   it('its cost query gives what GET /v1/costs gives', async () => {

@@ -112,6 +112,30 @@ describe('IPv6 forms carrying an IPv4 address, and cloud metadata addresses', ()
     },
   );
 
+  it.each([
+    ['64:ff9b:1::a9fe:a9fe', '169.254.169.254 behind local-use NAT64 with a /96 prefix (RFC 8215)'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'the same behind a /48 prefix (RFC 6052: bits 64-71 skipped)'],
+    ['64:ff9b:1:7:a9:fea9:fe00:0', 'the same behind a /64 prefix'],
+    ['192.0.0.192', 'Oracle Cloud legacy metadata'],
+    ['168.63.129.16', 'Azure WireServer'],
+    ['::ffff:168.63.129.16', 'Azure WireServer, IPv4-mapped'],
+  ])('%s (%s) is a metadata address under every policy but both settings on', (ip) => {
+    expect(isMetadataAddress(ip)).toBe(true);
+    for (const policy of [PUBLIC, PRIVATE, { allowPrivate: false, allowMetadata: true }]) {
+      expect(addressAllowed(ip, policy)).toBe(false);
+      expect(targetProblem(`http://${ip.includes(':') ? `[${ip}]` : ip}/`, policy)).toBeDefined();
+    }
+    expect(targetProblem(`http://${ip.includes(':') ? `[${ip}]` : ip}/`, PRIVATE)).toMatch(/cloud metadata.*TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on/);
+    expect(addressAllowed(ip, ALL)).toBe(true);
+  });
+
+  it('local-use NAT64 (64:ff9b:1::/48) stays refused whole, whatever IPv4 it carries; its IPv4 places', () => {
+    expect(embeddedIPv4s('64:ff9b:1::a9fe:a9fe')).toEqual(['0.0.0.0', '0.0.0.0', '0.0.0.169', '169.254.169.254']);
+    expect(isForbiddenAddress('64:ff9b:1::808:808')).toBe(true);
+    expect(addressAllowed('64:ff9b:1::808:808', PRIVATE)).toBe(true);
+    expect(isMetadataAddress('64:ff9b:1::808:808')).toBe(false);
+  });
+
   it('private targets allowed: loopback and private addresses pass, metadata URLs are refused naming the setting', () => {
     for (const ip of ['127.0.0.1', '10.1.2.3', '169.254.1.1', 'fd00::1']) expect(addressAllowed(ip, PRIVATE), ip).toBe(true);
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/', 'http://2852039166/']) {

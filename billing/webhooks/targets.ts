@@ -77,9 +77,27 @@ function groups(ip: string): number[] {
 const dotted = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 
 /**
+ * Where an IPv4 address sits under a NAT64 prefix of each length that fits in
+ * `64:ff9b:1::/48` (RFC 6052 section 2.2: bits 64-71 are skipped), as octet indexes.
+ */
+const NAT64_LOCAL_USE_OCTETS: readonly (readonly number[])[] = [
+  [6, 7, 9, 10], // /48
+  [7, 9, 10, 11], // /56
+  [9, 10, 11, 12], // /64
+  [12, 13, 14, 15], // /96
+];
+
+/** The IPv4 addresses a local-use NAT64 address (`64:ff9b:1::/48`, RFC 8215) may carry: one per prefix length. */
+function nat64LocalUseIPv4s(g: number[]): string[] {
+  const octet = (i: number) => (i % 2 === 0 ? g[i >> 1]! >> 8 : g[i >> 1]! & 255);
+  return NAT64_LOCAL_USE_OCTETS.map((at) => at.map(octet).join('.'));
+}
+
+/**
  * The IPv4 addresses an IPv6 address carries, if any (pure): IPv4-mapped
- * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated), NAT64 (`64:ff9b::/96`),
- * 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the server's address, and the
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated), NAT64 (`64:ff9b::/96`;
+ * under the local-use `64:ff9b:1::/48` the operator picks the prefix length, so every place
+ * one may put it: the last 32 bits for a /96), 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the server's address, and the
  * client's, stored inverted).
  */
 export function embeddedIPv4s(ip: string): string[] {
@@ -88,26 +106,35 @@ export function embeddedIPv4s(ip: string): string[] {
   if (zeros(0, 5) && g[5] === 0xffff) return [dotted(g[6]!, g[7]!)];
   if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [dotted(g[6]!, g[7]!)]; // IPv4-translated (SIIT)
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [dotted(g[6]!, g[7]!)];
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return nat64LocalUseIPv4s(g);
   if (zeros(0, 6) && (g[6]! !== 0 || g[7]! > 1)) return [dotted(g[6]!, g[7]!)];
   if (g[0] === 0x2002) return [dotted(g[1]!, g[2]!)];
   if (g[0] === 0x2001 && g[1] === 0) return [dotted(g[2]!, g[3]!), dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff)];
   return [];
 }
 
-/** Whether a webhook may not connect to this address (anything that is not a public unicast address). */
+/**
+ * Whether a webhook may not connect to this address (anything that is not a public unicast
+ * address). An IPv6 address is forbidden by its own range (`64:ff9b:1::/48` whole) or by an
+ * IPv4 address it carries.
+ */
 export function isForbiddenAddress(ip: string): boolean {
   const family = net.isIP(ip);
   if (family === 4) return FORBIDDEN.check(ip, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIPv4s(ip);
-    return v4.length > 0 ? v4.some((a) => FORBIDDEN.check(a, 'ipv4')) : FORBIDDEN.check(ip, 'ipv6');
-  }
+  if (family === 6) return FORBIDDEN.check(ip, 'ipv6') || embeddedIPv4s(ip).some((a) => FORBIDDEN.check(a, 'ipv4'));
   return true;
 }
 
 const METADATA = new net.BlockList();
-// AWS, GCP, Azure, Oracle and others; AWS ECS task credentials; Alibaba Cloud.
-for (const a of ['169.254.169.254', '169.254.170.2', '100.100.100.200']) METADATA.addAddress(a, 'ipv4');
+for (const a of [
+  '169.254.169.254', // AWS, GCP, Azure, Oracle and others
+  '169.254.170.2', // AWS ECS task credentials
+  '100.100.100.200', // Alibaba Cloud
+  '192.0.0.192', // Oracle Cloud (legacy metadata)
+  '168.63.129.16', // Azure WireServer (a public address: refused under every policy)
+]) {
+  METADATA.addAddress(a, 'ipv4');
+}
 METADATA.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
 
 /** Whether this is a cloud metadata address, written as IPv4 or in an IPv6 form that carries one. */
@@ -143,12 +170,13 @@ export function targetProblem(raw: string, policy: TargetPolicy): string | undef
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
   if (url.username || url.password) return 'must not carry credentials (user:password@)';
   const host = hostOf(url).toLowerCase().replace(/\.$/, ''); // `localhost.` is `localhost`
-  if (!policy.allowPrivate) {
-    if ((net.isIP(host) && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
-      return 'must not point at a loopback, private, link-local or reserved address (set TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on to allow them)';
-    }
-  } else if (!policy.allowMetadata && net.isIP(host) && isMetadataAddress(host)) {
-    return 'must not point at a cloud metadata address (set TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on to allow them)';
+  const literal = net.isIP(host) !== 0;
+  if (!policy.allowPrivate && ((literal && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost'))) {
+    return 'must not point at a loopback, private, link-local or reserved address (set TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on to allow them)';
+  }
+  // Also a public one (Azure WireServer), under every policy but both settings on.
+  if (!(policy.allowPrivate && policy.allowMetadata) && literal && isMetadataAddress(host)) {
+    return 'must not point at a cloud metadata address (set TALLY_WEBHOOK_ALLOW_METADATA_TARGETS=on, with TALLY_WEBHOOK_ALLOW_PRIVATE_TARGETS=on, to allow them)';
   }
   return undefined;
 }

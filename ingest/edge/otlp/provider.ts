@@ -6,7 +6,7 @@
  * LangSmith's `gen_ai.system` ("vertex_ai", "xai"), the Vercel AI SDK's provider ids
  * ("openai.chat", "anthropic.messages", "google.generative-ai", "amazon-bedrock").
  */
-const ALIASES: Readonly<Record<string, string>> = {
+const ALIASES_AS_SENT: Readonly<Record<string, string>> = {
   openai: 'openai',
   anthropic: 'anthropic',
   'aws.bedrock': 'aws.bedrock', bedrock: 'aws.bedrock', 'amazon-bedrock': 'aws.bedrock', aws_bedrock: 'aws.bedrock', aws: 'aws.bedrock', amazon: 'aws.bedrock',
@@ -25,15 +25,25 @@ const ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * A name as looked up: lower case, each run of spaces, hyphens and underscores one `_`
+ * ("AWS Bedrock", "aws-bedrock" and "aws_bedrock" are one name); dots separate the parts
+ * of an id.
+ */
+const lookupKey = (name: string): string => name.trim().toLowerCase().replace(/[\s_-]+/g, '_');
+
+/** {@link ALIASES_AS_SENT} by lookup key. */
+const ALIASES: ReadonlyMap<string, string> = new Map(Object.entries(ALIASES_AS_SENT).map(([sent, known]) => [lookupKey(sent), known]));
+
+/**
  * The well-known name of a provider name as sent, or undefined when it is none of them.
- * Case is ignored; a dotted id is read from its longest known prefix ("google.vertex.chat"
- * is "google.vertex", Vertex AI).
+ * Case, spaces, hyphens and underscores are not told apart ("AWS Bedrock" is
+ * "aws_bedrock", `aws.bedrock`); a dotted id is read from its longest known prefix
+ * ("google.vertex.chat" is "google.vertex", Vertex AI).
  */
 export function wellKnownProvider(sent: string): string | undefined {
-  const name = sent.trim().toLowerCase();
-  const parts = name.split('.');
+  const parts = lookupKey(sent).split('.');
   for (let n = parts.length; n > 0; n--) {
-    const known = ALIASES[parts.slice(0, n).join('.')];
+    const known = ALIASES.get(parts.slice(0, n).join('.'));
     if (known !== undefined) return known;
   }
   return undefined;

@@ -9,9 +9,12 @@ describe('provider names', () => {
     ['google.generative-ai', 'gcp.gemini'], ['google.vertex.chat', 'gcp.vertex_ai'], ['vertexai', 'gcp.vertex_ai'], ['vertex_ai', 'gcp.vertex_ai'], ['google', 'gcp.gen_ai'],
     ['amazon-bedrock', 'aws.bedrock'], ['aws', 'aws.bedrock'], ['azure.chat', 'azure.ai.openai'], ['az.ai.inference', 'azure.ai.inference'],
     ['mistralai', 'mistral_ai'], ['mistral.chat', 'mistral_ai'], ['xai', 'x_ai'], ['ibm.watsonx.ai', 'ibm.watsonx.ai'], ['groq.chat', 'groq'],
+    // Case, spaces, hyphens and underscores are one: display names and ids alike.
+    ['AWS Bedrock', 'aws.bedrock'], ['aws-bedrock', 'aws.bedrock'], ['Amazon Bedrock', 'aws.bedrock'], [' Azure OpenAI ', 'azure.ai.openai'],
+    ['Mistral AI', 'mistral_ai'], ['google.generative_ai', 'gcp.gemini'], ['Vertex AI', 'gcp.vertex_ai'],
   ])('%s is %s', (sent, known) => expect(wellKnownProvider(sent)).toBe(known));
 
-  it.each([['my-gateway'], ['ollama'], ['']])('%j is none of the well-known names', (sent) => expect(wellKnownProvider(sent)).toBeUndefined());
+  it.each([['my-gateway'], ['ollama'], [''], ['aws bedrock x'], ['Open AI']])('%j is none of the well-known names', (sent) => expect(wellKnownProvider(sent)).toBeUndefined());
 });
 
 describe('span token counts', () => {
