@@ -9,6 +9,7 @@ import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
 import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
+import { credentialsOf } from '../../../shared/http/request.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
@@ -65,9 +66,10 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     if (!encoding) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json or application/x-protobuf (OTLP/HTTP)');
     }
-    // Credentials first: nothing is inflated for a client without them (a 401, counted
-    // toward the failed-authentication limit), and inflating runs off the event loop.
-    const shared = await exportPrincipal(deps, req.headers);
+    // Credentials first (checked once, as the body arrived): nothing is inflated for a client
+    // without them (a 401, counted toward the failed-authentication limit), and inflating
+    // runs off the event loop.
+    const shared = await credentialsOf(req, (headers) => exportPrincipal(deps, headers));
     // The body, what it inflates to and what parsing it takes are counted against the
     // process's body budget (503 with Retry-After when they do not fit): trace "bombs"
     // (small gzip bodies inflating to MAX_INFLATED_BYTES) count for what they inflate to.
