@@ -32,7 +32,7 @@ async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest)
   const checked = credentialsOf(req, (headers) => sendsEvents(deps, headers));
   const principal = checked instanceof Promise ? await checked : checked;
   const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
-  const { single, items } = decodeEvents(body, req.headers['content-type'], kind === 'outcome');
+  const { single, items } = decodeEvents(body, req.headers['content-type'], kind === 'outcome', req.memory);
   const { results, createdAt } = await runPipeline(deps, kind, principal, items, { single, headerId: single ? req.headers['idempotency-key'] : undefined });
   return respond(single, results, createdAt, req.requestId);
 }

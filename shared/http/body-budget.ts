@@ -138,9 +138,25 @@ export class BodyReservation {
     if (!this.tryTake(n)) throw this.refusal(n);
   }
 
+  /**
+   * Takes `bytes` of memory as they are (not bytes of body: what parsing will make beyond
+   * `perByte`'s share, e.g. `parseMemory`), or throws the answer as {@link take} does.
+   */
+  takeMemory(bytes: number): void {
+    if (bytes <= 0) return;
+    if (!this.#released && this.budget.tryTake(bytes, this.#held)) {
+      this.#held += bytes;
+      return;
+    }
+    throw this.#refusalOf(this.#held + bytes);
+  }
+
   /** The error for a request whose `n` more bytes of body do not fit. */
   refusal(n: number): AppError {
-    const total = this.#held + n * this.perByte;
+    return this.#refusalOf(this.#held + n * this.perByte);
+  }
+
+  #refusalOf(total: number): AppError {
     if (!this.budget.fits(total)) {
       return new AppError('payload_too_large', `the request needs about ${total} bytes of memory (its body and what parsing it takes), more than this process's budget for request bodies allows (TALLY_MAX_INFLIGHT_BODY_BYTES=${this.budget.limitBytes})`);
     }

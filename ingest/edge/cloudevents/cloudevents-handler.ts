@@ -48,7 +48,7 @@ async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<Ht
   try {
     const principal = await credentialsOf(req, (headers) => sendsEvents(deps, headers));
     const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
-    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(body, req.headers['content-type']));
+    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(body, req.headers['content-type'], req.memory));
     return answer(results, req.requestId);
   } catch (err) {
     const appErr = toAppError(err);

@@ -148,6 +148,49 @@ describe('a flood of large OTLP bodies', () => {
   }, 180_000);
 });
 
+/** A msgpack array of `n` empty maps (5 + n bytes), after `prefix` (e.g. an outer array's header). */
+function emptyMaps(n: number, prefix: number[] = []): Buffer {
+  const header = Buffer.alloc(5);
+  header[0] = 0xdd;
+  header.writeUInt32BE(n, 1);
+  return Buffer.concat([Buffer.from(prefix), header, Buffer.alloc(n, 0x80)]);
+}
+
+describe('event bodies whose parsed form is far larger than their bytes', () => {
+  it('are bounded before parsing: the process stays within its budget and serving', async () => {
+    await startIngestProcess(basePort + 2, 'off');
+    const send = (body: Buffer, type: string) =>
+      fetch(`${url}/v1/actions`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
+        async (r) => ({ status: r.status, code: ((await r.json()) as { error?: { code: string } }).error?.code }),
+        (err: Error) => ({ status: 0, code: err.message }),
+      );
+    const one = Buffer.from(JSON.stringify({ agent_key: 'nobody', action_type: 'x' }));
+    expect((await send(one, 'application/json')).status).toBe(422);
+    const pid = child.pid!;
+    const before = rssBytes(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+    const maps = 4 * MiB;
+    const answers = await Promise.all([
+      // An array of 4 Mi empty maps (4 MiB): refused from its header.
+      ...Array.from({ length: 3 }, () => send(emptyMaps(maps), 'application/msgpack')),
+      // One event holding them: what they take is counted before decoding.
+      ...Array.from({ length: 2 }, () => send(emptyMaps(maps, [0x91]), 'application/msgpack')),
+      // 1.4 M empty JSON arrays (4.2 MB).
+      ...Array.from({ length: 3 }, () => send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/json')),
+    ]);
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(pid));
+    console.log(`containers: RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(answers)}`);
+    expect(child.exitCode).toBeNull();
+    expect(answers.slice(0, 3).map((a) => a.code)).toEqual(['too_many_events', 'too_many_events', 'too_many_events']);
+    for (const a of answers.slice(3)) expect([400, 413, 422, 503]).toContain(a.status);
+    expect(peak - before).toBeLessThan(BUDGET);
+    expect((await send(one, 'application/json')).status).toBe(422);
+    await stopIngestProcess();
+  }, 120_000);
+});
+
 /** An ExportTraceServiceRequest of `bytes` bytes: one unknown field, skipped by decoders (an export of nothing). */
 function protobufOf(bytes: number): Buffer {
   const len: number[] = [];

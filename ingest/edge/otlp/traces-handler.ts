@@ -4,7 +4,7 @@ import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { agentPrincipal } from '../../../shared/auth/authenticator.ts';
 import type { Principal } from '../../../shared/auth/keys.ts';
 import { BodyBudgetExhausted } from '../../../shared/http/body-budget.ts';
-import { inflatedBody, parsedBodyCost } from '../../../shared/http/encoding.ts';
+import { inflatedBody, parsedBodyCost, parseMemory } from '../../../shared/http/encoding.ts';
 import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
@@ -74,6 +74,8 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     // process's body budget (503 with Retry-After when they do not fit): trace "bombs"
     // (small gzip bodies inflating to MAX_INFLATED_BYTES) count for what they inflate to.
     const body = await inflatedBody(req, MAX_INFLATED_BYTES);
+    // What a JSON body's objects and arrays will take, before parsing (503, 413).
+    if (encoding === 'json') req.memory?.takeMemory(parseMemory(body, 'json'));
     const result = await exportTraces(deps, req.headers, decode(encoding, body), shared);
     return success(encoding, result);
   } catch (err) {
