@@ -159,8 +159,8 @@ function emptyMaps(n: number, prefix: number[] = []): Buffer {
 describe('event bodies whose parsed form is far larger than their bytes', () => {
   it('are bounded before parsing: the process stays within its budget and serving', async () => {
     await startIngestProcess(basePort + 2, 'off');
-    const send = (body: Buffer, type: string) =>
-      fetch(`${url}/v1/actions`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
+    const send = (body: Buffer, type: string, route = '/v1/actions') =>
+      fetch(`${url}${route}`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
         async (r) => ({ status: r.status, code: ((await r.json()) as { error?: { code: string } }).error?.code }),
         (err: Error) => ({ status: 0, code: err.message }),
       );
@@ -178,6 +178,9 @@ describe('event bodies whose parsed form is far larger than their bytes', () => 
       ...Array.from({ length: 2 }, () => send(emptyMaps(maps, [0x91]), 'application/msgpack')),
       // 1.4 M empty JSON arrays (4.2 MB).
       ...Array.from({ length: 3 }, () => send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/json')),
+      // The same in an OTLP/JSON export and a CloudEvents batch.
+      send(Buffer.from('{"resourceSpans":[' + '[],'.repeat(1_400_000) + '[]]}'), 'application/json', '/v1/traces'),
+      send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/cloudevents-batch+json', '/api/v1/events'),
     ]);
     clearInterval(sampler);
     peak = Math.max(peak, rssBytes(pid));
