@@ -148,6 +148,13 @@ describe('a flood of large OTLP bodies', () => {
   }, 180_000);
 });
 
+/** An ExportTraceServiceRequest of `n` empty ResourceSpans (2 bytes each). */
+function emptyResources(n: number): Buffer {
+  const b = Buffer.alloc(2 * n);
+  for (let i = 0; i < b.length; i += 2) b[i] = 0x0a;
+  return b;
+}
+
 /** A msgpack array of `n` empty maps (5 + n bytes), after `prefix` (e.g. an outer array's header). */
 function emptyMaps(n: number, prefix: number[] = []): Buffer {
   const header = Buffer.alloc(5);
@@ -158,10 +165,11 @@ function emptyMaps(n: number, prefix: number[] = []): Buffer {
 
 describe('event bodies whose parsed form is far larger than their bytes', () => {
   it('are bounded before parsing: the process stays within its budget and serving', async () => {
-    await startIngestProcess(basePort + 2, 'off');
+    await startIngestProcess(basePort + 2, basePort + 32);
+    const grpcClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 });
     const send = (body: Buffer, type: string, route = '/v1/actions') =>
       fetch(`${url}${route}`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
-        async (r) => ({ status: r.status, code: ((await r.json()) as { error?: { code: string } }).error?.code }),
+        async (r) => ({ status: r.status, code: r.headers.get('content-type')?.includes('json') ? ((await r.json()) as { error?: { code: string } }).error?.code : `${await r.arrayBuffer().then(() => 'binary')}` }),
         (err: Error) => ({ status: 0, code: err.message }),
       );
     const one = Buffer.from(JSON.stringify({ agent_key: 'nobody', action_type: 'x' }));
@@ -169,7 +177,7 @@ describe('event bodies whose parsed form is far larger than their bytes', () => 
     const pid = child.pid!;
     const before = rssBytes(pid);
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+    const sampler = setInterval(() => child.exitCode === null && (peak = Math.max(peak, rssBytes(pid))), 20);
     const maps = 4 * MiB;
     const answers = await Promise.all([
       // An array of 4 Mi empty maps (4 MiB): refused from its header.
@@ -181,13 +189,20 @@ describe('event bodies whose parsed form is far larger than their bytes', () => 
       // The same in an OTLP/JSON export and a CloudEvents batch.
       send(Buffer.from('{"resourceSpans":[' + '[],'.repeat(1_400_000) + '[]]}'), 'application/json', '/v1/traces'),
       send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/cloudevents-batch+json', '/api/v1/events'),
+      // 4 M empty ResourceSpans (8 MiB of protobuf), over HTTP and gRPC: their memory is taken as they are decoded.
+      send(emptyResources(4 * MiB), 'application/x-protobuf', '/v1/traces'),
+      exportGrpc(grpcClient, emptyResources(4 * MiB)).then((a) => ({ status: a.code, code: `grpc ${a.code}` })),
     ]);
+    grpcClient.close();
     clearInterval(sampler);
     peak = Math.max(peak, rssBytes(pid));
     console.log(`containers: RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(answers)}`);
     expect(child.exitCode).toBeNull();
     expect(answers.slice(0, 3).map((a) => a.code)).toEqual(['too_many_events', 'too_many_events', 'too_many_events']);
-    for (const a of answers.slice(3)) expect([400, 413, 422, 503]).toContain(a.status);
+    for (const a of answers.slice(3, -1)) expect([400, 413, 422, 503]).toContain(a.status);
+    // Decoding stops once the messages' memory does not fit (503 while others hold the budget, 413 once it never can).
+    expect([413, 503]).toContain(answers.at(-2)!.status);
+    expect(answers.at(-1)!.status).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(peak - before).toBeLessThan(BUDGET);
     expect((await send(one, 'application/json')).status).toBe(422);
     await stopIngestProcess();

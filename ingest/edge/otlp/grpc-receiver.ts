@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
 import type { BlockList } from 'node:net';
-import type { BodyBudget } from '../../../shared/http/body-budget.ts';
+import { BodyBudgetExhausted, type BodyBudget, type BodyReservation } from '../../../shared/http/body-budget.ts';
 import { clientAddress } from '../../../shared/http/client-address.ts';
 import { PARSE_COST } from '../../../shared/http/encoding.ts';
 import { logger } from '../../../shared/log.ts';
@@ -66,7 +66,7 @@ export async function startGrpcReceiver(
         done(budgetStatus(memory.refusal(size)));
         return;
       }
-      handleExport(deps, call).then(
+      handleExport(deps, call, memory).then(
         (reply) => {
           memory?.release();
           done(null, reply);
@@ -77,6 +77,7 @@ export async function startGrpcReceiver(
           // over the limit, RESOURCE_EXHAUSTED with a RetryInfo instead of UNAUTHENTICATED.
           const wait = err instanceof AppError && err.status === 401 ? limiter?.failed(clientAddress(peerAddress(call.getPeer()), forwarding(call.metadata), opts.trustedProxies)) : undefined;
           if (wait !== undefined) done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${wait} s`, wait));
+          else if (err instanceof BodyBudgetExhausted || (err instanceof AppError && err.code === 'payload_too_large')) done(budgetStatus(err));
           else done(toStatus(err));
         },
       );
@@ -102,7 +103,7 @@ export async function startGrpcReceiver(
   };
 }
 
-async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, Buffer>, memory: BodyReservation | undefined): Promise<Buffer> {
   const headers: Record<string, string> = {};
   for (const key of CREDENTIAL_KEYS) {
     const v = call.metadata.get(key)[0];
@@ -111,7 +112,8 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   const shared = await exportPrincipal(deps, headers);
   let request;
   try {
-    request = decodeTraceRequest(call.request);
+    // The messages' memory is taken as they are decoded (a message of empty ones decodes to ~70 times its bytes).
+    request = decodeTraceRequest(call.request, memory && ((bytes) => memory.takeMemory(bytes)));
   } catch (err) {
     if (err instanceof ProtobufError) throw new AppError('invalid_body', `message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
     throw err;

@@ -14,7 +14,7 @@ import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/type
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
 import type { OtlpAttributes, OtlpTraceRequest } from './model.ts';
-import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError, retryInfoJson } from './proto.ts';
+import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError, retryInfoJson, type DecodeMeter } from './proto.ts';
 
 /** Where the span rules of an environment come from (tagged actions), owned by this route. */
 export interface SpanRuleSource {
@@ -74,9 +74,11 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     // process's body budget (503 with Retry-After when they do not fit): trace "bombs"
     // (small gzip bodies inflating to MAX_INFLATED_BYTES) count for what they inflate to.
     const body = await inflatedBody(req, MAX_INFLATED_BYTES);
-    // What a JSON body's objects and arrays will take, before parsing (503, 413).
-    if (encoding === 'json') req.memory?.takeMemory(parseMemory(body, 'json'));
-    const result = await exportTraces(deps, req.headers, decode(encoding, body), shared);
+    // What a JSON body's objects and arrays will take before parsing, a protobuf body's
+    // messages as they are decoded (503, 413).
+    const memory = req.memory;
+    if (encoding === 'json') memory?.takeMemory(parseMemory(body, 'json'));
+    const result = await exportTraces(deps, req.headers, decode(encoding, body, memory && ((bytes) => memory.takeMemory(bytes))), shared);
     return success(encoding, result);
   } catch (err) {
     // Bugs go to the server's handler (logged, answered 500 without internals).
@@ -215,9 +217,9 @@ function encodingOf(contentType: string | undefined): Encoding | undefined {
 }
 
 
-function decode(encoding: Encoding, body: Buffer): OtlpTraceRequest {
+function decode(encoding: Encoding, body: Buffer, meter: DecodeMeter | undefined): OtlpTraceRequest {
   try {
-    if (encoding === 'protobuf') return decodeTraceRequest(body);
+    if (encoding === 'protobuf') return decodeTraceRequest(body, meter);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
