@@ -27,12 +27,12 @@ let sdk: string;
 const basePort = 32040 + (process.pid % 29);
 
 /** A fresh `tally start --roles ingest` process on the test's stack, with the small budget: each flood measures its own. */
-async function startIngestProcess(httpPort: number, grpcPort: number | 'off'): Promise<void> {
+async function startIngestProcess(httpPort: number, grpcPort: number | 'off', budget = BUDGET): Promise<void> {
   url = `http://127.0.0.1:${httpPort}`;
   grpcAddress = `127.0.0.1:${grpcPort}`;
   child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
     cwd: repo,
-    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(budget) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
@@ -269,6 +269,41 @@ describe('a flood of large OTLP/gRPC messages', () => {
       await stopIngestProcess();
     }
   }, 180_000);
+});
+
+describe('small OTLP/gRPC exports during a flood of large ones', () => {
+  it('are admitted on the share kept for small requests, as small HTTP requests are', async () => {
+    const budget = 20 * 1000 * 1000;
+    await startIngestProcess(basePort + 3, basePort + 33, budget);
+    const clients = Array.from({ length: 5 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
+    const smallClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure());
+    try {
+      expect((await exportGrpc(smallClient, protobufOf(400))).code).toBe(0);
+      let flooding = true;
+      const small: number[] = [];
+      const smallHttp: number[] = [];
+      const smallSender = (async () => {
+        while (flooding) {
+          small.push((await exportGrpc(smallClient, protobufOf(400))).code);
+          smallHttp.push((await post(traceExport(1))).status);
+        }
+      })();
+      const message = protobufOf(5 * MiB);
+      // Two rounds: the second meets the first's shares still counted (garbage until collected).
+      const answers = [...(await Promise.all(clients.map((c) => exportGrpc(c, message)))), ...(await Promise.all(clients.map((c) => exportGrpc(c, message))))];
+      flooding = false;
+      await smallSender;
+      console.log(`gRPC flood under ${budget} bytes: large ${JSON.stringify(count(answers.map((a) => a.code)))}; small gRPC ${JSON.stringify(count(small))}; small HTTP ${JSON.stringify(count(smallHttp))}`);
+      expect(answers.some((a) => a.code === grpc.status.RESOURCE_EXHAUSTED)).toBe(true);
+      expect(small.length).toBeGreaterThan(2);
+      expect(small.every((c) => c === 0)).toBe(true);
+      expect(smallHttp.every((s) => s === 200)).toBe(true);
+    } finally {
+      smallClient.close();
+      for (const c of clients) c.close();
+      await stopIngestProcess();
+    }
+  }, 120_000);
 });
 
 function count(xs: number[]): Record<number, number> {
