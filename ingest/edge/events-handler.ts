@@ -1,6 +1,8 @@
 import { AppError, codeToStatus, errorBody } from '../../shared/errors.ts';
 import { MAX_EVENT_BODY_BYTES } from '../../shared/events/limits.ts';
 import { inflatedBody, parsedBodyCost } from '../../shared/http/encoding.ts';
+import type { Principal } from '../../shared/auth/keys.ts';
+import { credentialsOf } from '../../shared/http/request.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 import { decodeEvents } from './pipeline/decode.ts';
 import type { EventKind } from './pipeline/normalize.ts';
@@ -13,7 +15,7 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
     path,
     maxBodyBytes: MAX_EVENT_BODY_BYTES,
     bodyCost: parsedBodyCost,
-    authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
+    authenticate: (headers) => sendsEvents(deps, headers),
     summary: `Send one ${kind} event or a batch (JSON, NDJSON or msgpack)`,
     handler: (req) => handleEvents(deps, kind, req),
   });
@@ -27,11 +29,17 @@ export function ingestRoutes(deps: IngestDeps): Route[] {
  * others; a publish failure answers 503 for the request and acknowledges nothing.
  */
 async function handleEvents(deps: IngestDeps, kind: EventKind, req: HttpRequest): Promise<HttpResponse> {
-  const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
+  const checked = credentialsOf(req, (headers) => sendsEvents(deps, headers));
+  const principal = checked instanceof Promise ? await checked : checked;
   const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
-  const { single, items } = decodeEvents(body, req.headers['content-type'], kind === 'outcome');
+  const { single, items } = decodeEvents(body, req.headers['content-type'], kind === 'outcome', req.memory);
   const { results, createdAt } = await runPipeline(deps, kind, principal, items, { single, headerId: single ? req.headers['idempotency-key'] : undefined });
   return respond(single, results, createdAt, req.requestId);
+}
+
+/** The principal of a request's credentials, which must be allowed to send events; counted against its rate limit (once per request: `credentialsOf`). */
+export function sendsEvents(deps: IngestDeps, headers: Readonly<Record<string, string>>): Principal | Promise<Principal> {
+  return deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events');
 }
 
 function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: string, requestId: string): HttpResponse {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestStack, type TestStack } from '../../test/harness.ts';
+import * as grpc from '@grpc/grpc-js';
+import { call, createAgent, startTestStack, type TestStack } from '../../test/harness.ts';
 import type { TallyProcess } from '../../app/start.ts';
 
 let stack: TestStack;
@@ -13,7 +14,7 @@ afterAll(async () => {
 });
 
 const admin = () => stack.keys.development.admin;
-async function newKey(limit: number | null, permission = 'read-only') {
+async function newKey(limit: number | null, permission = 'read-only'): Promise<{ id: string; key: string; rate_limit_per_minute: number }> {
   const res = await call(stack, 'POST', '/api/v1/api_keys', { key: admin(), body: { name: `k${Math.random()}`, permission, rate_limit_per_minute: limit } });
   expect(res.status).toBe(201);
   return res.body as { id: string; key: string; rate_limit_per_minute: number };
@@ -84,5 +85,79 @@ describe('rate limits', () => {
     expect(bad.status).toBe(400);
     const notAdmin = await call(stack, 'PUT', `/api/v1/api_keys/${k.id}`, { key: k.key, body: { rate_limit_per_minute: 10 } });
     expect(notAdmin.status).toBe(403);
+  });
+});
+
+/** POSTs `body` to an ingest route of the process on `port` and answers its status and X-RateLimit-Remaining. */
+async function send(port: number, path: string, headers: Record<string, string>, body: unknown): Promise<[number, string | null]> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return [res.status, res.headers.get('x-ratelimit-remaining')];
+}
+
+/** An OTLP/gRPC export of nothing, with `metadata`: its status code (0: OK). */
+function exportGrpc(port: number, metadata: Record<string, string>): Promise<number> {
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+  const id = (b: Buffer) => b;
+  return new Promise<number>((resolve) =>
+    client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', id, id, Buffer.alloc(0), md, (err) => resolve(err ? err.code : 0)),
+  ).finally(() => client.close());
+}
+
+describe('ingest routes', () => {
+  const event = (agent: string) => ({ agent_key: agent, action_type: 'rate.test' });
+  const outcome = (agent: string) => ({ agent_key: agent, outcome_type: 'rate.test' });
+  const traces = { resourceSpans: [] };
+
+  it.each(['node', 'uws'] as const)('count each request once against its key (%s HTTP server)', async (server) => {
+    const proc = server === 'node' ? stack.tally : await stack.startAnother(['ingest'], { env: { TALLY_HTTP_SERVER: 'uws' } });
+    expect(proc.httpServer).toBe(server);
+    const agent = await createAgent(stack);
+    const k = await newKey(30, 'sdk');
+    await awayFromWindowEdge();
+    const bearer = { authorization: `Bearer ${k.key}` };
+    const answers = [
+      await send(proc.port, '/v1/actions', bearer, event(agent.id)),
+      await send(proc.port, '/v1/actions', bearer, [event(agent.id), event(agent.id)]),
+      await send(proc.port, '/v1/outcomes', bearer, outcome(agent.id)),
+      await send(proc.port, '/v1/traces', bearer, traces),
+      await send(proc.port, '/api/v1/events', bearer, { specversion: '1.0', id: `e${Math.random()}`, source: 's', type: 'rate.test', subject: agent.id }),
+    ];
+    expect(answers.map(([, remaining]) => remaining)).toEqual(['29', '28', '27', '26', '25']);
+    // 25 more are admitted (40 sent in all), then every request is refused.
+    const more = [];
+    for (let i = 0; i < 30; i++) more.push((await send(proc.port, '/v1/actions', bearer, event(agent.id)))[0]);
+    expect(more.filter((s) => s === 200)).toHaveLength(25);
+    expect(more.slice(25)).toEqual([429, 429, 429, 429, 429]);
+  });
+
+  it('count a refused request once (a key that may not send events: 403)', async () => {
+    const k = await newKey(5, 'read-only');
+    await awayFromWindowEdge();
+    const refused = await send(stack.tally.port, '/v1/actions', { authorization: `Bearer ${k.key}` }, event('none'));
+    expect(refused).toEqual([403, '4']);
+    expect((await get(k.key)).headers.get('x-ratelimit-remaining')).toBe('3');
+  });
+
+  it('count each request of an agent secret once (X-Agent-Secret alone)', async () => {
+    const agent = await createAgent(stack);
+    await awayFromWindowEdge();
+    const secret = { 'x-agent-secret': agent.secret };
+    const remaining = [];
+    remaining.push((await send(stack.tally.port, '/v1/actions', secret, { action_type: 'rate.test' }))[1]);
+    remaining.push((await send(stack.tally.port, '/v1/outcomes', secret, { outcome_type: 'rate.test' }))[1]);
+    remaining.push((await send(stack.tally.port, '/v1/traces', secret, traces))[1]);
+    expect(remaining).toEqual(['9999', '9998', '9997']);
+  });
+
+  it('count each OTLP/gRPC export once', async () => {
+    const k = await newKey(3, 'sdk');
+    await awayFromWindowEdge();
+    const port = stack.tally.ingest!.grpcPort!;
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push(await exportGrpc(port, { authorization: `Bearer ${k.key}` }));
+    expect(codes).toEqual([0, 0, 0, grpc.status.RESOURCE_EXHAUSTED]);
   });
 });

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BodyBudget, defaultBodyBudgetBytes, GARBAGE_FALLBACK_MS, SMALL_REQUEST_BYTES } from './body-budget.ts';
 
@@ -54,6 +56,22 @@ describe('BodyBudget', () => {
     a.release();
     expect(budget.used).toBe(50 * MiB);
     vi.advanceTimersByTime(GARBAGE_FALLBACK_MS);
+    expect(budget.used).toBe(0);
+  });
+
+  it("gives a large request's bytes back at the second full collection after its answer, not the first: the first may have begun marking while it ran", async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const collected = () => new Promise((r) => setTimeout(r, 50)); // GC entries reach observers asynchronously
+    const budget = new BodyBudget(80 * MiB);
+    const a = budget.reserve(5);
+    expect(a.tryTake(10 * MiB)).toBe(true);
+    a.release();
+    gc();
+    await collected();
+    expect(budget.used).toBe(50 * MiB);
+    gc();
+    await collected();
     expect(budget.used).toBe(0);
   });
 

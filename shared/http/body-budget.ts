@@ -18,8 +18,10 @@ export const SMALL_REQUEST_SHARE = 1 / 8;
  */
 export class BodyBudget {
   #used = 0;
-  /** Bytes of answered large requests: garbage until V8's next full collection frees it. */
+  /** Bytes of answered large requests: garbage until V8's second full collection from now frees it. */
   #garbage = 0;
+  /** Garbage that has seen one full collection: the next one frees it. */
+  #aging = 0;
   #observer: PerformanceObserver | undefined;
   #fallback: NodeJS.Timeout | undefined;
   /** The part of the budget requests over {@link SMALL_REQUEST_BYTES} may use. */
@@ -55,9 +57,10 @@ export class BodyBudget {
 
   /**
    * @internal TRICKY: a large request's bytes are still in memory once it is answered:
-   * its body, text and tree are garbage that only V8's next full collection (mark-compact)
-   * frees, and until then they stay counted. Without that, answered requests' garbage
-   * and new requests' bodies add up to several times the budget. A collection comes
+   * its body, text and tree are garbage that only a full collection (mark-compact) frees,
+   * and until then (the second one from now: `#majorCollection`) they stay counted.
+   * Without that, answered requests' garbage and new requests' bodies add up to several
+   * times the budget. A collection comes
    * soon under allocation (bodies that are read, refused bodies drained); a timer gives
    * the bytes back after {@link GARBAGE_FALLBACK_MS} whatever happens.
    */
@@ -75,7 +78,7 @@ export class BodyBudget {
       this.#observer = new PerformanceObserver((list) => {
         for (const e of list.getEntries()) {
           const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
-          if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return this.#collected();
+          if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return this.#majorCollection();
         }
       });
       this.#observer.observe({ entryTypes: ['gc'] });
@@ -86,9 +89,23 @@ export class BodyBudget {
     }
   }
 
-  #collected(): void {
-    this.#used -= this.#garbage;
+  /**
+   * TRICKY: a full collection whose marking began while a request ran (V8 marks
+   * incrementally, alongside JavaScript) finds its objects live and does not free them,
+   * though it ends after the request is answered: garbage is given back at the second
+   * full collection after it was answered, whose marking began after the first ended.
+   */
+  #majorCollection(): void {
+    this.#used -= this.#aging;
+    this.#aging = this.#garbage;
     this.#garbage = 0;
+    if (this.#aging === 0) this.#collected();
+  }
+
+  #collected(): void {
+    this.#used -= this.#garbage + this.#aging;
+    this.#garbage = 0;
+    this.#aging = 0;
     this.#observer?.disconnect();
     this.#observer = undefined;
     clearTimeout(this.#fallback);
@@ -138,9 +155,25 @@ export class BodyReservation {
     if (!this.tryTake(n)) throw this.refusal(n);
   }
 
+  /**
+   * Takes `bytes` of memory as they are (not bytes of body: what parsing will make beyond
+   * `perByte`'s share, e.g. `parseMemory`), or throws the answer as {@link take} does.
+   */
+  takeMemory(bytes: number): void {
+    if (bytes <= 0) return;
+    if (!this.#released && this.budget.tryTake(bytes, this.#held)) {
+      this.#held += bytes;
+      return;
+    }
+    throw this.#refusalOf(this.#held + bytes);
+  }
+
   /** The error for a request whose `n` more bytes of body do not fit. */
   refusal(n: number): AppError {
-    const total = this.#held + n * this.perByte;
+    return this.#refusalOf(this.#held + n * this.perByte);
+  }
+
+  #refusalOf(total: number): AppError {
     if (!this.budget.fits(total)) {
       return new AppError('payload_too_large', `the request needs about ${total} bytes of memory (its body and what parsing it takes), more than this process's budget for request bodies allows (TALLY_MAX_INFLIGHT_BODY_BYTES=${this.budget.limitBytes})`);
     }

@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts';
 import type { BodyReservation } from './body-budget.ts';
 import { IncomingRequest, MAX_DRAIN_BYTES } from './request.ts';
 import type { HttpServer, Reply, Routed } from './server.ts';
+import type { CredentialCheck } from './types.ts';
 
 /** How much of the body of a request whose credentials were refused is read (and discarded) before it is answered and its connection closed. */
 export const MAX_REFUSED_DRAIN_BYTES = 1024 * 1024;
@@ -22,8 +23,9 @@ export interface RequestHead {
  * (`HttpServer.bodies`: a declared Content-Length is taken from it before the first byte,
  * a chunked body as it arrives); read and discarded, never kept, once it is over the
  * limit (413), once the budget has no room for it (503 with Retry-After), or once the
- * route's credential check (`Route.authenticate`, run as the body arrives) has failed, so
- * that a client without a valid key holds no memory; then the request is run once. The
+ * route's credential check (`Route.authenticate`, run once as the body arrives, its outcome
+ * handed to the handler) has failed, so that a client without a valid key holds no
+ * memory; then the request is run once. The
  * request's share of the budget is given back when it is answered (or its client leaves
  * before it runs). A request whose check failed runs with an empty body, so that its handler
  * answers the failure as its route answers errors (and the 401 counts toward the
@@ -42,29 +44,31 @@ export class BodyReader {
   readonly #memory: BodyReservation;
   /** The credential check: true, false, or undefined while it runs. */
   #authenticated: boolean | undefined;
+  /** Its outcome, for the handler (undefined when the route has no check). */
+  #credentials: CredentialCheck | undefined;
 
   constructor(
     private readonly server: HttpServer,
     private readonly reply: Reply,
     private readonly routed: Routed,
     private readonly head: RequestHead,
-    authenticated?: boolean,
+    /** The route's credential check (`HttpServer.preauthenticate`), begun by the transport. */
+    check: CredentialCheck | Promise<CredentialCheck> | undefined,
   ) {
     this.#refused = routed.tooLarge;
     this.#memory = server.bodies.reserve(routed.route.bodyCost?.(head.headers) ?? 1);
-    if (authenticated !== undefined) this.#authenticated = authenticated;
-    else {
-      const check = server.preauthenticate(routed.route, head.headers);
-      if (typeof check === 'boolean') this.#authenticated = check;
-      else
-        void check.then((ok) => {
-          this.#authenticated = ok;
-          if (!ok) this.#drop();
-          this.#settle();
-        });
-    }
+    if (check instanceof Promise) void check.then((c) => this.#checked(c));
+    else this.#checked(check);
     const declared = Number(head.headers['content-length'] ?? '0');
     if (!this.#refused && this.#authenticated !== false && declared > 0) this.#takeUpTo(declared);
+  }
+
+  /** The credential check is over: a body behind failed credentials is dropped, and the request runs once complete. */
+  #checked(c: CredentialCheck | undefined): void {
+    this.#credentials = c;
+    this.#authenticated = c === undefined || c.ok;
+    if (!this.#authenticated) this.#drop();
+    this.#settle();
   }
 
   /** A chunk of the body, owned by the reader from now on. */
@@ -139,7 +143,7 @@ export class BodyReader {
     if (body === EMPTY) this.#drop();
     const h = this.head;
     // The request holds its share of the budget until it is answered (HttpServer.answer gives it back).
-    const req = new IncomingRequest(h.method, h.path, this.routed.params, h.rawQuery, h.headers, body, this.routed.requestId, h.receivedAt, this.#memory);
+    const req = new IncomingRequest(h.method, h.path, this.routed.params, h.rawQuery, h.headers, body, this.routed.requestId, h.receivedAt, this.#memory, this.#credentials);
     this.server.run(this.reply, req, this.routed.route, close);
   }
 }

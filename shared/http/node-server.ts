@@ -6,6 +6,7 @@ import { AppError, errorBody, type ErrorCode } from '../errors.ts';
 import { BodyReader, type RequestHead } from './body-reader.ts';
 import { IncomingRequest, requestIdOf, type HttpTimeouts } from './request.ts';
 import type { HttpServer, Reply, Routed, Transport } from './server.ts';
+import type { CredentialCheck } from './types.ts';
 
 /**
  * The listener on Node's HTTP stack (llhttp), on every Node.js line. Node's parser refuses
@@ -122,25 +123,27 @@ function onRequest(server: HttpServer, req: IncomingMessage, res: ServerResponse
     return;
   }
   const head = { method, path, rawQuery, headers, receivedAt };
+  // The route's credential check, run once: its outcome goes to the handler.
+  const check = server.preauthenticate(route, headers);
   if (!expectContinue) {
-    readBody(req, res, new BodyReader(server, reply, routed, head));
+    readBody(req, res, new BodyReader(server, reply, routed, head, check));
     return;
   }
   // Expect: 100-continue: the client waits for the go-ahead, given only to good credentials.
-  const check = server.preauthenticate(route, headers);
-  if (typeof check === 'boolean') continueOrRefuse(server, req, res, reply, routed, head, check);
-  else void check.then((ok) => continueOrRefuse(server, req, res, reply, routed, head, ok));
+  if (check instanceof Promise) void check.then((c) => continueOrRefuse(server, req, res, reply, routed, head, c));
+  else continueOrRefuse(server, req, res, reply, routed, head, check);
 }
 
-function continueOrRefuse(server: HttpServer, req: IncomingMessage, res: ServerResponse, reply: NodeReply, routed: Routed, head: RequestHead, ok: boolean): void {
-  if (ok) {
+function continueOrRefuse(server: HttpServer, req: IncomingMessage, res: ServerResponse, reply: NodeReply, routed: Routed, head: RequestHead, check: CredentialCheck | undefined): void {
+  if (check === undefined || check.ok) {
     res.writeContinue();
-    readBody(req, res, new BodyReader(server, reply, routed, head, true));
+    readBody(req, res, new BodyReader(server, reply, routed, head, check));
     return;
   }
   // Without the go-ahead the body is never read: the handler answers the credentials, and the connection closes.
   req.resume();
-  server.run(reply, new IncomingRequest(head.method, head.path, routed.params, head.rawQuery, head.headers, EMPTY, routed.requestId, head.receivedAt), routed.route, true);
+  const request = new IncomingRequest(head.method, head.path, routed.params, head.rawQuery, head.headers, EMPTY, routed.requestId, head.receivedAt, undefined, check);
+  server.run(reply, request, routed.route, true);
 }
 
 function readBody(req: IncomingMessage, res: ServerResponse, reader: BodyReader): void {

@@ -1,5 +1,5 @@
 import type { BodyReservation } from './body-budget.ts';
-import type { HttpRequest } from './types.ts';
+import type { CredentialCheck, HttpRequest } from './types.ts';
 
 /** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
 export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -41,6 +41,7 @@ export class IncomingRequest implements HttpRequest {
     readonly requestId: string,
     readonly receivedAt: number,
     readonly memory?: BodyReservation,
+    readonly credentials?: CredentialCheck,
   ) {}
 
   get query(): URLSearchParams {
@@ -48,3 +49,14 @@ export class IncomingRequest implements HttpRequest {
   }
 }
 
+/**
+ * The principal of a request: what its route's credential check gave as its body arrived
+ * (its error thrown), or `check`'s when that was not run. Each request is authenticated,
+ * and counted against its key's rate limit, once.
+ */
+export function credentialsOf<T>(req: HttpRequest, check: (headers: Readonly<Record<string, string>>) => T): T {
+  const c = req.credentials;
+  if (c === undefined) return check(req.headers);
+  if (!c.ok) throw c.error;
+  return c.principal as T;
+}

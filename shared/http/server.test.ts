@@ -127,6 +127,10 @@ describe.each(kinds)('the %s server', (kind) => {
         expect(refused.status).toBe(503);
         expect(refused.headers.get('retry-after')).toBe('1');
         expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/TALLY_MAX_INFLIGHT_BODY_BYTES/) });
+        // A body that could never fit, whatever is held, is a 413 (not worth retrying).
+        const never = await fetch(`${url}/in`, { method: 'POST', body: Buffer.alloc(15 * MiB) });
+        expect(never.status).toBe(413);
+        expect(((await never.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
         // Without a Content-Length the budget is found short while reading.
         const chunked = new ReadableStream<Uint8Array>({
           start(c) {

@@ -6,7 +6,7 @@ import type { AuthFailureLimiter } from '../auth/auth-failures.ts';
 import { nodeTransport } from './node-server.ts';
 import { Router } from './router.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText, unsafeText } from './safe-text.ts';
-import type { HttpRequest, HttpResponse, Route } from './types.ts';
+import type { CredentialCheck, HttpRequest, HttpResponse, Route } from './types.ts';
 import type { BlockList } from 'node:net';
 import { BodyBudget, defaultBodyBudgetBytes } from './body-budget.ts';
 import { clientAddress } from './client-address.ts';
@@ -180,19 +180,19 @@ export class HttpServer {
   }
 
   /**
-   * A route's credential check before its body is read (`Route.authenticate`): true when
-   * it passed or the route has none, false when it failed (whatever the error: the
-   * handler answers it), or a promise of either.
+   * A route's credential check before its body is read (`Route.authenticate`), run once
+   * per request: its principal, or its error (the handler answers it, from
+   * `HttpRequest.credentials`), or a promise of either; undefined when the route has none.
    */
-  preauthenticate(route: Route, headers: Readonly<Record<string, string>>): boolean | Promise<boolean> {
-    if (!route.authenticate) return true;
+  preauthenticate(route: Route, headers: Readonly<Record<string, string>>): CredentialCheck | Promise<CredentialCheck> | undefined {
+    if (!route.authenticate) return undefined;
     let check: unknown;
     try {
       check = route.authenticate(headers);
-    } catch {
-      return false;
+    } catch (error) {
+      return { ok: false, error };
     }
-    return check instanceof Promise ? check.then(PASSED, FAILED) : true;
+    return check instanceof Promise ? check.then(passed, failed) : { ok: true, principal: check };
   }
 
   #countFailure(reply: Reply, req: HttpRequest | undefined, out: HttpResponse): HttpResponse {
@@ -237,11 +237,11 @@ function failureAnswer(limiter: AuthFailureLimiter, address: string, out: HttpRe
   return errorResponse(new AppError('rate_limited', `too many failed authentications from this address; retry in ${wait} s`, { retryAfterSeconds: wait }), requestId);
 }
 
-function PASSED(): boolean {
-  return true;
+function passed(principal: unknown): CredentialCheck {
+  return { ok: true, principal };
 }
-function FAILED(): boolean {
-  return false;
+function failed(error: unknown): CredentialCheck {
+  return { ok: false, error };
 }
 
 /** The one error response shape. */

@@ -20,9 +20,18 @@ export interface HttpRequest {
    * before doing it (`take` throws the 503 or 413). Given back when the request is answered.
    */
   readonly memory?: BodyReservation | undefined;
+  /**
+   * The outcome of the route's credential check (`Route.authenticate`), run once as the
+   * body arrived; undefined when it was not run. Handlers take it (`credentialsOf`)
+   * rather than checking again: a check counts the request against its key's rate limit.
+   */
+  readonly credentials?: CredentialCheck | undefined;
   /** Set by authentication; read by later steps (rate limiting, audit). */
   principal?: unknown;
 }
+
+/** What a route's credential check gave: its principal, or its error. */
+export type CredentialCheck = { readonly ok: true; readonly principal: unknown } | { readonly ok: false; readonly error: unknown };
 
 export interface HttpResponse {
   status: number;
@@ -50,9 +59,11 @@ export interface Route {
    */
   bodyCost?: (headers: Readonly<Record<string, string>>) => number;
   /**
-   * Checks the request's credentials from its headers while its body arrives (throws, or
-   * rejects, when they are not good): a body behind bad credentials is discarded unread
-   * rather than kept, and the handler runs with an empty body to answer the failure.
+   * Checks the request's credentials from its headers while its body arrives and gives its
+   * principal (throws, or rejects, when they are not good): a body behind bad credentials
+   * is discarded unread rather than kept, and the handler runs with an empty body to answer
+   * the failure. It runs once per request: the handler reads its outcome with
+   * `credentialsOf` (`HttpRequest.credentials`).
    */
   authenticate?: (headers: Readonly<Record<string, string>>) => unknown;
   /** Shown in the API reference and OpenAPI document. */

@@ -142,7 +142,7 @@ function onRequest(server: HttpServer, res: uWS.HttpResponse, req: uWS.HttpReque
     else server.run(reply, request, route);
     return;
   }
-  const reader = new BodyReader(server, reply, routed, { method, path, rawQuery, headers, receivedAt });
+  const reader = new BodyReader(server, reply, routed, { method, path, rawQuery, headers, receivedAt }, server.preauthenticate(route, headers));
   // A client gone before its request ran gives its body's memory back (after it ran, the answer does).
   res.onAborted(() => {
     reply.aborted = true;

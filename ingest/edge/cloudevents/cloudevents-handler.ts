@@ -2,10 +2,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Principal } from '../../../shared/auth/keys.ts';
 import { AppError, errorBody, retryHeaders, toAppError, type ErrorCode } from '../../../shared/errors.ts';
 import { MAX_EVENT_BODY_BYTES } from '../../../shared/events/limits.ts';
+import { credentialsOf } from '../../../shared/http/request.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
 import { logger } from '../../../shared/log.ts';
 import type { EventKind } from '../pipeline/normalize.ts';
 import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
+import { sendsEvents } from '../events-handler.ts';
 import { inflatedBody, parsedBodyCost } from '../../../shared/http/encoding.ts';
 import { decodeCloudEvents, type DecodedCloudEvents } from './decode.ts';
 import { cloudEventMessage, cloudEventToTally, type MappedCloudEvent } from './mapping.ts';
@@ -27,7 +29,7 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
       path: CLOUDEVENTS_PATH,
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
       bodyCost: parsedBodyCost,
-      authenticate: (headers) => deps.auth.requireCached(headers, 'send_events') ?? deps.auth.require(headers, 'send_events'),
+      authenticate: (headers) => sendsEvents(deps, headers),
       summary: 'OpenMeter-compatible ingest: one CloudEvent or a batch, metered as actions and outcomes',
       handler: (req) => handleCloudEvents(deps, req),
     },
@@ -44,9 +46,9 @@ export function cloudEventRoutes(deps: IngestDeps): Route[] {
  */
 async function handleCloudEvents(deps: IngestDeps, req: HttpRequest): Promise<HttpResponse> {
   try {
-    const principal = deps.auth.requireCached(req.headers, 'send_events') ?? (await deps.auth.require(req.headers, 'send_events'));
+    const principal = await credentialsOf(req, (headers) => sendsEvents(deps, headers));
     const body = req.headers['content-encoding'] === undefined ? req.body : await inflatedBody(req, MAX_EVENT_BODY_BYTES);
-    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(body, req.headers['content-type']));
+    const results = await ingestCloudEvents(deps, principal, decodeCloudEvents(body, req.headers['content-type'], req.memory));
     return answer(results, req.requestId);
   } catch (err) {
     const appErr = toAppError(err);

@@ -1,5 +1,7 @@
 import { AppError } from '../../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
+import type { BodyReservation } from '../../../shared/http/body-budget.ts';
+import { parseMemory } from '../../../shared/http/encoding.ts';
 import { jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
 import { scanNumberTexts, type JsonFrame } from '../pipeline/exact-values.ts';
 
@@ -22,7 +24,7 @@ const CLOUDEVENTS_MEDIA_TYPES = ['application/cloudevents+json', 'application/cl
  * `application/cloudevents+json` holds one event object, `application/cloudevents-batch+json`
  * an array of events, and `application/json` either. Any other type is a 415.
  */
-export function decodeCloudEvents(body: Buffer, contentType: string | undefined): DecodedCloudEvents {
+export function decodeCloudEvents(body: Buffer, contentType: string | undefined, memory?: BodyReservation): DecodedCloudEvents {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (!(CLOUDEVENTS_MEDIA_TYPES as readonly string[]).includes(type)) {
     throw new AppError(
@@ -31,6 +33,8 @@ export function decodeCloudEvents(body: Buffer, contentType: string | undefined)
     );
   }
   if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send a CloudEvent or an array of CloudEvents');
+  // What the body's objects and arrays will take, from the request's share of the body budget (503, 413).
+  memory?.takeMemory(parseMemory(body, 'json'));
   const text = body.toString('utf8');
   let parsed: unknown;
   try {

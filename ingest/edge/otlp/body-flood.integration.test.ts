@@ -27,12 +27,12 @@ let sdk: string;
 const basePort = 32040 + (process.pid % 29);
 
 /** A fresh `tally start --roles ingest` process on the test's stack, with the small budget: each flood measures its own. */
-async function startIngestProcess(httpPort: number, grpcPort: number | 'off'): Promise<void> {
+async function startIngestProcess(httpPort: number, grpcPort: number | 'off', budget = BUDGET): Promise<void> {
   url = `http://127.0.0.1:${httpPort}`;
   grpcAddress = `127.0.0.1:${grpcPort}`;
   child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
     cwd: repo,
-    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(BUDGET) },
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(budget) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
@@ -148,6 +148,67 @@ describe('a flood of large OTLP bodies', () => {
   }, 180_000);
 });
 
+/** An ExportTraceServiceRequest of `n` empty ResourceSpans (2 bytes each). */
+function emptyResources(n: number): Buffer {
+  const b = Buffer.alloc(2 * n);
+  for (let i = 0; i < b.length; i += 2) b[i] = 0x0a;
+  return b;
+}
+
+/** A msgpack array of `n` empty maps (5 + n bytes), after `prefix` (e.g. an outer array's header). */
+function emptyMaps(n: number, prefix: number[] = []): Buffer {
+  const header = Buffer.alloc(5);
+  header[0] = 0xdd;
+  header.writeUInt32BE(n, 1);
+  return Buffer.concat([Buffer.from(prefix), header, Buffer.alloc(n, 0x80)]);
+}
+
+describe('event bodies whose parsed form is far larger than their bytes', () => {
+  it('are bounded before parsing: the process stays within its budget and serving', async () => {
+    await startIngestProcess(basePort + 2, basePort + 32);
+    const grpcClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 });
+    const send = (body: Buffer, type: string, route = '/v1/actions') =>
+      fetch(`${url}${route}`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
+        async (r) => ({ status: r.status, code: r.headers.get('content-type')?.includes('json') ? ((await r.json()) as { error?: { code: string } }).error?.code : `${await r.arrayBuffer().then(() => 'binary')}` }),
+        (err: Error) => ({ status: 0, code: err.message }),
+      );
+    const one = Buffer.from(JSON.stringify({ agent_key: 'nobody', action_type: 'x' }));
+    expect((await send(one, 'application/json')).status).toBe(422);
+    const pid = child.pid!;
+    const before = rssBytes(pid);
+    let peak = before;
+    const sampler = setInterval(() => child.exitCode === null && (peak = Math.max(peak, rssBytes(pid))), 20);
+    const maps = 4 * MiB;
+    const answers = await Promise.all([
+      // An array of 4 Mi empty maps (4 MiB): refused from its header.
+      ...Array.from({ length: 3 }, () => send(emptyMaps(maps), 'application/msgpack')),
+      // One event holding them: what they take is counted before decoding.
+      ...Array.from({ length: 2 }, () => send(emptyMaps(maps, [0x91]), 'application/msgpack')),
+      // 1.4 M empty JSON arrays (4.2 MB).
+      ...Array.from({ length: 3 }, () => send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/json')),
+      // The same in an OTLP/JSON export and a CloudEvents batch.
+      send(Buffer.from('{"resourceSpans":[' + '[],'.repeat(1_400_000) + '[]]}'), 'application/json', '/v1/traces'),
+      send(Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/cloudevents-batch+json', '/api/v1/events'),
+      // 4 M empty ResourceSpans (8 MiB of protobuf), over HTTP and gRPC: their memory is taken as they are decoded.
+      send(emptyResources(4 * MiB), 'application/x-protobuf', '/v1/traces'),
+      exportGrpc(grpcClient, emptyResources(4 * MiB)).then((a) => ({ status: a.code, code: `grpc ${a.code}` })),
+    ]);
+    grpcClient.close();
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(pid));
+    console.log(`containers: RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(answers)}`);
+    expect(child.exitCode).toBeNull();
+    expect(answers.slice(0, 3).map((a) => a.code)).toEqual(['too_many_events', 'too_many_events', 'too_many_events']);
+    for (const a of answers.slice(3, -1)) expect([400, 413, 422, 503]).toContain(a.status);
+    // Decoding stops once the messages' memory does not fit (503 while others hold the budget, 413 once it never can).
+    expect([413, 503]).toContain(answers.at(-2)!.status);
+    expect(answers.at(-1)!.status).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(peak - before).toBeLessThan(BUDGET);
+    expect((await send(one, 'application/json')).status).toBe(422);
+    await stopIngestProcess();
+  }, 120_000);
+});
+
 /** An ExportTraceServiceRequest of `bytes` bytes: one unknown field, skipped by decoders (an export of nothing). */
 function protobufOf(bytes: number): Buffer {
   const len: number[] = [];
@@ -208,6 +269,41 @@ describe('a flood of large OTLP/gRPC messages', () => {
       await stopIngestProcess();
     }
   }, 180_000);
+});
+
+describe('small OTLP/gRPC exports during a flood of large ones', () => {
+  it('are admitted on the share kept for small requests, as small HTTP requests are', async () => {
+    const budget = 20 * 1000 * 1000;
+    await startIngestProcess(basePort + 3, basePort + 33, budget);
+    const clients = Array.from({ length: 5 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
+    const smallClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure());
+    try {
+      expect((await exportGrpc(smallClient, protobufOf(400))).code).toBe(0);
+      let flooding = true;
+      const small: number[] = [];
+      const smallHttp: number[] = [];
+      const smallSender = (async () => {
+        while (flooding) {
+          small.push((await exportGrpc(smallClient, protobufOf(400))).code);
+          smallHttp.push((await post(traceExport(1))).status);
+        }
+      })();
+      const message = protobufOf(5 * MiB);
+      // Two rounds: the second meets the first's shares still counted (garbage until collected).
+      const answers = [...(await Promise.all(clients.map((c) => exportGrpc(c, message)))), ...(await Promise.all(clients.map((c) => exportGrpc(c, message))))];
+      flooding = false;
+      await smallSender;
+      console.log(`gRPC flood under ${budget} bytes: large ${JSON.stringify(count(answers.map((a) => a.code)))}; small gRPC ${JSON.stringify(count(small))}; small HTTP ${JSON.stringify(count(smallHttp))}`);
+      expect(answers.some((a) => a.code === grpc.status.RESOURCE_EXHAUSTED)).toBe(true);
+      expect(small.length).toBeGreaterThan(2);
+      expect(small.every((c) => c === 0)).toBe(true);
+      expect(smallHttp.every((s) => s === 200)).toBe(true);
+    } finally {
+      smallClient.close();
+      for (const c of clients) c.close();
+      await stopIngestProcess();
+    }
+  }, 120_000);
 });
 
 function count(xs: number[]): Record<number, number> {

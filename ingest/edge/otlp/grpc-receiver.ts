@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { AuthFailureLimiter } from '../../../shared/auth/auth-failures.ts';
 import { AppError } from '../../../shared/errors.ts';
 import type { BlockList } from 'node:net';
-import type { BodyBudget } from '../../../shared/http/body-budget.ts';
+import { BodyBudgetExhausted, SMALL_REQUEST_BYTES, type BodyBudget, type BodyReservation } from '../../../shared/http/body-budget.ts';
 import { clientAddress } from '../../../shared/http/client-address.ts';
 import { PARSE_COST } from '../../../shared/http/encoding.ts';
 import { logger } from '../../../shared/log.ts';
@@ -66,7 +66,7 @@ export async function startGrpcReceiver(
         done(budgetStatus(memory.refusal(size)));
         return;
       }
-      handleExport(deps, call).then(
+      handleExport(deps, call, memory).then(
         (reply) => {
           memory?.release();
           done(null, reply);
@@ -77,6 +77,7 @@ export async function startGrpcReceiver(
           // over the limit, RESOURCE_EXHAUSTED with a RetryInfo instead of UNAUTHENTICATED.
           const wait = err instanceof AppError && err.status === 401 ? limiter?.failed(clientAddress(peerAddress(call.getPeer()), forwarding(call.metadata), opts.trustedProxies)) : undefined;
           if (wait !== undefined) done(failedStatus(grpc.status.RESOURCE_EXHAUSTED, `too many failed authentications from this address; retry in ${wait} s`, wait));
+          else if (err instanceof BodyBudgetExhausted || (err instanceof AppError && err.code === 'payload_too_large')) done(budgetStatus(err));
           else done(toStatus(err));
         },
       );
@@ -102,7 +103,7 @@ export async function startGrpcReceiver(
   };
 }
 
-async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, Buffer>, memory: BodyReservation | undefined): Promise<Buffer> {
   const headers: Record<string, string> = {};
   for (const key of CREDENTIAL_KEYS) {
     const v = call.metadata.get(key)[0];
@@ -111,7 +112,8 @@ async function handleExport(deps: OtlpDeps, call: grpc.ServerUnaryCall<Buffer, B
   const shared = await exportPrincipal(deps, headers);
   let request;
   try {
-    request = decodeTraceRequest(call.request);
+    // The messages' memory is taken as they are decoded (a message of empty ones decodes to ~70 times its bytes).
+    request = decodeTraceRequest(call.request, memory && ((bytes) => memory.takeMemory(bytes)));
   } catch (err) {
     if (err instanceof ProtobufError) throw new AppError('invalid_body', `message is not an OTLP ExportTraceServiceRequest: ${err.message}`);
     throw err;
@@ -128,37 +130,55 @@ const RECEIVE_POLL_MS = 25;
  * TRICKY: grpc-js reads a call's message whole (and inflates it) before any handler sees
  * it, and a message's size is not known before it is read. So a call takes, before its
  * message is read, room for the largest message ({@link MAX_TRACE_BODY_BYTES} and what
- * decoding it takes, at most the budget's share for large requests), waiting up to
- * {@link RECEIVE_WAIT_MS} for it (its HTTP/2 stream stays paused, holding nothing), then
- * refused RESOURCE_EXHAUSTED with a RetryInfo; once the message is in, that room is given
- * back and the handler takes what the message needs.
+ * decoding it takes, at most the budget's share for large requests); when that share is
+ * full, one call at a time may take instead half of the share kept for small requests
+ * (at most {@link SMALL_REQUEST_BYTES}), so that a flood of large messages does not shut
+ * out small exports. A call waits up to {@link RECEIVE_WAIT_MS} for either (its HTTP/2
+ * stream stays paused, holding nothing), then is refused RESOURCE_EXHAUSTED with a
+ * RetryInfo; once the message is in, that room is given back and the handler takes what
+ * the message needs (refused the same way when it does not fit). The price: the one call
+ * admitted on the small share may read a message larger than its room (up to
+ * MAX_TRACE_BODY_BYTES) before it is refused.
  */
 function admitWithinBudget(bodies: BodyBudget): grpc.ServerInterceptor {
   const room = Math.min(MAX_TRACE_BODY_BYTES * (1 + PARSE_COST.binary), bodies.largeLimit);
+  const smallRoom = Math.min(SMALL_REQUEST_BYTES, Math.floor((bodies.limitBytes - bodies.largeLimit) / 2));
+  let smallCallIn = false;
   return (_method, call) => {
     const receiving = bodies.reserve();
+    let small = false;
+    const received = (): void => {
+      receiving.cancel();
+      if (small) smallCallIn = small = false;
+    };
+    const admit = (): boolean => {
+      if (receiving.tryTake(room)) return true;
+      if (smallCallIn || !receiving.tryTake(smallRoom)) return false;
+      smallCallIn = small = true;
+      return true;
+    };
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, pass) => {
             const deadline = Date.now() + RECEIVE_WAIT_MS;
             const attempt = (): void => {
-              if (receiving.tryTake(room)) return pass(metadata);
+              if (admit()) return pass(metadata);
               if (Date.now() < deadline) return void setTimeout(attempt, RECEIVE_POLL_MS);
-              receiving.cancel();
+              received();
               const status = budgetStatus(bodies.reserve().refusal(1));
               call.sendStatus({ code: status.code!, details: status.details!, metadata: status.metadata ?? null });
             };
             attempt();
           },
           onReceiveMessage: (message, pass) => {
-            receiving.cancel();
+            received();
             pass(message);
           },
-          onCancel: () => receiving.cancel(),
+          onCancel: received,
         }),
       sendStatus: (status, next) => {
-        receiving.cancel();
+        received();
         next(status);
       },
     });

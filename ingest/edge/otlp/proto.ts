@@ -14,12 +14,30 @@ export class ProtobufError extends Error {
   }
 }
 
+/**
+ * The most memory one message read takes once decoded (its object, its reader, its slot):
+ * 138 bytes measured for an empty ResourceSpans, of 2 bytes on the wire (a body of nothing
+ * else decodes to ~70 times its bytes, far beyond PARSE_COST's share).
+ */
+export const MESSAGE_COST = 160;
+/** Messages read between two takes of their memory. */
+const METER_STEP = 4096;
+
+/** Takes the memory of the messages read as decoding goes (throws, e.g. a 503 or 413, to stop it). */
+export type DecodeMeter = (bytes: number) => void;
+
+class Meter {
+  count = 0;
+  constructor(readonly take: DecodeMeter) {}
+}
+
 class Reader {
   pos: number;
   constructor(
     readonly buf: Uint8Array,
     start = 0,
     readonly end = buf.length,
+    readonly meter?: Meter,
   ) {
     this.pos = start;
   }
@@ -73,8 +91,9 @@ class Reader {
   sub(): Reader {
     const len = this.uint();
     if (this.pos + len > this.end) throw new ProtobufError('length-delimited field runs past its message');
-    const r = new Reader(this.buf, this.pos, this.pos + len);
+    const r = new Reader(this.buf, this.pos, this.pos + len, this.meter);
     this.pos += len;
+    if (this.meter !== undefined && ++this.meter.count % METER_STEP === 0) this.meter.take(METER_STEP * MESSAGE_COST);
     return r;
   }
 
@@ -121,10 +140,14 @@ class Reader {
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const nanosToMs = (n: bigint) => Number(n / 1_000_000n);
 
-/** Decodes an ExportTraceServiceRequest. Throws {@link ProtobufError} when malformed. */
-export function decodeTraceRequest(buf: Uint8Array): OtlpTraceRequest {
+/**
+ * Decodes an ExportTraceServiceRequest. Throws {@link ProtobufError} when malformed.
+ * `meter` takes the memory of the messages read ({@link MESSAGE_COST} each, every
+ * {@link METER_STEP}) as decoding goes, and stops it by throwing.
+ */
+export function decodeTraceRequest(buf: Uint8Array, meter?: DecodeMeter): OtlpTraceRequest {
   const resourceSpans: OtlpResourceSpans[] = [];
-  const r = new Reader(buf);
+  const r = new Reader(buf, 0, buf.length, meter && new Meter(meter));
   r.each((no, wt) => {
     if (no !== 1 || wt !== 2) return false;
     resourceSpans.push(resourceSpansOf(r.sub()));

@@ -4,16 +4,17 @@ import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
 import { agentPrincipal } from '../../../shared/auth/authenticator.ts';
 import type { Principal } from '../../../shared/auth/keys.ts';
 import { BodyBudgetExhausted } from '../../../shared/http/body-budget.ts';
-import { inflatedBody, parsedBodyCost } from '../../../shared/http/encoding.ts';
+import { inflatedBody, parsedBodyCost, parseMemory } from '../../../shared/http/encoding.ts';
 import { findUnsafeText } from '../../../shared/http/safe-text.ts';
 import type { RawItem } from '../pipeline/decode.ts';
 import type { StepResult } from '../pipeline/normalize.ts';
 import { runPipeline, type IngestDeps } from '../pipeline/run.ts';
+import { credentialsOf } from '../../../shared/http/request.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../../shared/http/types.ts';
 import { decodeTraceRequestJson, OtlpJsonError } from './json.ts';
 import { AGENT_KEY_ATTRIBUTES, resourceAgentKey, spanToAction, type SpanRules } from './mapping.ts';
 import type { OtlpAttributes, OtlpTraceRequest } from './model.ts';
-import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError, retryInfoJson } from './proto.ts';
+import { decodeTraceRequest, encodeStatus, encodeTraceResponse, ProtobufError, retryInfoJson, type DecodeMeter } from './proto.ts';
 
 /** Where the span rules of an environment come from (tagged actions), owned by this route. */
 export interface SpanRuleSource {
@@ -65,14 +66,19 @@ async function handleTraces(deps: OtlpDeps, req: HttpRequest): Promise<HttpRespo
     if (!encoding) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json or application/x-protobuf (OTLP/HTTP)');
     }
-    // Credentials first: nothing is inflated for a client without them (a 401, counted
-    // toward the failed-authentication limit), and inflating runs off the event loop.
-    const shared = await exportPrincipal(deps, req.headers);
+    // Credentials first (checked once, as the body arrived): nothing is inflated for a client
+    // without them (a 401, counted toward the failed-authentication limit), and inflating
+    // runs off the event loop.
+    const shared = await credentialsOf(req, (headers) => exportPrincipal(deps, headers));
     // The body, what it inflates to and what parsing it takes are counted against the
     // process's body budget (503 with Retry-After when they do not fit): trace "bombs"
     // (small gzip bodies inflating to MAX_INFLATED_BYTES) count for what they inflate to.
     const body = await inflatedBody(req, MAX_INFLATED_BYTES);
-    const result = await exportTraces(deps, req.headers, decode(encoding, body), shared);
+    // What a JSON body's objects and arrays will take before parsing, a protobuf body's
+    // messages as they are decoded (503, 413).
+    const memory = req.memory;
+    if (encoding === 'json') memory?.takeMemory(parseMemory(body, 'json'));
+    const result = await exportTraces(deps, req.headers, decode(encoding, body, memory && ((bytes) => memory.takeMemory(bytes))), shared);
     return success(encoding, result);
   } catch (err) {
     // Bugs go to the server's handler (logged, answered 500 without internals).
@@ -211,9 +217,9 @@ function encodingOf(contentType: string | undefined): Encoding | undefined {
 }
 
 
-function decode(encoding: Encoding, body: Buffer): OtlpTraceRequest {
+function decode(encoding: Encoding, body: Buffer, meter: DecodeMeter | undefined): OtlpTraceRequest {
   try {
-    if (encoding === 'protobuf') return decodeTraceRequest(body);
+    if (encoding === 'protobuf') return decodeTraceRequest(body, meter);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

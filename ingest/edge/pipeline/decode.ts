@@ -1,6 +1,8 @@
 import { Unpackr } from 'msgpackr';
 import { AppError } from '../../../shared/errors.ts';
 import { MAX_EVENTS_PER_REQUEST } from '../../../shared/events/limits.ts';
+import type { BodyReservation } from '../../../shared/http/body-budget.ts';
+import { msgpackArrayLength, parseMemory } from '../../../shared/http/encoding.ts';
 import { findUnsafeText, jsonMayHoldUnsafeText } from '../../../shared/http/safe-text.ts';
 import { metadataNumberTexts, valueTexts, withBigIntValue, withExactMetadata, withExactValue } from './exact-values.ts';
 
@@ -22,8 +24,11 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
  * With `exactValues` (outcomes), each event's JSON `value` keeps its exact digits as a
  * decimal string (exact-values.ts), as does a msgpack integer beyond 2^53 (a BigInt).
  * Numbers in JSON metadata keep their exact digits (exact-values.ts withExactMetadata).
+ * Before parsing, what the body's objects and arrays will take is taken from the request's
+ * share of the body budget (`memory`: 503 or 413 when it does not fit), and a msgpack
+ * array of more than {@link MAX_EVENTS_PER_REQUEST} events is refused (413) from its header.
  */
-export function decodeEvents(body: Buffer, contentType: string | undefined, exactValues = false): Decoded {
+export function decodeEvents(body: Buffer, contentType: string | undefined, exactValues = false, memory?: BodyReservation): Decoded {
   if (body.length === 0) throw new AppError('invalid_body', 'request body is empty; send an event object or a batch');
   const type = contentType === undefined || contentType === 'application/json' ? 'application/json' : contentType.split(';')[0]!.trim().toLowerCase();
   let decoded: Decoded;
@@ -31,6 +36,7 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
     case 'application/json':
     case 'text/json':
     case '': {
+      memory?.takeMemory(parseMemory(body, 'json'));
       const text = body.toString('utf8');
       decoded = exactValues ? withExactValues(text) : shape(parseJson(text));
       withExactMetadataTexts(decoded, text);
@@ -41,11 +47,14 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
     case 'application/ndjson':
     case 'application/jsonl':
     case 'application/x-jsonlines':
+      memory?.takeMemory(parseMemory(body, 'ndjson'));
       decoded = { single: false, items: parseNdjson(body, exactValues) };
       break;
     case 'application/msgpack':
     case 'application/x-msgpack':
     case 'application/vnd.msgpack':
+      refuseBeyondLimit(msgpackArrayLength(body) ?? 0);
+      memory?.takeMemory(parseMemory(body, 'msgpack'));
       // msgpack strings are not escaped: every event is checked.
       decoded = shape(parseMsgpack(body));
       decoded.items = decoded.items.map(refuseUnsafeText);
@@ -58,10 +67,16 @@ export function decodeEvents(body: Buffer, contentType: string | undefined, exac
       );
   }
   if (decoded.items.length === 0) throw new AppError('invalid_body', 'the batch holds no events');
-  if (decoded.items.length > MAX_EVENTS_PER_REQUEST) {
-    throw new AppError('too_many_events', `a request may carry at most ${MAX_EVENTS_PER_REQUEST} events; this one has ${decoded.items.length}`);
-  }
+  refuseBeyondLimit(decoded.items.length);
   return decoded;
+}
+
+/** A batch of more than {@link MAX_EVENTS_PER_REQUEST} events is a 413. */
+function refuseBeyondLimit(events: number, more = ''): void {
+  if (events > MAX_EVENTS_PER_REQUEST) {
+    const has = more ? `more than ${MAX_EVENTS_PER_REQUEST}` : String(events);
+    throw new AppError('too_many_events', `a request may carry at most ${MAX_EVENTS_PER_REQUEST} events; this one has ${has}`);
+  }
 }
 
 /** Attaches the exact texts of metadata numbers a double changed to each event of a JSON body. */
@@ -102,6 +117,7 @@ function parseNdjson(body: Buffer, exactValues: boolean): RawItem[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
+    if (items.length === MAX_EVENTS_PER_REQUEST) refuseBeyondLimit(items.length + 1, 'more');
     try {
       const value: unknown = JSON.parse(line);
       withExactMetadata(value, metadataNumberTexts(line).top);
@@ -121,12 +137,17 @@ function refuseUnsafeText(item: RawItem): RawItem {
   return unsafe ? { ok: false, code: 'validation_failed', message: unsafe.message, ...(unsafe.path ? { path: unsafe.path } : {}) } : item;
 }
 
+/** The parsed body as items, its count checked first (no item is made for a batch refused). */
 function shape(v: unknown): Decoded {
-  if (Array.isArray(v)) return { single: false, items: v.map((value) => ({ ok: true, value })) };
+  if (Array.isArray(v)) {
+    refuseBeyondLimit(v.length);
+    return { single: false, items: v.map((value) => ({ ok: true, value })) };
+  }
   if (v !== null && typeof v === 'object') {
     const events = (v as { events?: unknown }).events;
     if (events !== undefined) {
       if (!Array.isArray(events)) throw new AppError('invalid_body', '`events` must be an array of events');
+      refuseBeyondLimit(events.length);
       return { single: false, items: events.map((value) => ({ ok: true, value })) };
     }
     return { single: true, items: [{ ok: true, value: v }] };

@@ -3,6 +3,7 @@ import { pack } from 'msgpackr';
 import { decodeEvents } from './decode.ts';
 import { decimalString, normalizeStep, validateStep } from './normalize.ts';
 import { AppError } from '../../../shared/errors.ts';
+import { BodyBudget } from '../../../shared/http/body-budget.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 
@@ -34,6 +35,45 @@ describe('decodeEvents', () => {
     } catch (err) {
       expect((err as AppError).code).toBe(code);
     }
+  });
+});
+
+describe('decodeEvents within the body budget', () => {
+  const MiB = 1024 * 1024;
+  const codeOf = (f: () => unknown): string | undefined => {
+    try {
+      f();
+    } catch (err) {
+      return (err as AppError).code;
+    }
+    return undefined;
+  };
+  /** A msgpack array of `n` empty maps, after `prefix` (e.g. an outer array's header). */
+  const emptyMaps = (n: number, prefix: number[] = []) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xdd, n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]), Buffer.alloc(n, 0x80)]);
+
+  it('refuses a msgpack array of more than 10,000 events from its header, before decoding or taking memory for it', () => {
+    const memory = new BodyBudget(64 * MiB).reserve();
+    expect(codeOf(() => decodeEvents(emptyMaps(4 * MiB), 'application/msgpack', false, memory))).toBe('too_many_events');
+    expect(memory.held).toBe(0);
+  });
+
+  it.each([
+    ['a JSON array of 1.4 M empty arrays (4.2 MB)', Buffer.from('[' + '[],'.repeat(1_400_000) + '[]]'), 'application/json'],
+    ['NDJSON of 1 M empty objects', Buffer.from('{}\n'.repeat(1_000_000)), 'application/x-ndjson'],
+    ['a msgpack event holding 4 M empty maps', emptyMaps(4 * MiB, [0x91]), 'application/msgpack'],
+  ])('takes what the containers of %s will take before parsing: 413 when it can never fit', (_name, body, type) => {
+    const budget = new BodyBudget(64 * MiB);
+    const memory = budget.reserve();
+    expect(codeOf(() => decodeEvents(body, type, false, memory))).toBe('payload_too_large');
+    expect(budget.used).toBe(0);
+  });
+
+  it('takes little beyond its body for an ordinary batch', () => {
+    const events = Array.from({ length: 1000 }, (_, i) => ({ agent_key: 'a', action_type: 'llm.call', id: `e${i}`, metadata: { model: 'm', input_tokens: i } }));
+    const json = Buffer.from(JSON.stringify(events));
+    const memory = new BodyBudget(64 * MiB).reserve();
+    expect(decodeEvents(json, 'application/json', false, memory).items).toHaveLength(1000);
+    expect(memory.held).toBe(2000 * 64 + 64);
   });
 });
 
