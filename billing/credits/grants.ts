@@ -76,7 +76,7 @@ function dateOf(v: string, path: string): Date {
 }
 
 /** The values of a grant request, checked (400 naming each bad field; nothing is written). */
-interface CheckedGrant {
+export interface CheckedGrant {
   currency: string;
   amount: string;
   price: string | null;
@@ -124,7 +124,7 @@ function normalScope(s: CreditScope): CreditScope | null {
 }
 
 /** The account's currency: its subscriptions' plans' (any accepted currency while it has none). 400 otherwise. */
-async function checkAccountCurrency(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
+export async function checkAccountCurrency(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
   const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
   if (!account) throw bad('account_id', `account_id ${accountId} does not exist`);
   const currencies = (
@@ -193,40 +193,7 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
   await checkAccountCurrency(db, environmentId, input.account_id, v.currency);
   await checkScope(db, environmentId, v.scope);
   try {
-    const id = await db.transaction().execute(async (tx) => {
-      const grant = await tx
-        .insertInto('credit_grants')
-        .values({
-          id: newId('cgr'),
-          environment_id: environmentId,
-          account_id: input.account_id,
-          currency: v.currency,
-          kind: input.kind,
-          amount: v.amount,
-          price: input.kind === 'paid' ? (v.price ?? v.amount) : null,
-          priority: v.priority,
-          effective_at: v.effective_at,
-          expires_at: v.expires_at,
-          scope: v.scope ? JSON.stringify(v.scope) : null,
-          metadata: JSON.stringify(input.metadata ?? {}),
-          usable: v.usable,
-          usable_at: null,
-          invoice_id: null,
-          voided_at: null,
-          void_reason: null,
-          idempotency_key: idempotencyKey,
-          request_hash: hash,
-          created_by: actor.createdBy,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (grant.kind === 'paid') {
-        const invoiceId = await issuePurchaseInvoice(tx, grant, actor.now, actor.netDays);
-        await tx.updateTable('credit_grants').set({ invoice_id: invoiceId }).where('id', '=', grant.id).execute();
-      }
-      if (grant.usable === 'immediately') await grantEntry(tx, grant, actor.now);
-      return grant.id;
-    });
+    const id = await db.transaction().execute((tx) => insertGrant(tx, environmentId, input, v, { idempotencyKey, hash }, actor));
     return { grant: await getGrant(db, environmentId, id, actor.now), replayed: false };
   } catch (err) {
     // Two requests with one key at once: the constraint lets one in; the other answers its grant.
@@ -236,6 +203,53 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
     }
     throw err;
   }
+}
+
+/**
+ * Writes a checked grant in the caller's transaction (createGrant; top-ups): the grant, a
+ * paid grant's purchase invoice, and its `grant` entry when usable at once. Returns its id.
+ */
+export async function insertGrant(
+  tx: Tx,
+  environmentId: string,
+  input: GrantInput,
+  v: CheckedGrant,
+  key: { idempotencyKey: string | null; hash: string | null },
+  actor: Actor,
+): Promise<string> {
+  const { idempotencyKey, hash } = key;
+  const grant = await tx
+    .insertInto('credit_grants')
+    .values({
+      id: newId('cgr'),
+      environment_id: environmentId,
+      account_id: input.account_id,
+      currency: v.currency,
+      kind: input.kind,
+      amount: v.amount,
+      price: input.kind === 'paid' ? (v.price ?? v.amount) : null,
+      priority: v.priority,
+      effective_at: v.effective_at,
+      expires_at: v.expires_at,
+      scope: v.scope ? JSON.stringify(v.scope) : null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      usable: v.usable,
+      usable_at: null,
+      invoice_id: null,
+      voided_at: null,
+      void_reason: null,
+      idempotency_key: idempotencyKey,
+      request_hash: hash,
+      created_by: actor.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (grant.kind === 'paid') {
+    const invoiceId = await issuePurchaseInvoice(tx, grant, actor.now, actor.netDays);
+    await tx.updateTable('credit_grants').set({ invoice_id: invoiceId }).where('id', '=', grant.id).execute();
+  }
+  if (grant.usable === 'immediately') await grantEntry(tx, grant, actor.now);
+  return grant.id;
 }
 
 async function grantByKey(db: Db, environmentId: string, key: string, hash: string): Promise<GrantView | null> {
