@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.ts';
 import { parseTimestamp } from '../../shared/time.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
-import { adjustGrant, createGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
+import { adjustGrant, createGrant, refundGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
 import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
@@ -49,7 +49,9 @@ const Adjustment = Type.Object({
   reason: Type.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a non-empty string of at most 500 characters' }),
 });
 const GrantQuery = Type.Object({ account_id: Type.Optional(Id), currency: Type.Optional(Type.String({ maxLength: 10 })) });
-const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment'].map((t) => Type.Literal(t)), { errorMessage: 'must be grant, burn, release, expiry, void or adjustment' });
+const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund'].map((t) => Type.Literal(t)), {
+  errorMessage: 'must be grant, burn, release, expiry, void, adjustment, overpayment or refund',
+});
 const EntryQuery = Type.Object({
   account_id: Type.Optional(Id),
   grant_id: Type.Optional(Id),
@@ -172,6 +174,11 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     await watched(p, t.account_id, null);
     return created(await getTopup(db, p.environmentId, t.id));
   };
+  const refund = async (req: HttpRequest, p: Principal) => {
+    const entry = await refundGrant(db, p.environmentId, body(req, Adjustment), actor(p));
+    return created(entryView(await watched(p, entry.account_id, entry)));
+  };
+  const refundSummary = 'Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant';
   const oneTopup = async (req: HttpRequest, p: Principal) => ok(await getTopup(db, p.environmentId, req.params.topup_id!));
   const disable = async (req: HttpRequest, p: Principal) => ok(await disableTopup(db, p.environmentId, req.params.topup_id!, inv.now()));
   const topupSummary = 'Create a credit top-up rule: recurring (every week or month, amount) or threshold (when the available balance falls below threshold: amount, or up to target_balance); each trigger grants once';
@@ -244,6 +251,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     { method: 'PUT', path: '/v1/accounts/:account_id/credits/settings', capability: 'write', response: CreditSetting, requestBody: SettingUpdate, errors: [404], summary: settingSummary, handle: setSetting },
     { method: 'GET', path: '/api/v1/account/:account_id/credit-settings', capability: 'read', response: CreditSettings, errors: [404], summary: "An account's credit settings per currency (low_balance_threshold)", handle: settings },
     { method: 'POST', path: '/api/v1/account/:account_id/credit-settings/update', capability: 'write', response: CreditSetting, requestBody: SettingUpdate, errors: [404], summary: settingSummary, handle: setSetting },
+    { method: 'POST', path: '/v1/credits/refunds', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: refundSummary, handle: refund },
+    { method: 'POST', path: '/api/v1/credit/refunds/create', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: refundSummary, handle: refund },
     { method: 'POST', path: '/v1/credits/topups', capability: 'write', status: 201, response: CreditTopup, requestBody: TopupCreate, summary: topupSummary, handle: topup },
     {
       method: 'GET',

@@ -498,7 +498,7 @@ export interface Database {
 
 export type CreditGrantKind = 'paid' | 'free';
 export type CreditUsable = 'immediately' | 'on_payment';
-export type CreditEntryType = 'grant' | 'burn' | 'release' | 'expiry' | 'void' | 'adjustment';
+export type CreditEntryType = 'grant' | 'burn' | 'release' | 'expiry' | 'void' | 'adjustment' | 'overpayment' | 'refund';
 
 /** What a grant's credit may pay for; null: the whole invoice. Lists are ORed. */
 export interface CreditScope {
@@ -629,6 +629,11 @@ export interface CreditTopupsTable {
   disabled_at: NullableTimestamp;
   created_by: string | null;
   created_at: Generated<Date>;
+}
+
+export interface InvoicesTable {
+  /** What a payment of the invoice this one replaces settles of it (migration 0012). */
+  payment_applied: ColumnType<string, string | undefined, string>;
 }
 
 export interface CreditTopupRunsTable {

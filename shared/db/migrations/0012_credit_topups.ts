@@ -18,6 +18,12 @@ import { type Kysely, sql } from 'kysely';
  *   available balance falls below `threshold`). `next_run_at` is when a recurring rule is
  *   next due (the scheduler reads only rules due, no history scan).
  * - `credit_topup_runs`: what each trigger of a rule granted.
+ * - Money already paid (billing/invoicing/corrections.ts): `invoices.payment_applied` is
+ *   what a payment of the invoice it replaces settles of it (amount_due = total -
+ *   credits_applied - payment_applied). What was paid beyond the replacement becomes
+ *   account credit: a grant with an `overpayment` entry (+, `invoice_id` = the corrected
+ *   invoice, once per grant and invoice). A `refund` entry (-, with its reason) records
+ *   account credit paid back; several may land on one grant.
  *
  * TRICKY: exactly once per crossing and per trigger is the database's doing, not a
  * check-then-write: `credit_crossings_once` (account, currency, watch, crossing) and
@@ -97,6 +103,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     PRIMARY KEY (topup_id, trigger)
   )`.execute(db);
 
+  await sql`ALTER TABLE invoices ADD COLUMN payment_applied numeric NOT NULL DEFAULT 0`.execute(db);
+  await sql`ALTER TABLE credit_entries DROP CONSTRAINT credit_entries_type_check`.execute(db);
+  await sql`ALTER TABLE credit_entries ADD CONSTRAINT credit_entries_type_check CHECK (type IN ('grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund'))`.execute(db);
+  await sql`ALTER TABLE credit_entries DROP CONSTRAINT credit_entries_sign`.execute(db);
+  await sql`ALTER TABLE credit_entries ADD CONSTRAINT credit_entries_sign CHECK (
+    (type IN ('grant', 'release', 'overpayment') AND amount > 0) OR (type IN ('burn', 'expiry', 'void', 'refund') AND amount < 0) OR (type = 'adjustment' AND amount <> 0))`.execute(db);
+  await sql`ALTER TABLE credit_entries DROP CONSTRAINT credit_entries_invoice`.execute(db);
+  await sql`ALTER TABLE credit_entries ADD CONSTRAINT credit_entries_invoice CHECK (
+    (type IN ('burn', 'release', 'overpayment') AND invoice_id IS NOT NULL) OR type NOT IN ('burn', 'release', 'overpayment'))`.execute(db);
+  await sql`ALTER TABLE credit_entries ADD CONSTRAINT credit_entries_refund_reason CHECK (type <> 'refund' OR (reason IS NOT NULL AND reason <> ''))`.execute(db);
+  // Refunds are not once per grant (several may be paid back); every other type still is.
+  await sql`DROP INDEX credit_entries_once`.execute(db);
+  await sql`CREATE UNIQUE INDEX credit_entries_once ON credit_entries (grant_id, type, invoice_id) NULLS NOT DISTINCT WHERE type NOT IN ('adjustment', 'refund')`.execute(db);
+
   // Every change of an available balance marks (account, currency) in its own transaction.
   await sql`CREATE FUNCTION credit_watch_mark(p_env text, p_account text, p_currency text) RETURNS void LANGUAGE sql AS $$
     INSERT INTO credit_watch_dirty (account_id, currency, environment_id) VALUES (p_account, p_currency, p_env) ON CONFLICT DO NOTHING
@@ -123,5 +143,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER IF EXISTS credit_applications_watch ON credit_applications`.execute(db);
   await sql`DROP TRIGGER IF EXISTS credit_entries_watch ON credit_entries`.execute(db);
   for (const f of ['credit_watch_on_invoice()', 'credit_watch_on_application()', 'credit_watch_on_entry()', 'credit_watch_mark(text, text, text)']) await sql.raw(`DROP FUNCTION IF EXISTS ${f}`).execute(db);
+  await sql`DROP INDEX credit_entries_once`.execute(db);
+  await sql`CREATE UNIQUE INDEX credit_entries_once ON credit_entries (grant_id, type, invoice_id) NULLS NOT DISTINCT WHERE type <> 'adjustment'`.execute(db);
+  await sql`ALTER TABLE credit_entries DROP CONSTRAINT credit_entries_refund_reason`.execute(db);
+  await sql`ALTER TABLE invoices DROP COLUMN payment_applied`.execute(db);
   for (const t of ['credit_topup_runs', 'credit_topups', 'credit_crossings', 'credit_watch_dirty', 'credit_settings']) await db.schema.dropTable(t).ifExists().execute();
 }
