@@ -13,11 +13,14 @@
  * billing processes (or a restart redoing the step) compute the same crossing number and
  * only one insert lands; the event (or grant) is written in that insert's transaction.
  *
+ * Marks are appended by triggers and never locked by the watch, so billing's transactions
+ * never wait for it; watchers of one balance are serialized by an advisory lock.
+ *
  * Run right after an invoice is stored (generate.ts: a burn that crosses acts at once),
  * after the credits API changes a grant, and by the scheduler for anything left (a crash
  * between the change and the watch leaves the mark; nothing is lost).
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
 import { CURRENCY_MESSAGE, isCurrency } from '../../shared/currency.ts';
@@ -34,6 +37,9 @@ import { thresholdTopups, runThresholdTopup, type TopupRow } from './topups.ts';
 
 type Tx = Transaction<Database>;
 const log = logger('credit-watch');
+
+/** First key of the balance watch's advisory locks ("tally-credit-watch"); the second is the balance's hash. */
+const WATCH_LOCK_KEY = 734_190_212;
 
 /** How many marked balances one pass looks at (the next pass goes on). */
 const WATCH_BATCH = 500;
@@ -61,35 +67,41 @@ export interface WatchDeps {
 
 /**
  * Looks at the marked balances (only `accountId`'s when given): each in a transaction
- * that takes its mark (waiting for another process that holds it, then finding it gone), reads the balance and writes
- * the crossings. Returns how many balances it looked at.
+ * that holds the balance's advisory lock (a balance another process is looking at is left
+ * to it, or to the next pass), reads the balance after the marks it saw, writes the
+ * crossings, and deletes those marks. Returns how many balances it looked at.
  */
 export async function watchBalances(deps: WatchDeps, accountId?: string): Promise<number> {
-  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).orderBy('marked_at').limit(WATCH_BATCH);
+  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).distinct().orderBy('account_id').orderBy('currency').limit(WATCH_BATCH);
   if (accountId) q = q.where('account_id', '=', accountId);
   let seen = 0;
   for (const mark of await q.execute()) {
     try {
       if (await deps.db.transaction().execute((tx) => watchOne(tx, deps, mark.account_id, mark.currency))) seen++;
     } catch (err) {
-      // The mark stays: the next pass tries again.
+      // The marks stay: the next pass tries again.
       log.warn('credit balance watch failed', { account_id: mark.account_id, currency: mark.currency, err });
     }
   }
   return seen;
 }
 
-/** One balance: take its mark, read it, cross or re-arm each line. False when another process had it. */
+/** One balance: lock it, take its marks, read it, cross or re-arm each line. False when another process has it or nothing is marked. */
 async function watchOne(tx: Tx, deps: WatchDeps, accountId: string, currency: string): Promise<boolean> {
-  const mark = await tx.deleteFrom('credit_watch_dirty').where('account_id', '=', accountId).where('currency', '=', currency).returning('environment_id').executeTakeFirst();
-  if (!mark) return false;
+  const locked = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${WATCH_LOCK_KEY}, hashtext(${`${accountId}/${currency}`})) AS ok`.execute(tx);
+  if (!locked.rows[0]?.ok) return false;
+  // The marks seen now: their changes are committed, so the balance read after them includes them.
+  const marks = await tx.selectFrom('credit_watch_dirty').select(['id', 'environment_id']).where('account_id', '=', accountId).where('currency', '=', currency).execute();
+  if (marks.length === 0) return false;
+  const environmentId = marks[0]!.environment_id;
   const setting = await tx.selectFrom('credit_settings').select('low_balance_threshold').where('account_id', '=', accountId).where('currency', '=', currency).executeTakeFirst();
   const rules = await thresholdTopups(tx, accountId, currency);
   // A top-up raises the balance in this transaction: the lines are looked at again with it (re-armed when it is back above them).
   for (let pass = 0; pass < 2; pass++) {
-    const toppedUp = await watchLines(tx, deps, { environmentId: mark.environment_id, accountId, currency }, setting?.low_balance_threshold ?? null, rules);
+    const toppedUp = await watchLines(tx, deps, { environmentId, accountId, currency }, setting?.low_balance_threshold ?? null, rules);
     if (!toppedUp) break;
   }
+  await tx.deleteFrom('credit_watch_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
   return true;
 }
 
@@ -160,7 +172,7 @@ export async function crossOrRearm(tx: Tx, w: Where, line: Line): Promise<number
 
 /** Marks a balance for the watch (a threshold or a rule changed: the lines are looked at again). */
 export async function markBalance(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
-  await db.insertInto('credit_watch_dirty').values({ account_id: accountId, currency, environment_id: environmentId }).onConflict((oc) => oc.doNothing()).execute();
+  await db.insertInto('credit_watch_dirty').values({ account_id: accountId, currency, environment_id: environmentId }).execute();
 }
 
 /** An account's credit settings in one currency as both families show them. */

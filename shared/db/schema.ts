@@ -585,6 +585,7 @@ export interface CreditSettingsTable {
 }
 
 export interface CreditWatchDirtyTable {
+  id: Generated<string>;
   account_id: string;
   currency: string;
   environment_id: string;

@@ -8,8 +8,9 @@ import { type Kysely, sql } from 'kysely';
  * - `credit_watch_dirty`: an (account, currency) whose available balance may have
  *   changed and is not looked at yet. Written by triggers in the transaction of the change
  *   (a ledger entry, a draft's applications, an invoice with credits changing status), so
- *   a change is never missed, whatever crashes; the watch step deletes the row in the
- *   transaction that acts on it.
+ *   a change is never missed, whatever crashes; the watch step deletes the marks it saw in
+ *   the transaction that acts on them. Marks are appended, never upserted, so a change
+ *   never waits for a watch (no lock is shared with billing's transactions).
  * - `credit_crossings`: one row per time the balance crossed below a line
  *   (`watch`: `balance_low`, `depleted`, or `topup:<rule id>`), numbered per
  *   (account, currency, watch); `rearmed_at` is set when the balance is back above the line,
@@ -43,13 +44,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     PRIMARY KEY (account_id, currency)
   )`.execute(db);
 
+  // Append-only marks (no unique key): a change never waits on the watch, nor the watch on a change.
   await sql`CREATE TABLE credit_watch_dirty (
+    id bigserial PRIMARY KEY,
     account_id text NOT NULL,
     currency text NOT NULL,
     environment_id text NOT NULL,
-    marked_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (account_id, currency)
+    marked_at timestamptz NOT NULL DEFAULT now()
   )`.execute(db);
+  await sql`CREATE INDEX credit_watch_dirty_balance ON credit_watch_dirty (account_id, currency)`.execute(db);
 
   await sql`CREATE TABLE credit_crossings (
     id text PRIMARY KEY,
@@ -119,7 +122,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Every change of an available balance marks (account, currency) in its own transaction.
   await sql`CREATE FUNCTION credit_watch_mark(p_env text, p_account text, p_currency text) RETURNS void LANGUAGE sql AS $$
-    INSERT INTO credit_watch_dirty (account_id, currency, environment_id) VALUES (p_account, p_currency, p_env) ON CONFLICT DO NOTHING
+    INSERT INTO credit_watch_dirty (account_id, currency, environment_id) VALUES (p_account, p_currency, p_env)
   $$`.execute(db);
   await sql`CREATE FUNCTION credit_watch_on_entry() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN PERFORM credit_watch_mark(NEW.environment_id, NEW.account_id, NEW.currency); RETURN NULL; END $$`.execute(db);
