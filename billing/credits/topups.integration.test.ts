@@ -276,3 +276,22 @@ describe('top-ups', () => {
     expect((await get(`/v1/credits/topups?account_id=${acct}`)).body.topups).toEqual([]);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the settings, top-up and refund paths of both families and the two alert webhooks', async () => {
+    const doc = (await get('/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/accounts/{account_id}/credits/settings',
+        '/api/v1/account/{account_id}/credit-settings/update',
+        '/v1/credits/topups',
+        '/v1/credits/topups/{topup_id}/disable',
+        '/api/v1/credit/topups/create',
+        '/api/v1/credit/topups/{topup_id}',
+        '/v1/credits/refunds',
+        '/api/v1/credit/refunds/create',
+      ]),
+    );
+    expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(['credits.balance_low', 'credits.depleted']));
+  });
+});
