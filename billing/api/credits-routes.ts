@@ -3,14 +3,16 @@ import { AppError } from '../../shared/errors.ts';
 import { parseTimestamp } from '../../shared/time.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
-import { adjustGrant, createGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
+import { adjustGrant, createGrant, refundGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
 import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
 import { body, optionalBody, query } from './validate.ts';
-import { AgentCreditBalance, CreditBalance, CreditEntry, CreditGrant, listOfA, listOfB } from './response-schemas.ts';
+import { AgentCreditBalance, CreditBalance, CreditEntry, CreditGrant, CreditSetting, CreditSettings, CreditTopup, listOfA, listOfB } from './response-schemas.ts';
+import { createTopup, disableTopup, getTopup, listTopups } from '../credits/topups.ts';
+import { listCreditSettings, setLowBalanceThreshold, watchBalances } from '../credits/watch.ts';
 
 /** Money in a credits request: a decimal string (exact) or a JSON number (up to 15 significant digits). */
 const Money = Type.Union([Type.Number(), Type.String({ maxLength: 64 })], { errorMessage: 'must be a decimal number or string, e.g. "100.00"' });
@@ -47,7 +49,9 @@ const Adjustment = Type.Object({
   reason: Type.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a non-empty string of at most 500 characters' }),
 });
 const GrantQuery = Type.Object({ account_id: Type.Optional(Id), currency: Type.Optional(Type.String({ maxLength: 10 })) });
-const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment'].map((t) => Type.Literal(t)), { errorMessage: 'must be grant, burn, release, expiry, void or adjustment' });
+const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund'].map((t) => Type.Literal(t)), {
+  errorMessage: 'must be grant, burn, release, expiry, void, adjustment, overpayment or refund',
+});
 const EntryQuery = Type.Object({
   account_id: Type.Optional(Id),
   grant_id: Type.Optional(Id),
@@ -57,6 +61,34 @@ const EntryQuery = Type.Object({
   to: Type.Optional(DateLike),
 });
 const BalanceQuery = Type.Object({ at: Type.Optional(DateLike) });
+const Currency = Type.String({ minLength: 1, maxLength: 10, errorMessage: 'must be an ISO 4217 currency code, e.g. USD' });
+const SettingUpdate = Type.Object(
+  {
+    currency: Currency,
+    low_balance_threshold: Type.Union([Money, Type.Null()], { errorMessage: 'must be a decimal number or string, e.g. "10.00", or null to remove it' }),
+  },
+  { additionalProperties: false },
+);
+const TopupCreate = Type.Object(
+  {
+    account_id: Id,
+    currency: Currency,
+    type: Type.Union([Type.Literal('recurring'), Type.Literal('threshold')], { errorMessage: 'must be recurring or threshold' }),
+    kind: Type.Optional(Type.Union([Type.Literal('paid'), Type.Literal('free')], { errorMessage: 'must be paid or free' })),
+    amount: Type.Optional(Money),
+    price: Type.Optional(Money),
+    target_balance: Type.Optional(Money),
+    threshold: Type.Optional(Money),
+    interval: Type.Optional(Type.Union([Type.Literal('week'), Type.Literal('month')], { errorMessage: 'must be week or month' })),
+    starts_at: Type.Optional(DateLike),
+    priority: Type.Optional(Type.Integer({ minimum: MIN_PRIORITY, maximum: MAX_PRIORITY, errorMessage: `must be an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}` })),
+    usable: Type.Optional(Type.Union([Type.Literal('immediately'), Type.Literal('on_payment')], { errorMessage: 'must be immediately or on_payment' })),
+    expires_after_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36500, errorMessage: 'must be an integer from 1 to 36500' })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+const TopupQuery = Type.Object({ account_id: Type.Optional(Id) });
 
 /** Largest Idempotency-Key accepted. */
 const MAX_KEY_LENGTH = 200;
@@ -101,6 +133,7 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
 
   const grant = async (req: HttpRequest, p: Principal) => {
     const { grant, replayed } = await createGrant(db, p.environmentId, body(req, GrantCreate), idempotencyKey(req), actor(p));
+    await watched(p, grant.account_id, null);
     return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
   };
   const balance = async (req: HttpRequest, p: Principal) => {
@@ -116,10 +149,40 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
   };
   const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";
-  const adjust = async (req: HttpRequest, p: Principal) => created(entryView(await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p))));
+  const adjust = async (req: HttpRequest, p: Principal) => {
+    const entry = await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p));
+    return created(entryView(await watched(p, entry.account_id, entry)));
+  };
   const one = async (req: HttpRequest, p: Principal) => ok(await getGrant(db, p.environmentId, req.params.grant_id!, inv.now()));
-  const voidOne = async (req: HttpRequest, p: Principal) => ok(await voidGrant(db, p.environmentId, req.params.grant_id!, optionalBody(req, GrantVoid).reason ?? null, actor(p)));
+  const voidOne = async (req: HttpRequest, p: Principal) => {
+    const g = await voidGrant(db, p.environmentId, req.params.grant_id!, optionalBody(req, GrantVoid).reason ?? null, actor(p));
+    return ok(await watched(p, g.account_id, g));
+  };
   const grantSummary = 'Grant prepaid credits to an account (paid: with a purchase invoice; free). Idempotency-Key header: a retry grants once';
+  // A change through the API is looked at by the balance watch at once (alerts, threshold top-ups).
+  const watched = async <T>(_p: Principal, accountId: string, result: T): Promise<T> => {
+    await watchBalances({ db, now: inv.now(), netDays: inv.config.netDays }, accountId);
+    return result;
+  };
+  const settings = async (req: HttpRequest, p: Principal) => ok({ account_id: req.params.account_id!, settings: await listCreditSettings(db, p.environmentId, req.params.account_id!) });
+  const setSetting = async (req: HttpRequest, p: Principal) => {
+    const s = await setLowBalanceThreshold(db, p.environmentId, req.params.account_id!, body(req, SettingUpdate), actor(p));
+    return ok(await watched(p, s.account_id, s));
+  };
+  const topup = async (req: HttpRequest, p: Principal) => {
+    const t = await createTopup(db, p.environmentId, body(req, TopupCreate), actor(p));
+    await watched(p, t.account_id, null);
+    return created(await getTopup(db, p.environmentId, t.id));
+  };
+  const refund = async (req: HttpRequest, p: Principal) => {
+    const entry = await refundGrant(db, p.environmentId, body(req, Adjustment), actor(p));
+    return created(entryView(await watched(p, entry.account_id, entry)));
+  };
+  const refundSummary = 'Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant';
+  const oneTopup = async (req: HttpRequest, p: Principal) => ok(await getTopup(db, p.environmentId, req.params.topup_id!));
+  const disable = async (req: HttpRequest, p: Principal) => ok(await disableTopup(db, p.environmentId, req.params.topup_id!, inv.now()));
+  const topupSummary = 'Create a credit top-up rule: recurring (every week or month, amount) or threshold (when the available balance falls below threshold: amount, or up to target_balance); each trigger grants once';
+  const settingSummary = "Set (or, with null, remove) an account's low_balance_threshold in a currency: credits.balance_low is sent once each time the available balance falls below it";
 
   return [
     { method: 'POST', path: '/v1/credits/grants', capability: 'write', status: 201, response: CreditGrant, requestBody: GrantCreate, headers: IdempotencyHeader, errors: [409], summary: grantSummary, handle: grant },
@@ -184,6 +247,44 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
       },
     },
     { method: 'POST', path: '/api/v1/credit/adjustments/create', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: 'Adjust a credit grant by hand (+/-) with a reason: an adjustment ledger entry', handle: adjust },
+    { method: 'GET', path: '/v1/accounts/:account_id/credits/settings', capability: 'read', response: CreditSettings, errors: [404], summary: "An account's credit settings per currency (low_balance_threshold)", handle: settings },
+    { method: 'PUT', path: '/v1/accounts/:account_id/credits/settings', capability: 'write', response: CreditSetting, requestBody: SettingUpdate, errors: [404], summary: settingSummary, handle: setSetting },
+    { method: 'GET', path: '/api/v1/account/:account_id/credit-settings', capability: 'read', response: CreditSettings, errors: [404], summary: "An account's credit settings per currency (low_balance_threshold)", handle: settings },
+    { method: 'POST', path: '/api/v1/account/:account_id/credit-settings/update', capability: 'write', response: CreditSetting, requestBody: SettingUpdate, errors: [404], summary: settingSummary, handle: setSetting },
+    { method: 'POST', path: '/v1/credits/refunds', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: refundSummary, handle: refund },
+    { method: 'POST', path: '/api/v1/credit/refunds/create', capability: 'write', status: 201, response: CreditEntry, requestBody: Adjustment, errors: [409], summary: refundSummary, handle: refund },
+    { method: 'POST', path: '/v1/credits/topups', capability: 'write', status: 201, response: CreditTopup, requestBody: TopupCreate, summary: topupSummary, handle: topup },
+    {
+      method: 'GET',
+      path: '/v1/credits/topups',
+      capability: 'read',
+      query: [PageQueryA, TopupQuery],
+      response: listOfA('topups', CreditTopup),
+      summary: 'List credit top-up rules (limit/offset; filter account_id)',
+      handle: async (req, p) => {
+        const page = pageA(req);
+        const { rows, total } = await listTopups(db, p.environmentId, query(req, TopupQuery), page);
+        return ok(listA('topups', rows, total, page));
+      },
+    },
+    { method: 'GET', path: '/v1/credits/topups/:topup_id', capability: 'read', response: CreditTopup, errors: [404], summary: 'One credit top-up rule', handle: oneTopup },
+    { method: 'POST', path: '/v1/credits/topups/:topup_id/disable', capability: 'write', response: CreditTopup, errors: [404, 409], summary: 'Disable a credit top-up rule (it grants nothing more)', handle: disable },
+    { method: 'POST', path: '/api/v1/credit/topups/create', capability: 'write', status: 201, response: CreditTopup, requestBody: TopupCreate, summary: topupSummary, handle: topup },
+    {
+      method: 'GET',
+      path: '/api/v1/credit/topups',
+      capability: 'read',
+      query: [PageQueryB, TopupQuery],
+      response: listOfB('topups', CreditTopup),
+      summary: 'List credit top-up rules (skip/limit; filter account_id)',
+      handle: async (req, p) => {
+        const page = pageB(req);
+        const { rows, total } = await listTopups(db, p.environmentId, query(req, TopupQuery), page);
+        return ok(listB('topups', rows, total, page));
+      },
+    },
+    { method: 'GET', path: '/api/v1/credit/topups/:topup_id', capability: 'read', response: CreditTopup, errors: [404], summary: 'One credit top-up rule', handle: oneTopup },
+    { method: 'POST', path: '/api/v1/credit/topups/:topup_id/disable', capability: 'write', response: CreditTopup, errors: [404, 409], summary: 'Disable a credit top-up rule (it grants nothing more)', handle: disable },
     { method: 'GET', path: '/v1/agents/me/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
     { method: 'GET', path: '/api/v1/agent_instance/credit-balance', capability: 'agent_self', response: AgentCreditBalance, summary: agentSummary, handle: agentBalance },
     { method: 'GET', path: '/api/v1/account/:account_id/credit-balance', capability: 'read', query: [BalanceQuery], response: CreditBalance, errors: [404], summary: "An account's credit balance per currency (optional at: an instant)", handle: balance },

@@ -272,7 +272,8 @@ export const Invoice = Type.Object(
     total: Decimal,
     amount: Type.String({ description: 'the same as total' }),
     credits_applied: Type.String({ description: 'prepaid credits applied (the sum of the credits_applied lines, as a positive amount; README, Credits)' }),
-    amount_due: Type.String({ description: 'total - credits_applied: what the customer owes, never below zero' }),
+    amount_due: Type.String({ description: 'total - credits_applied - payment_applied: what the customer owes, never below zero' }),
+    payment_applied: Type.String({ description: 'a correction’s replacement: what the payment of the corrected invoice settles of it (README, Credits)' }),
     issue_date: Time,
     due_date: Time,
     grace_until: Time,
@@ -561,8 +562,8 @@ export const CreditEntry = Type.Object(
     account_id: Str,
     currency: Str,
     grant_id: Str,
-    type: lit(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment']),
-    amount: Type.String({ description: 'signed: grant/release +, burn/expiry/void -, adjustment either' }),
+    type: lit(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund']),
+    amount: Type.String({ description: 'signed: grant/release/overpayment +, burn/expiry/void/refund -, adjustment either' }),
     invoice_id: NullableStr,
     reason: NullableStr,
     created_by: NullableStr,
@@ -594,3 +595,40 @@ export const AgentCreditBalance = Type.Object({
   at: Time,
   balances: Type.Array(Type.Object({ currency: Str, available: Decimal })),
 });
+/** An account's credit settings, per currency (billing/credits/watch.ts). */
+export const CreditSetting = Type.Object(
+  {
+    account_id: Str,
+    currency: Str,
+    low_balance_threshold: Nullable(Type.String({ description: 'credits.balance_low is sent when the available balance falls below it (null: none)' })),
+  },
+  { description: 'The credit settings of an account in one currency' },
+);
+export const CreditSettings = Type.Object({ account_id: Str, settings: Type.Array(CreditSetting) });
+/** A credit top-up rule (billing/credits/topups.ts). */
+export const CreditTopup = Type.Object(
+  {
+    id: Str,
+    topup_id: Type.String({ description: 'the same as id' }),
+    account_id: Str,
+    currency: Str,
+    type: lit(['recurring', 'threshold']),
+    kind: lit(['paid', 'free']),
+    amount: Nullable(Decimal),
+    price: Nullable(Decimal),
+    target_balance: Nullable(Decimal),
+    threshold: Nullable(Decimal),
+    interval: Nullable(lit(['week', 'month'])),
+    starts_at: Time,
+    next_run_at: Nullable(Type.String({ format: 'date-time', description: 'recurring: when it next grants' })),
+    priority: Type.Integer(),
+    usable: lit(['immediately', 'on_payment']),
+    expires_after_days: Nullable(Type.Integer()),
+    metadata: Obj,
+    status: lit(['active', 'disabled']),
+    disabled_at: NullableTime,
+    created_by: NullableStr,
+    created_at: Time,
+  },
+  { description: 'A rule that grants credit by itself: recurring (every week or month) or threshold (when the available balance falls below it)' },
+);

@@ -30,9 +30,9 @@ export interface BalanceGrant {
 /** The figures of a balance (decimal text in the currency's minor units). */
 export interface Balance {
   currency: string;
-  /** Credit granted (grant entries). */
+  /** Credit granted (grant entries, and overpayments of corrected invoices). */
   granted: string;
-  /** Manual adjustments, net (+/-). */
+  /** Manual adjustments, net (+/-), and refunds (-). */
   adjusted: string;
   /** Burned on issued invoices, net of what voids and corrections released. */
   burned: string;
@@ -54,7 +54,7 @@ export interface Balance {
  * what is left (not held) of grants voided or past expiry.
  */
 export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date): Balance {
-  const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0) };
+  const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0), overpayment: new Dec(0), refund: new Dec(0) };
   const perGrant = new Map<string, Dec>();
   for (const e of entries) {
     if (e.occurred_at > at) continue;
@@ -78,11 +78,14 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
   }
   const f = (d: Dec) => formatMoney(d, currency);
   const expired = sum.expiry.neg().plus(computedExpiry);
-  const available = sum.grant.plus(sum.adjustment).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal);
+  // Overpayments (money paid beyond a corrected invoice's replacement) count as granted, refunds as adjustments.
+  const granted = sum.grant.plus(sum.overpayment);
+  const adjusted = sum.adjustment.plus(sum.refund);
+  const available = granted.plus(adjusted).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal);
   return {
     currency,
-    granted: f(sum.grant),
-    adjusted: f(sum.adjustment),
+    granted: f(granted),
+    adjusted: f(adjusted),
     burned: f(sum.burn.plus(sum.release).neg()),
     expired: f(expired),
     voided: f(sum.void.neg().plus(computedVoid)),

@@ -76,7 +76,7 @@ function dateOf(v: string, path: string): Date {
 }
 
 /** The values of a grant request, checked (400 naming each bad field; nothing is written). */
-interface CheckedGrant {
+export interface CheckedGrant {
   currency: string;
   amount: string;
   price: string | null;
@@ -124,7 +124,7 @@ function normalScope(s: CreditScope): CreditScope | null {
 }
 
 /** The account's currency: its subscriptions' plans' (any accepted currency while it has none). 400 otherwise. */
-async function checkAccountCurrency(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
+export async function checkAccountCurrency(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
   const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
   if (!account) throw bad('account_id', `account_id ${accountId} does not exist`);
   const currencies = (
@@ -193,40 +193,7 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
   await checkAccountCurrency(db, environmentId, input.account_id, v.currency);
   await checkScope(db, environmentId, v.scope);
   try {
-    const id = await db.transaction().execute(async (tx) => {
-      const grant = await tx
-        .insertInto('credit_grants')
-        .values({
-          id: newId('cgr'),
-          environment_id: environmentId,
-          account_id: input.account_id,
-          currency: v.currency,
-          kind: input.kind,
-          amount: v.amount,
-          price: input.kind === 'paid' ? (v.price ?? v.amount) : null,
-          priority: v.priority,
-          effective_at: v.effective_at,
-          expires_at: v.expires_at,
-          scope: v.scope ? JSON.stringify(v.scope) : null,
-          metadata: JSON.stringify(input.metadata ?? {}),
-          usable: v.usable,
-          usable_at: null,
-          invoice_id: null,
-          voided_at: null,
-          void_reason: null,
-          idempotency_key: idempotencyKey,
-          request_hash: hash,
-          created_by: actor.createdBy,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (grant.kind === 'paid') {
-        const invoiceId = await issuePurchaseInvoice(tx, grant, actor.now, actor.netDays);
-        await tx.updateTable('credit_grants').set({ invoice_id: invoiceId }).where('id', '=', grant.id).execute();
-      }
-      if (grant.usable === 'immediately') await grantEntry(tx, grant, actor.now);
-      return grant.id;
-    });
+    const id = await db.transaction().execute((tx) => insertGrant(tx, environmentId, input, v, { idempotencyKey, hash }, actor));
     return { grant: await getGrant(db, environmentId, id, actor.now), replayed: false };
   } catch (err) {
     // Two requests with one key at once: the constraint lets one in; the other answers its grant.
@@ -236,6 +203,53 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
     }
     throw err;
   }
+}
+
+/**
+ * Writes a checked grant in the caller's transaction (createGrant; top-ups): the grant, a
+ * paid grant's purchase invoice, and its `grant` entry when usable at once. Returns its id.
+ */
+export async function insertGrant(
+  tx: Tx,
+  environmentId: string,
+  input: GrantInput,
+  v: CheckedGrant,
+  key: { idempotencyKey: string | null; hash: string | null },
+  actor: Actor,
+): Promise<string> {
+  const { idempotencyKey, hash } = key;
+  const grant = await tx
+    .insertInto('credit_grants')
+    .values({
+      id: newId('cgr'),
+      environment_id: environmentId,
+      account_id: input.account_id,
+      currency: v.currency,
+      kind: input.kind,
+      amount: v.amount,
+      price: input.kind === 'paid' ? (v.price ?? v.amount) : null,
+      priority: v.priority,
+      effective_at: v.effective_at,
+      expires_at: v.expires_at,
+      scope: v.scope ? JSON.stringify(v.scope) : null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      usable: v.usable,
+      usable_at: null,
+      invoice_id: null,
+      voided_at: null,
+      void_reason: null,
+      idempotency_key: idempotencyKey,
+      request_hash: hash,
+      created_by: actor.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (grant.kind === 'paid') {
+    const invoiceId = await issuePurchaseInvoice(tx, grant, actor.now, actor.netDays);
+    await tx.updateTable('credit_grants').set({ invoice_id: invoiceId }).where('id', '=', grant.id).execute();
+  }
+  if (grant.usable === 'immediately') await grantEntry(tx, grant, actor.now);
+  return grant.id;
 }
 
 async function grantByKey(db: Db, environmentId: string, key: string, hash: string): Promise<GrantView | null> {
@@ -434,4 +448,70 @@ export async function adjustGrant(db: Db, environmentId: string, input: { grant_
       .executeTakeFirstOrThrow();
     return entry;
   });
+}
+
+/**
+ * Pays back account credit (README, Credits: money already paid): a `refund` entry
+ * (negative, with its reason) on a paid grant (a purchase, or an overpayment of a corrected
+ * invoice), at most what is left of it (400). A free grant has nothing to pay back (409).
+ */
+export async function refundGrant(db: Db, environmentId: string, input: { grant_id: string; amount: string | number; reason: string }, actor: Actor) {
+  return db.transaction().execute(async (tx) => {
+    const g = await tx.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', input.grant_id).forUpdate().executeTakeFirst();
+    if (!g) throw bad('grant_id', `grant_id ${input.grant_id} does not exist`);
+    if (g.kind !== 'paid') throw new AppError('conflict', `credit grant ${g.id} is free: only paid credit (a purchase or an overpayment) is refunded`);
+    if (g.voided_at) throw new AppError('conflict', `credit grant ${g.id} is void: nothing is left to refund`);
+    if (g.usable_at === null) throw new AppError('conflict', `credit grant ${g.id} is not paid yet (its purchase invoice ${g.invoice_id} is unpaid): void that invoice instead`);
+    const amount = creditAmount(input.amount, g.currency, 'amount');
+    if ('problem' in amount) throw bad('amount', amount.problem);
+    const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
+    if (left.lt(amount.value)) throw bad('amount', `amount ${amount.value} is more than what is left of grant ${g.id} (${formatMoney(left, g.currency)})`);
+    return tx
+      .insertInto('credit_entries')
+      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'refund', amount: new Dec(amount.value).neg().toFixed(), invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/**
+ * Money paid on a corrected invoice beyond what its replacement owes becomes account
+ * credit (called in the correction's transaction): a paid grant, usable at once, with an
+ * `overpayment` entry linked to the corrected invoice (once, by `credit_entries_once`), and
+ * `credits.granted`. Returns the grant id.
+ */
+export async function creditOverpayment(tx: Tx, invoice: { id: string; number: string | null; environment_id: string; account_id: string; currency: string }, replacementId: string, amount: string, now: Date): Promise<string> {
+  const grant = await tx
+    .insertInto('credit_grants')
+    .values({
+      id: newId('cgr'),
+      environment_id: invoice.environment_id,
+      account_id: invoice.account_id,
+      currency: invoice.currency,
+      kind: 'paid',
+      amount,
+      price: null,
+      priority: DEFAULT_PRIORITY,
+      effective_at: now,
+      expires_at: null,
+      scope: null,
+      metadata: JSON.stringify({ source: 'overpayment', corrected_invoice_id: invoice.id, replacement_invoice_id: replacementId }),
+      usable: 'immediately',
+      usable_at: now,
+      invoice_id: null,
+      voided_at: null,
+      void_reason: null,
+      idempotency_key: null,
+      request_hash: null,
+      created_by: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const entry = await tx
+    .insertInto('credit_entries')
+    .values({ id: newId('cle'), environment_id: grant.environment_id, account_id: grant.account_id, currency: grant.currency, grant_id: grant.id, type: 'overpayment', amount, invoice_id: invoice.id, reason: `paid on invoice ${invoice.number ?? invoice.id} beyond its replacement ${replacementId}`, created_by: null, occurred_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitWebhookEvent(tx, grant.environment_id, 'credits.granted', creditsEventData(grant, entry), now);
+  return grant.id;
 }

@@ -12,6 +12,12 @@
  *    `replaces_invoice_id` = the corrected invoice) with the re-rated lines, and its
  *    `invoice.created` webhook event.
  *
+ * Money already paid: the payment of a corrected paid invoice (and what it had itself
+ * settled of an earlier one) settles the replacement first (`payment_applied`, its
+ * `amount_due` reduced; paid, with `invoice.paid`, when nothing is left to pay); what was
+ * paid beyond it becomes account credit (a paid grant with an `overpayment` ledger entry
+ * linked to the corrected invoice).
+ *
  * A void invoice is corrected by the replacement alone (it counted for nothing, so there
  * is nothing to reverse): this is how a voided period is billed again. The corrected
  * invoice is never updated; its `corrected_by` is derived by query (store.ts).
@@ -35,6 +41,8 @@ import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import type { Invoicing } from './context.ts';
 import { loadSubject, rateSubscription } from './rate-subscription.ts';
 import { applyCredits, CREDITS_LINE_TYPE, releaseCredits } from '../credits/invoice-credits.ts';
+import { creditOverpayment } from '../credits/grants.ts';
+import { watchBalances } from '../credits/watch.ts';
 import { assignNumber, getInvoiceRow, invoiceEvent, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -158,6 +166,24 @@ async function issueCreditNote(tx: Tx, head: InvoiceRow, lines: readonly LineRow
   return assignNumber(tx, row);
 }
 
+/** What the customer paid for a slot that the invoice carries: a payment of it, and what an earlier payment settled of it. */
+export function moneyReceived(head: { status: string; amount_due: string; payment_applied: string }): string {
+  const paid = head.status === 'paid' ? new Dec(head.amount_due) : new Dec(0);
+  return paid.plus(head.payment_applied).toFixed();
+}
+
+/**
+ * Pure: how money already received settles a replacement owing `due`: `applied` (at most
+ * what it owes), what it still owes, whether that is nothing (then it is paid), and the
+ * `excess` that becomes account credit.
+ */
+export function settlement(received: string, due: string): { applied: string; due: string; paid: boolean; excess: string } {
+  const r = Dec.max(new Dec(received), 0);
+  const applied = Dec.min(r, Dec.max(new Dec(due), 0));
+  const left = new Dec(due).minus(applied);
+  return { applied: applied.toFixed(), due: left.toFixed(), paid: r.gt(0) && left.lte(0), excess: r.minus(applied).toFixed() };
+}
+
 /**
  * Corrects the current invoice of `invoiceId`'s (subscription, period): see the module
  * comment. 404 outside the environment; 409 for a draft, a credit note, or nothing to correct.
@@ -225,6 +251,17 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
     // The corrected invoice's credits come back, then the replacement burns anew (README, Credits).
     if (head.status !== 'void') await releaseCredits(tx, head, `invoice ${head.number ?? head.id} corrected`, now);
     if (await applyCredits(tx, replacement, lines, now)) replacement = await tx.selectFrom('invoices').selectAll().where('id', '=', replacement.id).executeTakeFirstOrThrow();
+    // Money already received for the period settles the replacement first; any excess becomes account credit.
+    const received = moneyReceived(head);
+    const settled = settlement(received, replacement.amount_due);
+    if (!new Dec(settled.applied).isZero()) {
+      replacement = await tx
+        .updateTable('invoices')
+        .set({ payment_applied: formatMoney(new Dec(settled.applied), currency), amount_due: formatMoney(new Dec(settled.due), currency) })
+        .where('id', '=', replacement.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
     replacement = await assignNumber(tx, replacement);
     await emitWebhookEvent(
       tx,
@@ -233,6 +270,17 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       await invoiceEvent(tx, replacement),
       now,
     );
+    if (settled.paid) {
+      replacement = await tx
+        .updateTable('invoices')
+        .set({ status: 'paid', paid_at: now, payment_reference: `payment of ${head.number ?? head.id}`, updated_at: now })
+        .where('id', '=', replacement.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const data = await invoiceEvent(tx, replacement);
+      for (const event of ['invoice.paid', 'payment.successful'] as const) await emitWebhookEvent(tx, head.environment_id, event, data, now);
+    }
+    if (!new Dec(settled.excess).isZero()) await creditOverpayment(tx, head, replacement.id, formatMoney(new Dec(settled.excess), currency), now);
     return {
       corrected_invoice_id: head.id,
       credit_note: creditNote ? invoiceView(creditNote, await linesOf(tx, creditNote.id)) : null,
@@ -242,5 +290,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
   // The replacement is an invoice, issued finalized (the credit note is not counted).
   countInvoiceGenerated('correction');
   countInvoiceFinalized('correction');
+  // Credits released, burned anew, or an overpayment credited: the balance lines are looked at at once.
+  await watchBalances({ db: inv.db, now, netDays: inv.config.netDays }, row.account_id);
   return result;
 }

@@ -3,6 +3,7 @@
  * scheduler), every subscription for a YYYY-MM label, and previews. Idempotent: see
  * store.ts; rating happens before the short storing transaction.
  */
+import { watchBalances } from '../credits/watch.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
@@ -57,6 +58,8 @@ export async function generateInvoice(inv: Invoicing, subject: BillingSubject, p
     billRunId: opts.billRunId ?? null,
   });
   countStored(opts.source, outcome, invoice.status);
+  // A burn that crossed a balance line (low, depleted, a threshold top-up) acts at once.
+  if (outcome !== 'unchanged') await watchBalances({ db: inv.db, now: inv.now(), netDays: inv.config.netDays }, invoice.account_id);
   return { outcome, invoice: invoiceView(invoice) };
 }
 

@@ -11,7 +11,10 @@
  * 2. finalize: every draft whose `grace_until` has passed is re-rated (late events
  *    land on it) and finalized; finalized invoices never change;
  * 3. expire: every credit grant past its `expires_at` gets its `expiry` ledger entry
- *    (dated at the expiry instant) and `credits.expired` event, once.
+ *    (dated at the expiry instant) and `credits.expired` event, once;
+ * 4. top up and watch: recurring credit top-ups due grant (once per rule and period),
+ *    then every credit balance changed since it was last looked at is compared with its
+ *    lines (`credits.balance_low`, `credits.depleted`, threshold top-ups), once per crossing.
  *
  * The clock is injected (`Invoicing.now`) so tests can move time.
  */
@@ -26,6 +29,8 @@ import { loadSubject } from './rate-subscription.ts';
 import { billableSegments } from './segments.ts';
 import { BatchedUsage } from './batched-usage.ts';
 import { expireGrants } from '../credits/ledger.ts';
+import { runRecurringTopups } from '../credits/topups.ts';
+import { watchBalances } from '../credits/watch.ts';
 
 const log = logger('billing-scheduler');
 
@@ -42,6 +47,10 @@ interface TickReport {
   failures: number;
   /** Credit grants whose expiry entry was written (billing/credits/ledger.ts). */
   expired: number;
+  /** Grants written by recurring top-ups (billing/credits/topups.ts). */
+  topups: number;
+  /** Credit balances looked at by the balance watch (billing/credits/watch.ts). */
+  watched: number;
 }
 
 /** At most this many ended periods of one subscription are caught up in one pass (the next pass goes on). */
@@ -82,7 +91,7 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   // A pass rates many subscriptions of the same periods: one usage query per period.
   const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const now = inv.now();
-  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0 };
+  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0, topups: 0, watched: 0 };
   for (const due of await dueSubscriptions(inv, now)) {
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
@@ -120,6 +129,15 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
     report.failures++;
     log.warn('credit expiry failed', { err });
   }
+  // Recurring top-ups due, then every balance changed and not yet looked at (alerts, threshold top-ups).
+  const watch = { db: inv.db, now, netDays: inv.config.netDays };
+  try {
+    report.topups = await runRecurringTopups(watch);
+    report.watched = await watchBalances(watch);
+  } catch (err) {
+    report.failures++;
+    log.warn('credit top-ups or balance watch failed', { err });
+  }
   return report;
 }
 
@@ -128,7 +146,7 @@ export async function schedulerTick(inv: Invoicing): Promise<TickReport> {
   // A session lock lives on one connection: hold that connection for the whole pass.
   return inv.db.connection().execute(async (conn) => {
     const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${SCHEDULER_LOCK_KEY}) AS ok`.execute(conn);
-    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0 };
+    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0, topups: 0, watched: 0 };
     try {
       return { ran: true, ...(await runSchedulerPass(inv)) };
     } finally {
@@ -147,7 +165,7 @@ export function startScheduler(inv: Invoicing, intervalMs: number): { stop(): Pr
     run: async () => {
       const r = await schedulerTick(inv);
       if (r.ran) schedulerPassed();
-      if (r.generated || r.finalized || r.failures || r.expired) log.info('billing scheduler tick', { ...r });
+      if (r.generated || r.finalized || r.failures || r.expired || r.topups || r.watched) log.info('billing scheduler tick', { ...r });
     },
   });
   return {

@@ -245,6 +245,7 @@ export function invoiceView(r: InvoiceRow, lines?: LineRow[], correctedBy: Corre
     amount: r.total,
     credits_applied: r.credits_applied,
     amount_due: r.amount_due,
+    payment_applied: formatMoney(new Dec(r.payment_applied), r.currency),
     issue_date: iso(r.issue_date),
     due_date: iso(r.due_date),
     grace_until: iso(r.grace_until),

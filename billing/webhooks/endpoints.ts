@@ -17,6 +17,8 @@ export const WEBHOOK_EVENTS = [
   'subscription.cancelled',
   'credits.granted',
   'credits.expired',
+  'credits.balance_low',
+  'credits.depleted',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

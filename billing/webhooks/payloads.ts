@@ -135,6 +135,24 @@ function creditsData(amount: string, description: string) {
 const CreditsGrantedData = creditsData('the credit granted, exact decimal text, e.g. "100.00"', 'when the grant became usable (created, or its purchase paid)');
 const CreditsExpiredData = creditsData('the remainder that expired, exact decimal text (positive)', 'the expiry instant (the grant’s expires_at)');
 
+/** The data of both balance alerts: the balance and the line it crossed (once per crossing). */
+function balanceAlertSchema(threshold: string) {
+  return Type.Object(
+    {
+      account_id: Str('the account (customer)'),
+      currency: Str('ISO 4217 code'),
+      available: Str('the available balance when the line was crossed, exact decimal text, e.g. "4.50"'),
+      threshold: Str(threshold),
+      crossing: Type.Integer({ minimum: 1, description: 'which crossing of this line it is for the account and currency (1, 2, …): one event per crossing' }),
+      crossed_at: Time('when the watch saw the balance past the line'),
+      test: Test,
+    },
+    { additionalProperties: false },
+  );
+}
+const CreditsBalanceLowData = balanceAlertSchema('the account’s low_balance_threshold in this currency: the balance fell below it');
+const CreditsDepletedData = balanceAlertSchema('always zero ("0.00"): the available balance reached it');
+
 /** The schema of each event's `data`: one per event, for real and test deliveries alike. */
 const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'subscription.created': SubscriptionCreatedData,
@@ -146,6 +164,8 @@ const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'outcome.completed': OutcomeCompletedData,
   'credits.granted': CreditsGrantedData,
   'credits.expired': CreditsExpiredData,
+  'credits.balance_low': CreditsBalanceLowData,
+  'credits.depleted': CreditsDepletedData,
 };
 
 /** The fields of every subscription event (the schemas above narrow them per event). */
@@ -159,6 +179,7 @@ type SubscriptionEventData = Omit<Static<typeof SubscriptionCancelledData>, 'sta
 type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind'> & { status: string; kind: string };
 type OutcomeEventData = Static<typeof OutcomeCompletedData>;
 type CreditsEventData = Static<typeof CreditsGrantedData>;
+type BalanceAlertData = Static<typeof CreditsBalanceLowData>;
 
 const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
 function checkOf(event: WebhookEvent): TypeCheck<TSchema> {
@@ -247,6 +268,18 @@ export function creditsEventData(
   };
 }
 
+/** A crossed balance line as a `credits.balance_low` or `credits.depleted` event's data. */
+export function balanceAlertData(a: { account_id: string; currency: string; available: string; threshold: string; crossing: number; crossed_at: Date }): BalanceAlertData {
+  return {
+    account_id: a.account_id,
+    currency: a.currency,
+    available: formatMoney(new Dec(a.available), a.currency),
+    threshold: formatMoney(new Dec(a.threshold), a.currency),
+    crossing: a.crossing,
+    crossed_at: a.crossed_at.toISOString(),
+  };
+}
+
 /** A stored outcome as its event's data. */
 export function outcomeEventData(o: {
   eventId: string;
@@ -294,6 +327,10 @@ export function sampleEventData(event: WebhookEvent): Record<string, unknown> {
         return creditsEventData({ ...sampleGrant, expires_at: null }, { id: 'cle_test', amount: '100.00', occurred_at: SAMPLE_TIME });
       case 'credits.expired':
         return creditsEventData(sampleGrant, { id: 'cle_test', amount: '-40.00', occurred_at: sampleGrant.expires_at });
+      case 'credits.balance_low':
+        return balanceAlertData({ account_id: 'acct_test', currency: 'USD', available: '4.50', threshold: '10.00', crossing: 1, crossed_at: SAMPLE_TIME });
+      case 'credits.depleted':
+        return balanceAlertData({ account_id: 'acct_test', currency: 'USD', available: '0.00', threshold: '0.00', crossing: 1, crossed_at: SAMPLE_TIME });
       case 'outcome.completed':
         return outcomeEventData({ eventId: 'evt_test', agentInstanceId: 'ai_test', accountId: 'acct_test', outcomeType: 'converted_lead', value: '1', timestamp: SAMPLE_TIME });
     }

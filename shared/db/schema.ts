@@ -498,7 +498,7 @@ export interface Database {
 
 export type CreditGrantKind = 'paid' | 'free';
 export type CreditUsable = 'immediately' | 'on_payment';
-export type CreditEntryType = 'grant' | 'burn' | 'release' | 'expiry' | 'void' | 'adjustment';
+export type CreditEntryType = 'grant' | 'burn' | 'release' | 'expiry' | 'void' | 'adjustment' | 'overpayment' | 'refund';
 
 /** What a grant's credit may pay for; null: the whole invoice. Lists are ORed. */
 export interface CreditScope {
@@ -570,4 +570,84 @@ export interface Database {
   credit_grants: CreditGrantsTable;
   credit_entries: CreditEntriesTable;
   credit_applications: CreditApplicationsTable;
+}
+
+// ---- Migration 0012: credit balance alerts and top-ups (billing/credits/watch.ts, topups.ts).
+
+export interface CreditSettingsTable {
+  account_id: string;
+  currency: string;
+  environment_id: string;
+  /** credits.balance_low is sent when the available balance falls below it. */
+  low_balance_threshold: Numeric;
+  updated_by: string | null;
+  updated_at: Generated<Date>;
+}
+
+export interface CreditWatchDirtyTable {
+  id: Generated<string>;
+  account_id: string;
+  currency: string;
+  environment_id: string;
+  marked_at: Generated<Date>;
+}
+
+export interface CreditCrossingsTable {
+  id: string;
+  environment_id: string;
+  account_id: string;
+  currency: string;
+  /** `balance_low`, `depleted`, or `topup:<rule id>`. */
+  watch: string;
+  crossing: number;
+  threshold: Numeric;
+  available: Numeric;
+  crossed_at: Timestamp;
+  rearmed_at: NullableTimestamp;
+}
+
+export type CreditTopupType = 'recurring' | 'threshold';
+export type CreditTopupInterval = 'week' | 'month';
+
+export interface CreditTopupsTable {
+  id: string;
+  environment_id: string;
+  account_id: string;
+  currency: string;
+  type: CreditTopupType;
+  grant_kind: CreditGrantKind;
+  amount: string | null;
+  price: string | null;
+  target_balance: string | null;
+  threshold: string | null;
+  interval: CreditTopupInterval | null;
+  starts_at: Timestamp;
+  next_run_at: NullableTimestamp;
+  priority: number;
+  usable: CreditUsable;
+  expires_after_days: number | null;
+  metadata: ColumnType<Record<string, unknown>, string, never>;
+  disabled_at: NullableTimestamp;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface InvoicesTable {
+  /** What a payment of the invoice this one replaces settles of it (migration 0012). */
+  payment_applied: ColumnType<string, string | undefined, string>;
+}
+
+export interface CreditTopupRunsTable {
+  topup_id: string;
+  trigger: string;
+  grant_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface Database {
+  credit_settings: CreditSettingsTable;
+  credit_watch_dirty: CreditWatchDirtyTable;
+  credit_crossings: CreditCrossingsTable;
+  credit_topups: CreditTopupsTable;
+  credit_topup_runs: CreditTopupRunsTable;
 }
