@@ -104,8 +104,9 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     const { grant, replayed } = await createGrant(db, p.environmentId, body(req, GrantCreate), idempotencyKey(req), actor(p));
     return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
   };
-  // The live balance (no `at`): the open periods rated now count as pending.
-  const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(inv, environmentId, accountId, { now: at }));
+  // The live balance (no `at`): the open periods rated now (usage cached until new events of the account are stored) count as pending.
+  const live: Invoicing = deps.liveUsage ? { ...inv, usage: deps.liveUsage } : inv;
+  const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
     const accountId = req.params.account_id!;

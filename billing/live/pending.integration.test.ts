@@ -10,6 +10,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
+import { sinkAckFloor } from '../../shared/nats/connection.ts';
+import { UsageStore } from '../usage/usage-query.ts';
+import { LiveUsageCache, startUsageInvalidation } from './usage-cache.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -182,6 +185,35 @@ describe('live pending balance', () => {
       const res = await call(stack, 'GET', path, { headers: { 'x-agent-secret': agent.secret } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.balances).toEqual([{ currency: 'USD', available: '9.10' }]);
+    }
+  });
+
+  it('the usage cache answers repeated reads without ClickHouse and drops an answer once new events of its account are stored', async () => {
+    const acct = await account('Cache');
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const other = await createAgent(stack, 'development', { accountId: await account('Cache other') });
+    const cache = new LiveUsageCache(new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!));
+    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkAckFloor(stack.tally.nc!, stack.tally.names, 0), 50);
+    try {
+      const q = { environmentId: stack.keys.development.id, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'none' as const, accountIds: [acct] };
+      const actionsNow = async () => (await cache.query(q))[0]?.actions ?? '0';
+      await actions(agent.id, 2);
+      await waitFor(actionsNow, (n) => n === '2');
+      const misses = cache.misses;
+      expect(await actionsNow()).toBe('2');
+      expect(await actionsNow()).toBe('2');
+      expect(cache.misses).toBe(misses); // answered from the cache
+      // Another account's events leave this answer alone.
+      await actions(other.id, 3);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await actionsNow()).toBe('2');
+      expect(cache.misses).toBe(misses);
+      // Its own event drops it: the next read asks ClickHouse and sees the event.
+      await actions(agent.id, 1);
+      await waitFor(actionsNow, (n) => n === '3', 2000);
+      expect(cache.misses).toBeGreaterThan(misses);
+    } finally {
+      await loop.stop();
     }
   });
 });
