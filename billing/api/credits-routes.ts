@@ -7,6 +7,7 @@ import { adjustGrant, createGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIOR
 import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { openPeriodCharges } from '../live/open-period.ts';
+import { inlineRater } from '../invoicing/rater.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
@@ -104,8 +105,10 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     const { grant, replayed } = await createGrant(db, p.environmentId, body(req, GrantCreate), idempotencyKey(req), actor(p));
     return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
   };
-  // The live balance (no `at`): the open periods rated now (usage cached until new events of the account are stored) count as pending.
-  const live: Invoicing = deps.liveUsage ? { ...inv, usage: deps.liveUsage } : inv;
+  // The live balance (no `at`): the open periods rated now count as pending; usage is
+  // cached until new events of the account are stored, and one account's open period is
+  // rated inline (the same pure rating, without a worker hand-off on every read).
+  const live: Invoicing = { ...inv, usage: deps.liveUsage ?? inv.usage, rater: inlineRater() };
   const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
