@@ -19,6 +19,7 @@ import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
 import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, streamPosition, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
+import { LiveUsageCache, startUsageInvalidation } from '../billing/live/usage-cache.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
 import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
 import { natsNames, type NatsNames } from '../shared/nats/names.ts';
@@ -222,9 +223,13 @@ async function startSinkRole(p: Process, cfg: NonNullable<RoleConfigs['sink']>, 
 async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): Promise<void> {
   const { db, auth } = await p.postgres.get();
   const { ch, database, usage } = await p.clickhouse.get();
-  const { invoicing, costRollup } = await p.billingCore(cfg.invoicing);
+  const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
+  // The live credit balance's usage: cached per query until the sink stores new events of its scope.
+  const liveUsage = new LiveUsageCache(invoicing.usage);
+  const invalidation = startUsageInvalidation(liveUsage, ch, database, () => sinkFloor(0), invoicing.config.liveUsagePollMs);
+  p.stops.push(() => invalidation.stop());
   p.http.add(...usageRoutes(auth, usage));
-  p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, webhooks: cfg.webhooks, now: p.now }));
+  p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, liveUsage, webhooks: cfg.webhooks, now: p.now }));
   p.readiness.set('api', () => !p.nc.isClosed());
 }
 

@@ -6,6 +6,8 @@ import type { Principal } from '../../shared/auth/keys.ts';
 import { adjustGrant, createGrant, refundGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
 import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
+import { openPeriodCharges } from '../live/open-period.ts';
+import { inlineRater } from '../invoicing/rater.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
@@ -136,16 +138,23 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     await watched(p, grant.account_id, null);
     return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
   };
+  // The live balance (no `at`): the open periods rated now count as pending; usage is
+  // cached until new events of the account are stored, and one account's open period is
+  // rated inline (the same pure rating, without a worker hand-off on every read).
+  const live: Invoicing = { ...inv, usage: deps.liveUsage ?? inv.usage, rater: inlineRater() };
+  const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
+    const accountId = req.params.account_id!;
     const at = q.at ? date(q.at, 'at') : inv.now();
-    return ok({ account_id: req.params.account_id!, at: at.toISOString(), balances: await accountBalances(db, p.environmentId, req.params.account_id!, at) });
+    const balances = q.at ? await accountBalances(db, p.environmentId, accountId, at) : await liveBalances(p.environmentId, accountId, at);
+    return ok({ account_id: accountId, at: at.toISOString(), balances });
   };
   // What an agent may read of its account's credit (X-Agent-Secret alone): the available figure per currency.
   const agentBalance = async (_req: HttpRequest, p: Principal) => {
     const accountId = p.agentAccountId || null;
     const at = inv.now();
-    const balances = accountId ? (await accountBalances(db, p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
     return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
   };
   const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";

@@ -5,7 +5,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Capability, Principal } from '../../shared/auth/keys.ts';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { Db } from '../../shared/db/postgres.ts';
-import type { Invoicing } from '../invoicing/context.ts';
+import type { Invoicing, UsageSource } from '../invoicing/context.ts';
 import type { WebhookConfig } from '../webhooks/config.ts';
 import type { HttpRequest, HttpResponse, Route } from '../../shared/http/types.ts';
 
@@ -22,6 +22,8 @@ export interface ApiDeps {
   readonly costRollup?: CostRollupReader;
   /** Invoicing (rating, usage, clock); its endpoints are registered when present. */
   readonly invoicing?: Invoicing;
+  /** The live credit balance's usage (billing/live/usage-cache.ts); default the invoicing's own. */
+  readonly liveUsage?: UsageSource;
   /** Where webhooks may go (test deliveries and resends are sent from the api role). */
   readonly webhooks?: WebhookConfig;
   /** The process's clock (subscription moves); default the system's. */

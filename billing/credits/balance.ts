@@ -8,7 +8,8 @@
  * and the computed part is zero).
  */
 import { Dec, formatMoney } from '../rating/money.ts';
-import type { CreditEntryType } from '../../shared/db/schema.ts';
+import type { CreditEntryType, CreditScope } from '../../shared/db/schema.ts';
+import { allocateCredits, type CreditableLine, type UsableGrant } from './allocate.ts';
 
 /** One ledger entry as the balance reads it. */
 export interface BalanceEntry {
@@ -42,10 +43,66 @@ export interface Balance {
   voided: string;
   /** Held by draft invoices now (at an earlier instant, at most what each grant had then): burned when they are issued, given back if they shrink. */
   held: string;
-  /** What the open period's usage is rated at: not computed yet (always null; a later issue). */
-  pending: null;
-  /** granted + adjusted - burned - expired - voided - held. */
+  /**
+   * What the open periods' usage so far is rated at: the charges after discounts of the
+   * account's subscriptions in this currency (no minimum-commitment true-up until the
+   * period ends); null for a balance at an explicit instant (`at`).
+   */
+  pending: string | null;
+  /** The part of `pending` the credits would pay: what the open periods' invoices would apply if they were stored now (null with `pending`). */
+  pending_covered: string | null;
+  /** granted + adjusted - burned - expired - voided - held - pending_covered. */
   available: string;
+}
+
+/** A grant as the live burn-down reads it (the invoice's burn order and usability). */
+export interface LiveGrant {
+  id: string;
+  priority: number;
+  expires_at: Date | null;
+  created_at: Date;
+  effective_at: Date;
+  /** When it became usable (null: a paid grant not paid yet). */
+  usable_at: Date | null;
+  voided_at: Date | null;
+  scope: CreditScope | null;
+}
+
+/** One open period as the balance reads it (billing/live/open-period.ts). */
+export interface LiveCharge {
+  period_end: Date;
+  /** Charges after discounts so far, decimal text. */
+  total: string;
+  lines: readonly CreditableLine[];
+}
+
+/** The open periods of the account in this currency, in the order their invoices take credit, and its grants. */
+export interface LiveInput {
+  charges: readonly LiveCharge[];
+  grants: readonly LiveGrant[];
+}
+
+/**
+ * Pure: what the credits pay of the open periods, as storing their invoices now would:
+ * each period in turn takes the grants usable at its end (effective before it, not
+ * expired by then, granted, not void) by the burn order and scope of allocate.ts, from
+ * what is left of each after the earlier periods. `left` is what each grant has left now
+ * (entries less holds).
+ */
+export function liveCovered(live: LiveInput, left: ReadonlyMap<string, Dec>): Dec {
+  const remaining = new Map(left);
+  let covered = new Dec(0);
+  for (const c of live.charges) {
+    const usable: UsableGrant[] = live.grants
+      .filter((g) => g.voided_at === null && g.usable_at !== null && g.effective_at < c.period_end && (g.expires_at === null || g.expires_at > c.period_end))
+      .map((g) => ({ id: g.id, priority: g.priority, expires_at: g.expires_at, created_at: g.created_at, scope: g.scope, remaining: (remaining.get(g.id) ?? new Dec(0)).toFixed() }))
+      .filter((g) => new Dec(g.remaining).gt(0));
+    for (const a of allocateCredits(c.total, c.lines, usable)) {
+      remaining.set(a.grant_id, remaining.get(a.grant_id)!.minus(a.amount));
+      covered = covered.plus(a.amount);
+    }
+  }
+  return covered;
 }
 
 /**
@@ -53,7 +110,7 @@ export interface Balance {
  * (tested on random histories): available + held = (sum of the entries up to `at`) -
  * what is left (not held) of grants voided or past expiry.
  */
-export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date): Balance {
+export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date, live?: LiveInput): Balance {
   const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0), overpayment: new Dec(0), refund: new Dec(0) };
   const perGrant = new Map<string, Dec>();
   for (const e of entries) {
@@ -64,6 +121,7 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
   let computedExpiry = new Dec(0);
   let computedVoid = new Dec(0);
   let heldTotal = new Dec(0);
+  const open = new Map<string, Dec>();
   for (const g of grants) {
     // Drafts hold now; at an earlier instant they held at most what the grant had then.
     const had = Dec.max(perGrant.get(g.id) ?? new Dec(0), 0);
@@ -71,17 +129,20 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
     heldTotal = heldTotal.plus(h);
     const left = had.minus(h);
     if (left.lte(0)) continue;
+    open.set(g.id, left);
     // A closed grant gives nothing more: what is left of it (a draft that shrank after the
     // void or the expiry entry) counts as voided or expired, never as available.
     if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(left);
     else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(left);
   }
   const f = (d: Dec) => formatMoney(d, currency);
+  const covered = live ? liveCovered(live, open) : new Dec(0);
+  const pending = live ? live.charges.reduce((s, c) => s.plus(c.total), new Dec(0)) : null;
   const expired = sum.expiry.neg().plus(computedExpiry);
   // Overpayments (money paid beyond a corrected invoice's replacement) count as granted, refunds as adjustments.
   const granted = sum.grant.plus(sum.overpayment);
   const adjusted = sum.adjustment.plus(sum.refund);
-  const available = granted.plus(adjusted).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal);
+  const available = granted.plus(adjusted).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal).minus(covered);
   return {
     currency,
     granted: f(granted),
@@ -90,7 +151,8 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
     expired: f(expired),
     voided: f(sum.void.neg().plus(computedVoid)),
     held: f(heldTotal),
-    pending: null,
+    pending: pending ? f(pending) : null,
+    pending_covered: live ? f(covered) : null,
     available: f(available),
   };
 }

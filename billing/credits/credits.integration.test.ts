@@ -44,7 +44,10 @@ async function subscription(accountId: string, planId: string, agentIds: string[
 
 const account = async (name: string) => ok201('/v1/accounts', { name });
 const grantA = (body: Record<string, unknown>, headers: Record<string, string> = {}) => post('/v1/credits/grants', { effective_at: '2026-10-01', ...body }, headers);
-const balance = async (accountId: string, currency = 'USD') => ((await get(`/v1/accounts/${accountId}/credits/balance`)).body.balances as any[]).find((b) => b.currency === currency);
+/** The ledger's balance at the clock's instant (`at`: no live pending figure; billing/live/pending.integration.test.ts tests that). */
+const balance = async (accountId: string, currency = 'USD') =>
+  ((await get(`/v1/accounts/${accountId}/credits/balance?at=${new Date(clockMs).toISOString()}`)).body.balances as any[]).find((b) => b.currency === currency);
+const liveBalance = async (accountId: string, currency = 'USD') => ((await get(`/v1/accounts/${accountId}/credits/balance`)).body.balances as any[]).find((b) => b.currency === currency);
 const entries = async (q: string) => (await get(`/v1/credits/entries?limit=100&${q}`)).body.entries as any[];
 const generate = async (accountId: string) => {
   const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: accountId });
@@ -109,6 +112,8 @@ describe('burn-down on invoices', () => {
     expect(invB).toMatchObject({ total: '50.00', credits_applied: '0.00', amount_due: '50.00' });
     expect(creditLines(invB)).toEqual([]);
     expect(await balance(acct)).toMatchObject({ granted: '230.00', burned: '0.00', held: '50.00', available: '180.00', pending: null });
+    // Live (no `at`): December is open, rated 120.00 (A) + 50.00 (B); only g2's Support scope covers any of it (20.00).
+    expect(await liveBalance(acct)).toMatchObject({ held: '50.00', pending: '170.00', pending_covered: '20.00', available: '160.00' });
   });
 
   it('re-rating a draft recomputes its credits (no second hold); finalizing burns them once', async () => {

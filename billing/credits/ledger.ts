@@ -11,7 +11,7 @@ import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { formatMoney, Dec } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { creditsEventData } from '../webhooks/payloads.ts';
-import { balanceAt, type Balance } from './balance.ts';
+import { balanceAt, type Balance, type LiveCharge, type LiveInput } from './balance.ts';
 import { remainingOf } from './invoice-credits.ts';
 
 type EntryRow = Selectable<CreditEntriesTable>;
@@ -59,37 +59,62 @@ export async function listEntries(db: Db, environmentId: string, f: EntryFilter,
   return { rows: rows.map(entryView), total };
 }
 
+/** An open period as the live balance needs it (billing/live/open-period.ts gives them). */
+export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
+  currency: string;
+  period: { end: string };
+  /** A draft already generated for this period: its holds are superseded by the live figure. */
+  draft_invoice_id: string | null;
+}
+
 /**
  * An account's balance per currency at `at` (default now): one entry per currency it has
- * grants in, sorted by currency (balance.ts says how each figure is computed).
+ * grants in, sorted by currency (balance.ts says how each figure is computed). With
+ * `openPeriods` (the live balance: asked only when the account has grants), `pending`
+ * and `pending_covered` are computed from them, and the holds of drafts of those open
+ * periods are left out of `held` (the live figure replaces them; drafts of closed
+ * periods keep theirs).
  */
-export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date): Promise<Balance[]> {
+export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>): Promise<Balance[]> {
   const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
   if (!account) throw notFound('account', accountId);
-  const grants = await db.selectFrom('credit_grants').select(['id', 'currency', 'expires_at', 'voided_at']).where('account_id', '=', accountId).orderBy('id').execute();
+  const grants = await db
+    .selectFrom('credit_grants')
+    .select(['id', 'currency', 'expires_at', 'voided_at', 'priority', 'created_at', 'effective_at', 'usable_at', 'scope'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
   if (grants.length === 0) return [];
-  const [entries, held] = await Promise.all([
+  const [entries, heldRows, open] = await Promise.all([
     db.selectFrom('credit_entries').select(['grant_id', 'type', 'amount', 'invoice_id', 'occurred_at', 'currency']).where('account_id', '=', accountId).execute(),
     db
       .selectFrom('credit_applications as a')
       .innerJoin('invoices as i', 'i.id', 'a.invoice_id')
-      .select(['a.grant_id', sql<string>`sum(a.amount)::text`.as('sum')])
+      .select(['a.grant_id', 'a.invoice_id', 'a.amount'])
       .where('i.account_id', '=', accountId)
       .where('i.status', '=', 'draft')
-      .groupBy('a.grant_id')
       .execute(),
+    openPeriods ? openPeriods() : undefined,
   ]);
-  const heldMap = new Map(held.map((h) => [h.grant_id, h.sum]));
+  const superseded = new Set((open ?? []).map((o) => o.draft_invoice_id).filter((id) => id !== null));
+  const heldMap = new Map<string, string>();
+  for (const h of heldRows) if (!superseded.has(h.invoice_id)) heldMap.set(h.grant_id, new Dec(heldMap.get(h.grant_id) ?? 0).plus(h.amount).toFixed());
   const currencies = [...new Set(grants.map((g) => g.currency))].sort();
-  return currencies.map((c) =>
-    balanceAt(
+  return currencies.map((c) => {
+    const mine = grants.filter((g) => g.currency === c);
+    const live: LiveInput | undefined = open && {
+      charges: open.filter((o) => o.currency === c).map((o) => ({ period_end: new Date(o.period.end), total: o.total, lines: o.lines })),
+      grants: mine,
+    };
+    return balanceAt(
       c,
-      grants.filter((g) => g.currency === c),
+      mine,
       entries.filter((e) => e.currency === c),
       heldMap,
       at,
-    ),
-  );
+      live,
+    );
+  });
 }
 
 /** How many grants one expiry step handles (the next tick goes on). */

@@ -14,6 +14,8 @@ const InvoicingEnv = Type.Object({
   TALLY_RATING_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Rating tasks that may wait for a worker; beyond it requests get 503. */
   TALLY_RATING_MAX_QUEUE: Type.Integer({ minimum: 1, default: 1000 }),
+  /** How often the api role checks which accounts have new events stored, to drop their cached live usage (billing/live/usage-cache.ts). */
+  TALLY_LIVE_USAGE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 100 }),
 });
 
 export interface InvoicingConfig {
@@ -23,6 +25,7 @@ export interface InvoicingConfig {
   readonly costRollupIntervalMs: number;
   readonly ratingThreads: number;
   readonly ratingMaxQueue: number;
+  readonly liveUsagePollMs: number;
 }
 
 export function parseInvoicingConfig(env: Env): InvoicingConfig {
@@ -34,5 +37,6 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     costRollupIntervalMs: e.TALLY_COST_ROLLUP_INTERVAL_MS,
     ratingThreads: e.TALLY_RATING_THREADS,
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
+    liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
   });
 }

@@ -1,0 +1,221 @@
+/**
+ * npm run bench:credit-balance — the live credit balance (README "Credits", `pending`)
+ * of `npm start`'s one process: BENCH_ACCOUNTS (10,000) accounts, each with an agent
+ * instance, an active monthly subscription (0.01 per @action, Platform 5.00) and a free
+ * grant; BENCH_EVENTS_PER_ACCOUNT (10) actions each of the open month sent through
+ * /v1/actions first; then, under a sustained load of BENCH_RATE (1,000) events/s to random
+ * agents:
+ *   - the balance endpoint (GET /v1/accounts/{id}/credits/balance) for BENCH_READS (500)
+ *     random accounts, one at a time, each read twice in a row: p50 and p95 (ms) of the
+ *     first read (cold: the account's open-period usage is not cached, one ClickHouse
+ *     query) and of the second (warm: cached, unless an event of the account was stored
+ *     in between);
+ *   - BENCH_PROBES (50) freshness probes: one action for a random account, then its
+ *     balance polled every 20 ms until `pending` has grown by 0.01: the time from the
+ *     event's acknowledgement (the 200 of POST /v1/actions) to that read, p50 and p99 (ms).
+ * BENCH_SCOPE: `agents` (default; each subscription lists its agent instance, as
+ * bench:billing's do) or `account` (account-wide subscriptions: every event of the account,
+ * a usage query filtered on the account after the environment's period is read).
+ * Runs on databases, a data directory (/tmp) and NATS names of its own; BENCH_PORT (44010)
+ * for HTTP. Rate limits are off.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { createDb, dropDatabase } from '../shared/db/postgres.ts';
+import { newId } from '../shared/ids.ts';
+import { Dec } from '../billing/rating/money.ts';
+import { periodContaining } from '../billing/rating/index.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 10_000);
+const EVENTS_PER_ACCOUNT = Number(process.env.BENCH_EVENTS_PER_ACCOUNT ?? 10);
+const RATE = Number(process.env.BENCH_RATE ?? 1_000);
+const READS = Number(process.env.BENCH_READS ?? 500);
+const PROBES = Number(process.env.BENCH_PROBES ?? 50);
+const PORT = Number(process.env.BENCH_PORT ?? 44010);
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const BATCH = 100;
+const SCOPE = process.env.BENCH_SCOPE === 'account' ? 'account' : 'agents';
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const ms = (x: number) => x.toFixed(1);
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+/** Starts `npm start`'s process and resolves once it has printed the first start's keys. */
+function startTally(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; admin: string; sdk: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-semi-space-size=32', 'bin/tally.js', 'start'], { cwd: ROOT, env: { MALLOC_ARENA_MAX: '2', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (!out.includes('Keep these keys')) return;
+      resolve({ child, admin: /admin API key:\s+(\S+)/.exec(out)![1]!, sdk: /SDK key:\s+(\S+)/.exec(out)![1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`tally start exited with ${code}`)));
+  });
+}
+
+async function main() {
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-pending-bench-'));
+  const dbUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  dbUrl.pathname = `/tally_bench_credits_${suffix}`;
+  const prefix = `BENCHCR${suffix}_`;
+  let child: ChildProcess | undefined;
+  const db = createDb(dbUrl.toString(), { max: 4 });
+  console.log(`# Live credit balance — ${new Date().toISOString()}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}, ${ACCOUNTS} accounts (${SCOPE}-scoped subscriptions), load ${RATE} events/s\n`);
+  try {
+    const started = await startTally({
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      TALLY_NATS_PREFIX: prefix,
+      TALLY_DATA_DIR: dataDir,
+      TALLY_HTTP_PORT: String(PORT),
+      TALLY_OTLP_GRPC_PORT: 'off',
+      TALLY_RATE_LIMITS: 'off',
+      TALLY_LOG_LEVEL: 'warn',
+    });
+    child = started.child;
+    const base = `http://127.0.0.1:${PORT}`;
+    const admin = { authorization: `Bearer ${started.admin}`, 'content-type': 'application/json' };
+    const sdk = { authorization: `Bearer ${started.sdk}`, 'content-type': 'application/json' };
+    const api = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(base + p, { method, headers: admin, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const json = (await res.json()) as any;
+      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+
+    // Catalog through the API; accounts, agents, subscriptions and grants straight into Postgres.
+    let t = performance.now();
+    const type = await api('POST', '/api/v1/agent_type/create', { name: 'bench' });
+    const product = await api('POST', '/api/v1/products', { name: 'bench', agent_type_id: type.id });
+    const flat = await api('POST', '/api/v1/charge_models', { name: 'flat', description: 'flat', type: 'flat', pricing_strategy: {} });
+    const perAction = await api('POST', '/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
+    const plan = await api('POST', `/api/v1/products/${product.id}/rateplans`, { name: 'bench', billing_cycle_code: 'monthly', currency: 'USD' });
+    await api('POST', `/api/v1/products/rateplans/${plan.id}/charges`, { name: 'Platform', charge_model_id: flat.id, charge_type_code: 'recurring', pricing: { unit_price: '5' } });
+    await api('POST', `/api/v1/products/rateplans/${plan.id}/charges`, { name: 'Actions', charge_model_id: perAction.id, charge_type_code: 'usage', pricing: { unit_price: '0.01' } });
+    const envId = (await db.selectFrom('rate_plans').select('environment_id').where('id', '=', plan.id).executeTakeFirstOrThrow()).environment_id;
+    const since = new Date(periodContaining(new Date(), 'monthly').start);
+    const accounts: string[] = [];
+    const agents: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i += 1000) {
+      const n = Math.min(1000, ACCOUNTS - i);
+      const acc = Array.from({ length: n }, () => newId('acct'));
+      const ags = Array.from({ length: n }, () => newId('ai'));
+      const subs = Array.from({ length: n }, () => newId('sub'));
+      const grants = Array.from({ length: n }, () => newId('cgr'));
+      accounts.push(...acc);
+      agents.push(...ags);
+      await db.insertInto('accounts').values(acc.map((id, k) => ({ id, environment_id: envId, name: `acct ${i + k}` }))).execute();
+      await db.insertInto('agent_instances').values(ags.map((id, k) => ({ id, environment_id: envId, name: `agent ${i + k}`, account_id: acc[k]!, secret_hash: newId('h') }))).execute();
+      await db.insertInto('subscriptions').values(subs.map((id, k) => ({ id, environment_id: envId, account_id: acc[k]!, rate_plan_id: plan.id, status: 'active' as const, contract_effective_date: since, activated_at: since }))).execute();
+      if (SCOPE === 'agents') await db.insertInto('subscription_agent_instances').values(subs.map((id, k) => ({ subscription_id: id, agent_instance_id: ags[k]! }))).execute();
+      await db.insertInto('subscription_events').values(subs.flatMap((id) => [
+        { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'created', from_status: null, to_status: 'draft' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
+        { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'activated', from_status: 'draft' as const, to_status: 'active' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
+      ])).execute();
+      await db.insertInto('credit_grants').values(grants.map((id, k) => ({
+        id, environment_id: envId, account_id: acc[k]!, currency: 'USD', kind: 'free' as const, amount: '1000.00', price: null, priority: 50, effective_at: since, expires_at: null,
+        scope: null, metadata: '{}', usable: 'immediately' as const, usable_at: since, invoice_id: null, voided_at: null, void_reason: null, idempotency_key: null, request_hash: null, created_by: null,
+      }))).execute();
+      await db.insertInto('credit_entries').values(grants.map((id, k) => ({
+        id: newId('cle'), environment_id: envId, account_id: acc[k]!, currency: 'USD', grant_id: id, type: 'grant' as const, amount: '1000.00', invoice_id: null, reason: null, created_by: null, occurred_at: since,
+      }))).execute();
+    }
+    console.log(`catalog: ${ACCOUNTS} accounts with a subscription and a grant in ${ms((performance.now() - t) / 1000)} s`);
+
+    const send = async (agentIds: string[]) => {
+      const body = JSON.stringify(agentIds.map((a) => ({ agent_key: a, action_type: 'llm_call' })));
+      const res = await fetch(`${base}/v1/actions`, { method: 'POST', headers: sdk, body });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`POST /v1/actions: ${res.status}`);
+    };
+    t = performance.now();
+    const background = agents.flatMap((a) => Array.from({ length: EVENTS_PER_ACCOUNT }, () => a));
+    for (let i = 0; i < background.length; i += BATCH * 8) {
+      await Promise.all(Array.from({ length: 8 }, (_, k) => background.slice(i + k * BATCH, i + (k + 1) * BATCH)).filter((b) => b.length).map(send));
+    }
+    console.log(`usage: ${background.length} actions acknowledged in ${ms((performance.now() - t) / 1000)} s`);
+
+    // The sustained load: RATE events/s in batches of BATCH, to random agents, until stopped.
+    let loading = true;
+    let loadSent = 0;
+    const load = (async () => {
+      const every = (1000 * BATCH) / RATE;
+      let next = performance.now();
+      while (loading) {
+        await send(Array.from({ length: BATCH }, () => agents[Math.floor(Math.random() * agents.length)]!));
+        loadSent += BATCH;
+        next += every;
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+    })();
+    await sleep(2000);
+
+    const balanceOf = async (acct: string) => {
+      const res = await fetch(`${base}/v1/accounts/${acct}/credits/balance`, { headers: admin });
+      const json = (await res.json()) as { balances: { pending: string; available: string }[] };
+      if (res.status !== 200) throw new Error(`balance: ${res.status} ${JSON.stringify(json)}`);
+      return json.balances[0]!;
+    };
+    const cold: number[] = [];
+    const warm: number[] = [];
+    const timed = async (acct: string, into: number[]) => {
+      const s = performance.now();
+      await balanceOf(acct);
+      into.push(performance.now() - s);
+    };
+    for (let i = 0; i < READS; i++) {
+      const acct = accounts[Math.floor(Math.random() * accounts.length)]!;
+      await timed(acct, cold);
+      await timed(acct, warm);
+    }
+    const all = [...cold, ...warm];
+    console.log(`balance endpoint under load, first read of an account (cold): p50 ${ms(pct(cold, 50))} ms, p95 ${ms(pct(cold, 95))} ms, max ${ms(pct(cold, 100))} ms`);
+    console.log(`balance endpoint under load, read again (warm): p50 ${ms(pct(warm, 50))} ms, p95 ${ms(pct(warm, 95))} ms, max ${ms(pct(warm, 100))} ms`);
+
+    const fresh: number[] = [];
+    for (let i = 0; i < PROBES; i++) {
+      const k = Math.floor(Math.random() * accounts.length);
+      const before = new Dec((await balanceOf(accounts[k]!)).pending);
+      await send([agents[k]!]);
+      const acked = performance.now();
+      for (;;) {
+        if (new Dec((await balanceOf(accounts[k]!)).pending).gte(before.plus('0.01'))) break;
+        if (performance.now() - acked > 30_000) throw new Error(`probe ${i}: pending of ${accounts[k]} did not change in 30 s`);
+        await sleep(20);
+      }
+      fresh.push(performance.now() - acked);
+    }
+    console.log(`event -> pending, ${PROBES} probes under load: p50 ${ms(pct(fresh, 50))} ms, p99 ${ms(pct(fresh, 99))} ms, max ${ms(pct(fresh, 100))} ms`);
+    loading = false;
+    await load;
+    console.log(`load: ${loadSent} events sent during the measurements`);
+    console.log(`\n| accounts | scope | load events/s | cold p50 / p95 ms | warm p50 / p95 ms | all reads p95 ms | event→pending p50 / p99 ms |\n|---|---|---|---|---|---|---|`);
+    console.log(`| ${ACCOUNTS} | ${SCOPE} | ${RATE} | ${ms(pct(cold, 50))} / ${ms(pct(cold, 95))} | ${ms(pct(warm, 50))} / ${ms(pct(warm, 95))} | ${ms(pct(all, 95))} | ${ms(pct(fresh, 50))} / ${ms(pct(fresh, 99))} |`);
+  } finally {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    await db.destroy();
+    const nc = await connect({ servers: NATS_URL });
+    const jsm = await jetstreamManager(nc);
+    for await (const s of jsm.streams.list()) if (s.config.name.startsWith(prefix)) await jsm.streams.delete(s.config.name);
+    await nc.close();
+    await dropDatabase(dbUrl.toString()).catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
