@@ -34,43 +34,16 @@ const DERIVED_OUTCOMES_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived
  * best-ranked row of each identity (the first-ingested copy, as for actions: FINAL or
  * argMin) and only then drop voided rows, so an outcome exists exactly when the copy that
  * usage and costs count matches, whatever order copies arrive in. Server-assigned ids
- * have no other copies: only matching ones give rows. A value read from the metadata
- * (`value_field`) is its exact text, as outcome values are: a decimal from 0 to 10^18 with
- * at most 9 decimals, anything else (more decimals included, never cut) gives 0.
- */
-const DERIVED_OUTCOMES_FIRST_COPY_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
- SELECT environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, outcome_type,
-   multiIf(NOT matched, toDecimal128(0, 9), value_field = '', rule_value,
-      value_9 >= 0 AND value_9 < toDecimal128('1000000000000000000', 9) AND toDecimal256OrNull(value_text, 50) = toDecimal256(value_9, 50), value_9,
-      toDecimal128(0, 9)) AS value,
-   ts, ingested_at, user_id, anonymous_id, metadata, stream_seq, toUInt8(NOT matched) AS voided
- FROM (
-   SELECT a.environment_id AS environment_id, a.organization_id AS organization_id,
-     a.agent_instance_id AS agent_instance_id, a.account_id AS account_id,
-     concat('drv_', r.rule_id, '_', a.event_id) AS event_id, a.id_source AS id_source,
-     r.outcome_type AS outcome_type, r.value AS rule_value, r.value_field AS value_field,
-     arrayAll((k, v) -> JSONExtractRaw(a.metadata, k) = v, r.match_keys, r.match_values) AS matched,
-     trim(BOTH '"' FROM JSONExtractRaw(a.metadata, r.value_field)) AS value_text,
-     toDecimal128OrNull(value_text, 9) AS value_9,
-     a.ts AS ts, a.ingested_at AS ingested_at, a.user_id AS user_id, a.anonymous_id AS anonymous_id,
-     concat('{"derived_from":{"rule_id":', toJSONString(r.rule_id), ',"action_event_id":', toJSONString(a.event_id), '}}') AS metadata,
-     a.stream_seq AS stream_seq
-   FROM {db}.actions AS a
-   INNER JOIN (SELECT * FROM {db}.outcome_rules FINAL) AS r ON a.environment_id = r.environment_id AND a.action_type = r.action_type
-   WHERE a.ts >= r.effective_from AND a.ts < r.effective_to
- )
- WHERE matched OR id_source = 'client'`;
-
-/**
- * Derived outcomes as {@link DERIVED_OUTCOMES_FIRST_COPY_MV} (migration 0009), with a value
- * read from the metadata (`value_field`) exactly as `/v1/outcomes` takes a value: a JSON
- * number, or a string of plain decimal digits (`^[0-9]+([.][0-9]{1,9})?$`), from 0 to
+ * have no other copies: only matching ones give rows.
+ *
+ * The value read from the metadata (`value_field`) exactly as `/v1/outcomes` takes a value:
+ * a JSON number, or a string of plain decimal digits (`^[0-9]+([.][0-9]{1,9})?$`), from 0 to
  * 10^18 inclusive with at most 9 decimals. Anything else gives 0 (`"1e3"`, `"+12"`,
  * `" 12"`, more decimals, above 10^18), never a cut value. A JSON number is read from its
  * text as ClickHouse prints it (`1000000000000000000.0` as `1000000000000000000`, `1e-7`
  * as written): ingest keeps, as decimal strings, the numbers a double would change.
  */
-const DERIVED_OUTCOMES_PLAIN_VALUE_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
+const DERIVED_OUTCOMES_FIRST_COPY_MV = `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.derived_outcomes_mv TO {db}.outcomes AS
  SELECT environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, outcome_type,
    multiIf(NOT matched, toDecimal128(0, 9), value_field = '', rule_value,
       value_9 >= 0 AND value_9 <= toDecimal128('1000000000000000000', 9) AND toDecimal256OrNull(value_text, 50) = toDecimal256(value_9, 50), value_9,
@@ -319,13 +292,6 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
     statements: TOKEN_CLASSES.map(
       (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 DEFAULT ${tokenClassSql(c.field)}`,
     ),
-  },
-  {
-    // A value read from the metadata (`value_field`) as `/v1/outcomes` takes one
-    // (DERIVED_OUTCOMES_PLAIN_VALUE_MV): 10^18 itself counts; a string that is not plain
-    // decimal digits ("1e3", "+12") gives 0. Outcomes derived before keep their value.
-    id: '0009_derived_outcome_plain_values',
-    statements: [`DROP VIEW IF EXISTS {db}.derived_outcomes_mv`, DERIVED_OUTCOMES_PLAIN_VALUE_MV],
   },
 ];
 
