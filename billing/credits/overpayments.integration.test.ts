@@ -53,7 +53,8 @@ const correct = async (id: string) => {
   return res.body;
 };
 const entries = async (acct: string) => (await get(`/v1/credits/entries?limit=100&account_id=${acct}`)).body.entries as any[];
-const balance = async (acct: string, currency: string) => ((await get(`/v1/accounts/${acct}/credits/balance`)).body.balances as any[]).find((b) => b.currency === currency);
+// The ledger's balance at the test clock; the live one also counts the open period.
+const balance = async (acct: string, currency: string) => ((await get(`/v1/accounts/${acct}/credits/balance?at=${new Date(clockMs).toISOString()}`)).body.balances as any[]).find((b) => b.currency === currency);
 
 beforeAll(async () => {
   stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INVOICE_GRACE_HOURS: '720' }, now: () => new Date(clockMs) });

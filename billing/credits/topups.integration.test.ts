@@ -41,7 +41,8 @@ async function subscription(accountId: string, planId: string) {
 
 const account = async (name: string) => ok201('/v1/accounts', { name });
 const grant = (body: Record<string, unknown>) => ok201('/v1/credits/grants', { effective_at: '2026-10-01', kind: 'free', ...body });
-const balance = async (accountId: string, currency = 'USD') => ((await get(`/v1/accounts/${accountId}/credits/balance`)).body.balances as any[]).find((b) => b.currency === currency);
+// The ledger's balance at the test clock (what alerts and top-ups watch); the live one also counts the open period.
+const balance = async (accountId: string, currency = 'USD') => ((await get(`/v1/accounts/${accountId}/credits/balance?at=${new Date(clockMs).toISOString()}`)).body.balances as any[]).find((b) => b.currency === currency);
 const generate = async (accountId: string) => {
   const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: accountId });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
