@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -24,25 +25,44 @@ let child: ChildProcess;
 let url: string;
 let grpcAddress: string;
 let sdk: string;
-const basePort = 32040 + (process.pid % 29);
+
+/** A port free now (the system's choice), for a process started next: no fixed ports another test may hold. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** A fresh `tally start --roles ingest` process on the test's stack, with the small budget: each flood measures its own. */
-async function startIngestProcess(httpPort: number, grpcPort: number | 'off', budget = BUDGET): Promise<void> {
+async function startIngestProcess(grpc: boolean, budget = BUDGET): Promise<void> {
+  const httpPort = await freePort();
+  const grpcPort = grpc ? await freePort() : 'off';
   url = `http://127.0.0.1:${httpPort}`;
   grpcAddress = `127.0.0.1:${grpcPort}`;
-  child = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
+  const started = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'ingest'], {
     cwd: repo,
     env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(httpPort), TALLY_OTLP_GRPC_PORT: String(grpcPort), TALLY_MAX_INFLIGHT_BODY_BYTES: String(budget) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000);
+  child = started;
+  // Ready, and this process (not another on a reused port) is the one answering.
+  await waitFor(() => fetch(`${url}/readyz`).then((r) => r.status, () => 0), (s) => s === 200 || started.exitCode !== null, 30_000);
+  expect(started.exitCode, 'the ingest process exited while starting').toBeNull();
 }
 
 async function stopIngestProcess(): Promise<void> {
-  if (!child || child.exitCode !== null) return;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
+  // An orderly stop takes a moment; one that hangs is not this test's subject.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
+  clearTimeout(timer);
 }
 
 beforeAll(async () => {
@@ -87,7 +107,7 @@ const post = (body: Buffer, headers: Record<string, string> = {}) =>
 
 describe('a flood of large OTLP bodies', () => {
   it('leaves the process alive, within its budget of body memory, and serving small requests: the rest are answered 503 with Retry-After', async () => {
-    await startIngestProcess(basePort, 'off');
+    await startIngestProcess(false);
     const large = traceExport(200_000); // ~60 MiB of JSON
     expect(large.length).toBeGreaterThan(55 * MiB);
     // Trace "bombs": a few hundred KB of gzip that inflate to ~30 MiB each.
@@ -166,7 +186,7 @@ function emptyMaps(n: number, prefix: number[] = []): Buffer {
 
 describe('event bodies whose parsed form is far larger than their bytes', () => {
   it('are bounded before parsing: the process stays within its budget and serving', async () => {
-    await startIngestProcess(basePort + 2, basePort + 32);
+    await startIngestProcess(true);
     const grpcClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 });
     const send = (body: Buffer, type: string, route = '/v1/actions') =>
       fetch(`${url}${route}`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${sdk}` } }).then(
@@ -239,7 +259,7 @@ function exportGrpc(client: grpc.Client, message: Buffer): Promise<GrpcAnswer> {
 
 describe('a flood of large OTLP/gRPC messages', () => {
   it('is answered RESOURCE_EXHAUSTED with a RetryInfo beyond the budget, and leaves the process within it and serving small calls', async () => {
-    await startIngestProcess(basePort + 1, basePort + 31);
+    await startIngestProcess(true);
     // One client per call: each its own HTTP/2 connection, as a fleet of exporters.
     const clients = Array.from({ length: 12 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
     try {
@@ -275,7 +295,7 @@ describe('a flood of large OTLP/gRPC messages', () => {
 describe('small OTLP/gRPC exports during a flood of large ones', () => {
   it('are admitted on the share kept for small requests, as small HTTP requests are', async () => {
     const budget = 20 * 1000 * 1000;
-    await startIngestProcess(basePort + 3, basePort + 33, budget);
+    await startIngestProcess(true, budget);
     const clients = Array.from({ length: 5 }, () => new grpc.Client(grpcAddress, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1 }));
     const smallClient = new grpc.Client(grpcAddress, grpc.credentials.createInsecure());
     try {
