@@ -87,7 +87,7 @@ found.clusterLogged = /the embedded Postgres cluster goes to \/var\/lib\/tally\/
 tally.kill('SIGTERM');
 const end = await Promise.race([exited, sleep(30_000).then(() => ({ code: 'timeout' }))]);
 found.exit = end;
-found.leftovers = children();
+found.leftovers = children().map((c) => c.cmd);
 
 /** Processes still running on this copy's data directory (the embedded Postgres, the started nats-server). */
 function children() {
@@ -95,7 +95,7 @@ function children() {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmd.includes(path.join(dir, '.data')) || (found.postgresCluster && cmd.includes(found.postgresCluster))) out.push(cmd.slice(0, 200));
+      if (cmd.includes(path.join(dir, '.data')) || (found.postgresCluster && cmd.includes(found.postgresCluster))) out.push({ pid: Number(pid), cmd: cmd.slice(0, 200) });
     } catch {
       /* gone */
     }
@@ -105,5 +105,10 @@ function children() {
 if (!found.ready || (found.postgresCluster && !found.clusterLogged)) found.stderrTail = stderr.slice(-3000);
 process.stdout.write(JSON.stringify(found) + '\n');
 // Whatever is left is killed, so a failed run never leaves servers behind.
-for (const cmd of found.leftovers) spawnSync('pkill', ['-9', '-f', cmd.trim().split(' ').slice(0, 3).join(' ')]);
+// By process id: a pattern would also match other tests' servers (and the machine's NATS).
+for (const c of children()) {
+  try {
+    process.kill(c.pid, 'SIGKILL');
+  } catch {}
+}
 process.exit(0);
