@@ -69,7 +69,7 @@ const SINK_NODE_ARGS = '--max-semi-space-size=32 --initial-old-space-size=128';
 const PROBE_POLL_MS = Number(process.env.BENCH_PROBE_POLL_MS ?? 25);
 /** Events/s offered during the sustained run (0: as fast as ingest acknowledges). */
 const SUSTAIN_RATE = Number(process.env.BENCH_SUSTAIN_RATE ?? 0);
-/** The HTTP server Tally's ingest runs (README "HTTP server"); the baselines are bare servers of the same kind. */
+/** The HTTP server Tally's ingest runs (docs/architecture.md "HTTP server"); the baselines are bare servers of the same kind. */
 const HTTP_SERVER = (process.env.TALLY_HTTP_SERVER ?? 'node') as 'node' | 'uws';
 const UWS_LOADS = loadUws().ok;
 const ROOT = path.resolve(import.meta.dirname, '..');

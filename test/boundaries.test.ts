@@ -1,5 +1,5 @@
 /**
- * The import boundaries of .dependency-cruiser.cjs (README, "Architecture"), checked on the
+ * The import boundaries of .dependency-cruiser.cjs (docs/architecture.md), checked on the
  * repository with dependency-cruiser itself, and shown to catch each kind of forbidden
  * import on a small probe tree.
  */

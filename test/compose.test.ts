@@ -56,10 +56,10 @@ describe('docker-compose.yml', () => {
     expect(sink!.environment!.NODE_OPTIONS).toBe('--max-semi-space-size=32 --initial-old-space-size=128');
   });
 
-  it('runs Tally with two malloc arenas however it is started: npm start and the image (README, MALLOC_ARENA_MAX)', () => {
+  it('runs Tally with two malloc arenas however it is started: npm start and the image (docs/configuration.md, MALLOC_ARENA_MAX)', () => {
     expect(JSON.parse(read('package.json')).scripts.start).toMatch(/^exec env MALLOC_ARENA_MAX=2 node /);
     expect(read('infra/Dockerfile')).toMatch(/^ENV MALLOC_ARENA_MAX=2$/m);
-    expect(read('README.md')).toMatch(/\| `MALLOC_ARENA_MAX` \| `2`/);
+    expect(read('docs/configuration.md')).toMatch(/\| `MALLOC_ARENA_MAX` \| `2`/);
   });
 
   it('publishes ingest on 8080 (OTLP/gRPC on 4317) and the API on 8081, as the README says', () => {

@@ -1,5 +1,5 @@
 /**
- * Storage per event, measured (README "Beyond one machine", sizing): generates
+ * Storage per event, measured (docs/operations.md, sizing): generates
  * `SIZING_ROWS` (default 1,000,000) realistic actions into Tally's schema in a
  * throw-away chDB directory, folds them into `cost_events` as the cost rollup keeps
  * them, merges (OPTIMIZE … FINAL, as background merges eventually do) and prints

@@ -12,7 +12,7 @@ const CommonEnv = Type.Object({
   /**
    * The server that speaks HTTP: `node` (Node's HTTP stack, every Node.js line) or `uws`
    * (uWebSockets.js where its binary fits the runtime, for deployments behind an HTTP/1.1
-   * proxy; otherwise Node's, with a warning). README "HTTP server".
+   * proxy; otherwise Node's, with a warning). docs/architecture.md "HTTP server".
    */
   TALLY_HTTP_SERVER: Type.Union([Type.Literal('node'), Type.Literal('uws')], { default: 'node' }),
   /**
@@ -43,7 +43,7 @@ const CommonEnv = Type.Object({
   CLICKHOUSE_DATABASE: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', default: 'tally' }),
   /** Prefix of JetStream stream, consumer and subject names. */
   TALLY_NATS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9_-]*$', default: 'TALLY_' }),
-  /** Per-key rate limits (README "Rate limits"); `off` where a gateway in front limits. */
+  /** Per-key rate limits (docs/rate-limits.md); `off` where a gateway in front limits. */
   TALLY_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   /** Failed authentications (401) a client address may cause per minute before it is answered 429 (with rate limits on). */
   TALLY_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100 }),

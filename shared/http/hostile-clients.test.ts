@@ -6,7 +6,7 @@ import { loadUws } from './uws-server.ts';
 // Broken and hostile clients on raw sockets (loopback, bounded in count and time), against
 // each server Tally can run: Node's HTTP stack always, uWebSockets.js where its binary
 // loads on this runtime. What uWS cannot do (HTTP/1.0, pipelining behind a pending
-// answer, closing idle connections) is documented in the README ("HTTP server") and
+// answer, closing idle connections) is documented in the docs/architecture.md ("HTTP server") and
 // checked here as what it does instead: nothing is carried out that is not answered.
 
 const uws = loadUws();

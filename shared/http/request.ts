@@ -3,7 +3,7 @@ import type { CredentialCheck, HttpRequest } from './types.ts';
 
 /** How much of an oversized body is read and discarded before the 413 closes the connection instead. */
 export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-/** How long Node's server waits for clients (README "HTTP server"). */
+/** How long Node's server waits for clients (docs/architecture.md "HTTP server"). */
 export interface HttpTimeouts {
   /** An idle keep-alive connection is closed after this long without a request. */
   idleMs: number;

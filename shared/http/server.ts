@@ -20,7 +20,7 @@ export type ResponseHook = (req: HttpRequest | undefined, res: HttpResponse) => 
 
 /**
  * Which server speaks HTTP: `node` (Node's HTTP stack, every Node.js line; the default)
- * or `uws` (uWebSockets.js, where a binary fits the runtime: README "HTTP server").
+ * or `uws` (uWebSockets.js, where a binary fits the runtime: docs/architecture.md "HTTP server").
  */
 export type HttpServerKind = 'node' | 'uws';
 

@@ -42,7 +42,7 @@ export function loadUws(): { ok: true; module: UwsModule; version: string } | { 
  * The uWebSockets.js listener. uWS answers only HTTP/1.1, refuses a request pipelined
  * behind one still being handled by closing the connection (by design), and leaves idle
  * keep-alive connections open: it is for deployments behind a proxy that speaks HTTP/1.1
- * to Tally (README "HTTP server"). What it can be made to do here: ambiguous framing is
+ * to Tally (docs/architecture.md "HTTP server"). What it can be made to do here: ambiguous framing is
  * refused with a 400 and a closed connection, and a request with side effects runs only
  * if its connection is still open once the bytes received with it are parsed, so a
  * request whose connection uWS closed is never carried out unanswered.
