@@ -145,8 +145,12 @@ export const ChargeModel = Type.Object({ id: Str, name: Str, description: Str, t
 export const Subscription = Type.Object({
   id: Str,
   account_id: Str,
-  rate_plan_id: Str,
-  status: lit(['draft', 'active', 'paused', 'cancelled']),
+  rate_plan_id: Type.String({ description: 'the rate plan in force now (a plan change effective later is in scheduled_changes)' }),
+  status: Type.Union([lit(['draft', 'active', 'paused', 'cancelled'])], { description: 'the status in force now: a cancellation, pause or activation effective later is in scheduled_changes' }),
+  scheduled_changes: Type.Array(
+    Type.Object({ type: Str, effective_at: Time, status: lit(['draft', 'active', 'paused', 'cancelled']), rate_plan_id: Str }),
+    { description: 'moves recorded to take effect later, in the order they take effect, each with the status and plan it leaves' },
+  ),
   contract_effective_date: NullableTime,
   activated_at: NullableTime,
   paused_at: NullableTime,

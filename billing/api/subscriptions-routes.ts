@@ -59,7 +59,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       summary: 'List subscriptions (limit/offset)',
       handle: async (req, p) => {
         const page = pageA(req);
-        const { rows, total } = await listSubscriptions(db, p.environmentId, page);
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now());
         return ok(listA('subscriptions', rows, total, page));
       },
     },
@@ -82,7 +82,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       capability: 'read',
       response: Subscription,
       summary: 'One subscription',
-      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
+      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!, now())),
     },
     {
       method: 'GET',
@@ -93,7 +93,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       summary: 'List subscriptions (skip/limit)',
       handle: async (req, p) => {
         const page = pageB(req);
-        const { rows, total } = await listSubscriptions(db, p.environmentId, page);
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now());
         return ok(listB('subscriptions', rows, total, page));
       },
     },
@@ -116,7 +116,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       capability: 'read',
       response: Subscription,
       summary: 'One subscription',
-      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!)),
+      handle: async (req, p) => ok(await getSubscription(db, p.environmentId, req.params.subscription_id!, now())),
     },
     {
       method: 'GET',

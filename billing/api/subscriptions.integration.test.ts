@@ -61,18 +61,29 @@ describe('subscriptions (Family B)', () => {
     const sub = await draft();
     await post(`/api/v1/subscription/${sub.id}/activate`);
     const paused = await post(`/api/v1/subscription/${sub.id}/pause`, { effective_date: '2027-02-10T00:00:00Z' });
-    expect(paused.body).toMatchObject({ status: 'paused', paused_at: '2027-02-10T00:00:00.000Z' });
+    // Shown as it stands now (active), the pause scheduled.
+    expect(paused.body).toMatchObject({ status: 'active', paused_at: '2027-02-10T00:00:00.000Z', scheduled_changes: [{ type: 'paused', effective_at: '2027-02-10T00:00:00.000Z', status: 'paused', rate_plan_id: planId }] });
     expect((await post(`/api/v1/subscription/${sub.id}/pause`)).status).toBe(409);
     const resumed = await post(`/api/v1/subscription/${sub.id}/resume`, { effective_date: '2027-02-20T00:00:00Z' });
     expect(resumed.body).toMatchObject({ status: 'active', paused_at: null });
     const changed = await post(`/api/v1/subscription/${sub.id}/change-plan`, { rate_plan_id: plan2Id, effective_date: '2027-03-16T00:00:00Z' });
     expect(changed.status).toBe(200);
-    expect(changed.body.rate_plan_id).toBe(plan2Id);
+    // The plan in force now is still the first; the change is scheduled.
+    expect(changed.body.rate_plan_id).toBe(planId);
+    expect(changed.body.scheduled_changes.map((c: { type: string; status: string; rate_plan_id: string }) => [c.type, c.status, c.rate_plan_id])).toEqual([
+      ['paused', 'paused', planId],
+      ['resumed', 'active', planId],
+      ['plan_changed', 'active', plan2Id],
+    ]);
     const renewed = await post(`/api/v1/subscription/${sub.id}/renew`);
     expect(renewed.body.status).toBe('active');
     expect(renewed.body.renewed_at).not.toBeNull();
     const cancelled = await post(`/api/v1/subscription/${sub.id}/cancel`, { cancel_date: '2027-06-30', reason: 'budget' });
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_date: '2027-06-30T00:00:00.000Z', cancel_reason: 'budget' });
+    expect(cancelled.body).toMatchObject({ status: 'active', rate_plan_id: planId, cancel_date: '2027-06-30T00:00:00.000Z', cancel_reason: 'budget' });
+    expect(cancelled.body.scheduled_changes.at(-1)).toEqual({ type: 'cancelled', effective_at: '2027-06-30T00:00:00.000Z', status: 'cancelled', rate_plan_id: plan2Id });
+    expect((await get(`/api/v1/subscription/${sub.id}`)).body).toMatchObject({ status: 'active', rate_plan_id: planId, scheduled_changes: cancelled.body.scheduled_changes });
+    const refused = await post(`/api/v1/subscription/${sub.id}/pause`);
+    expect(refused.body.error.message).toMatch(/cannot pause a subscription that is cancelled from 2027-06-30T00:00:00.000Z/);
     const ev = await events(sub.id);
     expect(ev.map((e) => e.type)).toEqual(['created', 'activated', 'paused', 'resumed', 'plan_changed', 'renewed', 'cancelled']);
     const change = ev.find((e) => e.type === 'plan_changed')!;

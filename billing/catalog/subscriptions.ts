@@ -11,6 +11,7 @@ import { requireRef } from './refs.ts';
 import { nextPeriod, periodContaining, toEpochMs, type BillingCycle } from '../rating/index.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { commitmentAmount } from './commitments.ts';
+import { scheduledChanges, stateAt, type StateChange } from '../invoicing/segments.ts';
 
 /**
  * Subscription state machine. Every move is recorded in `subscription_events` with the
@@ -49,13 +50,21 @@ const EVENT_TYPE: Record<SubscriptionAction, string> = {
 type Row = Selectable<SubscriptionsTable>;
 type Tx = Transaction<Database>;
 
-/** A subscription as both families return it (`minimum_commitment` stored at its plan currency's minor units). */
-function subscriptionView(r: Row, agentInstanceIds: string[]) {
+/**
+ * A subscription as both families return it (`minimum_commitment` stored at its plan
+ * currency's minor units): `status` and `rate_plan_id` are those in force at `now`, and
+ * moves recorded for later (a cancel date, a plan change or a pause effective in the
+ * future, a contract not yet started) are in `scheduled_changes`, in the order they take
+ * effect, each with the status and plan it leaves.
+ */
+function subscriptionView(r: Row, agentInstanceIds: string[], changes: StateChange[], now: Date) {
+  const current = stateAt(changes, now.getTime());
   return {
     id: r.id,
     account_id: r.account_id,
-    rate_plan_id: r.rate_plan_id,
-    status: r.status,
+    rate_plan_id: current.rate_plan_id || r.rate_plan_id,
+    status: (current.status || r.status) as SubscriptionStatus,
+    scheduled_changes: scheduledChanges(changes, now.getTime()),
     contract_effective_date: iso(r.contract_effective_date),
     activated_at: iso(r.activated_at),
     paused_at: iso(r.paused_at),
@@ -70,6 +79,22 @@ function subscriptionView(r: Row, agentInstanceIds: string[]) {
   };
 }
 
+/** The recorded state changes of each subscription, in recorded order (as billing reads them: rate-subscription.ts). */
+async function stateChanges(db: Db | Tx, ids: string[]): Promise<Map<string, StateChange[]>> {
+  const out = new Map<string, StateChange[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('subscription_events')
+    .select(['subscription_id', 'type', 'to_status', 'rate_plan_id', 'effective_at'])
+    .where('subscription_id', 'in', ids)
+    .orderBy('created_at')
+    .orderBy(sql`type = 'created'`, 'desc')
+    .orderBy('id')
+    .execute();
+  for (const e of rows) out.get(e.subscription_id)!.push({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() });
+  return out;
+}
+
 async function instanceIds(db: Db | Tx, ids: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
@@ -78,8 +103,9 @@ async function instanceIds(db: Db | Tx, ids: string[]): Promise<Map<string, stri
   return out;
 }
 
-async function view(db: Db | Tx, r: Row) {
-  return subscriptionView(r, (await instanceIds(db, [r.id])).get(r.id)!);
+async function view(db: Db | Tx, r: Row, now: Date) {
+  const [ids, changes] = await Promise.all([instanceIds(db, [r.id]), stateChanges(db, [r.id])]);
+  return subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now);
 }
 
 async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | null, effectiveAt: Date, data: Record<string, unknown> = {}): Promise<void> {
@@ -158,26 +184,31 @@ export async function createSubscription(db: Db, environmentId: string, input: S
     if (ids.length) await tx.insertInto('subscription_agent_instances').values(ids.map((id) => ({ subscription_id: row.id, agent_instance_id: id }))).execute();
     await record(tx, { ...row, status: 'draft' }, 'created', null, effective);
     if (input.activate) await record(tx, row, 'activated', 'draft', effective > now ? effective : now);
-    return view(tx, row);
+    return view(tx, row, now);
   });
 }
 
-export async function listSubscriptions(db: Db, environmentId: string, page: Page) {
+export async function listSubscriptions(db: Db, environmentId: string, page: Page, now = new Date()) {
   const q = db.selectFrom('subscriptions').where('environment_id', '=', environmentId);
   const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
-  const ids = await instanceIds(db, rows.map((r) => r.id));
-  return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!)), total };
+  const [ids, changes] = await Promise.all([instanceIds(db, rows.map((r) => r.id)), stateChanges(db, rows.map((r) => r.id))]);
+  return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now)), total };
 }
 
-export async function getSubscription(db: Db, environmentId: string, id: string) {
+async function subscriptionRow(db: Db, environmentId: string, id: string): Promise<Row> {
   const row = await db.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('subscription', id);
-  return view(db, row);
+  return row;
+}
+
+/** A subscription as it stands at `now` (the service's clock), its later moves in `scheduled_changes`. */
+export async function getSubscription(db: Db, environmentId: string, id: string, now = new Date()) {
+  return view(db, await subscriptionRow(db, environmentId, id), now);
 }
 
 /** One page of the recorded state changes of a subscription, in the order recorded, and the total count. */
 export async function subscriptionEvents(db: Db, environmentId: string, id: string, page: Page) {
-  await getSubscription(db, environmentId, id);
+  await subscriptionRow(db, environmentId, id);
   const q = db.selectFrom('subscription_events').where('environment_id', '=', environmentId).where('subscription_id', '=', id);
   // Rows recorded with their transaction's one time (before `clock_timestamp()`): the creation first.
   const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy(sql`type = 'created'`, 'desc').orderBy('id'));
@@ -208,7 +239,8 @@ interface MoveOptions {
  */
 export async function moveSubscription(db: Db, environmentId: string, id: string, action: SubscriptionAction, opts: MoveOptions = {}, now = new Date()) {
   if (action === 'change_plan') {
-    const current = await getSubscription(db, environmentId, id);
+    // The plan the subscription is on after every move recorded so far: the one a change moves from.
+    const current = await subscriptionRow(db, environmentId, id);
     const [from, to] = await Promise.all([getRatePlanRow(db, environmentId, current.rate_plan_id), requirePlan(db, environmentId, opts.ratePlanId!)]);
     if (from.currency !== to.currency) {
       throw new AppError('validation_failed', `the new rate plan's currency ${to.currency} differs from ${from.currency}`, { details: [{ path: 'rate_plan_id', message: 'rate_plan_id must have the same currency' }] });
@@ -219,7 +251,8 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     const row = await tx.selectFrom('subscriptions').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!row) throw notFound('subscription', id);
     if (!ALLOWED[action].includes(row.status)) {
-      throw new AppError('conflict', `cannot ${action.replace('_', ' ')} a subscription that is ${row.status} (allowed from: ${ALLOWED[action].join(', ')})`);
+      const status = row.status === 'cancelled' && row.cancel_date && row.cancel_date > now ? `cancelled from ${iso(row.cancel_date)}` : row.status;
+      throw new AppError('conflict', `cannot ${action.replace('_', ' ')} a subscription that is ${status} (allowed from: ${ALLOWED[action].join(', ')})`);
     }
     // Given or now by default: a subscription activated for a future date cannot change before it.
     if (action === 'pause' || action === 'resume' || action === 'change_plan') await requireEffectiveFrom(tx, row.id, opts.effectiveAt ?? now);
@@ -228,7 +261,7 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
     if (action === 'cancel') await voidDraftsFrom(tx, row.id, effectiveAt, now);
-    return view(tx, updated);
+    return view(tx, updated, now);
   });
 }
 

@@ -17,7 +17,7 @@
  * Money: invoice.model.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { billableSegments, type PlanSegment, type StateChange } from './segments.ts';
+import { billableSegments, scheduledChanges, stateAt, type PlanSegment, type StateChange } from './segments.ts';
 import { HOUR, PERIOD, planBilledAt, randomMoves, rng } from '../../test/lifecycle-model.ts';
 
 const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 5000);
@@ -51,6 +51,30 @@ describe(`billable segments against the model (${RUNS} random sequences, seed ${
         const expected = planBilledAt(rows, t);
         const actual = segmentAt(segments, t);
         if (expected !== actual) expect(actual, `${context()} at ${new Date(t).toISOString()}`).toBe(expected);
+      }
+    }
+  }, 60_000 + RUNS * 5);
+
+  it('show, at every hour, the state billing bills by (GET subscription), and as scheduled the moves still to come', () => {
+    const next = rng(SEED + 1);
+    for (let run = 0; run < RUNS; run++) {
+      const rows = randomMoves(next);
+      const context = (t: number) => `run ${run} (seed ${SEED + 1}) at ${new Date(t).toISOString()}: ${JSON.stringify(rows)}`;
+      const end = stateAt(rows, Number.MAX_SAFE_INTEGER);
+      // Each instant a move takes effect, the hour before and after it, and the period's first hour.
+      const instants = new Set([PS + HOUR / 2, ...rows.flatMap((r) => [-HOUR, -1, 0, HOUR].map((d) => Date.parse(r.effective_at) + d))]);
+      for (const t of instants) {
+        const now = stateAt(rows, t);
+        const billed = planBilledAt(rows, t);
+        // Billed on plan P at t exactly when the state shown at t is active on P.
+        if ((now.status === 'active' ? now.rate_plan_id : null) !== billed) expect({ status: now.status, plan: now.rate_plan_id }, context(t)).toEqual({ status: 'active', plan: billed });
+        // A cancel in effect shows cancelled.
+        if (rows.some((r) => r.type === 'cancelled' && Date.parse(r.effective_at) <= t)) expect(now.status, context(t)).toBe('cancelled');
+        // What is scheduled is what takes effect later: the last scheduled state is the state at the end of time.
+        const later = scheduledChanges(rows, t);
+        expect(later.every((c) => Date.parse(c.effective_at) > t), context(t)).toBe(true);
+        const last = later.at(-1) ?? now;
+        expect({ status: last.status, plan: last.rate_plan_id }, context(t)).toEqual({ status: end.status, plan: end.rate_plan_id });
       }
     }
   }, 60_000 + RUNS * 5);

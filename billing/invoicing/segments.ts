@@ -34,6 +34,61 @@ export interface PlanSegment {
 
 const STATUS_MOVES = new Set(['activated', 'paused', 'resumed', 'cancelled']);
 
+/** A subscription's status and rate plan at some instant. */
+export interface State {
+  status: string;
+  rate_plan_id: string;
+}
+
+/** One change applied to the state before it: each move changes only what it moves; nothing after a cancellation. */
+function applyChange(state: State, c: StateChange): State {
+  if (c.type === 'renewed' || state.status === 'cancelled') return state;
+  return {
+    rate_plan_id: c.type === undefined || !STATUS_MOVES.has(c.type) ? c.rate_plan_id : state.rate_plan_id,
+    status: c.type !== 'plan_changed' ? c.to_status : state.status,
+  };
+}
+
+/** Changes in effective order, ties in recorded order (`changes` must be in recorded order). */
+function inEffectiveOrder(changes: readonly StateChange[]) {
+  return changes.map((c, i) => ({ c, i, at: toEpochMs(c.effective_at) })).sort((a, b) => a.at - b.at || a.i - b.i);
+}
+
+/**
+ * The status and rate plan in force at `instant`, by the rules billing bills by: the changes
+ * effective at or before it applied in effective order. Before the first takes effect (a
+ * contract starting later), the subscription is a draft on its first plan.
+ */
+export function stateAt(changes: readonly StateChange[], instant: number): State {
+  const first: State = { status: 'draft', rate_plan_id: changes[0]?.rate_plan_id ?? '' };
+  return inEffectiveOrder(changes)
+    .filter(({ at }) => at <= instant)
+    .reduce((state, { c }) => applyChange(state, c), first);
+}
+
+/** A move recorded to take effect after `instant`, as a subscription shows it. */
+export interface ScheduledChange {
+  type: string;
+  effective_at: string;
+  status: string;
+  rate_plan_id: string;
+}
+
+/**
+ * The moves that take effect after `instant` and will apply (none after a cancellation),
+ * in effective order, each with the status and plan it leaves the subscription in.
+ */
+export function scheduledChanges(changes: readonly StateChange[], instant: number): ScheduledChange[] {
+  const out: ScheduledChange[] = [];
+  let state: State = { status: 'draft', rate_plan_id: changes[0]?.rate_plan_id ?? '' };
+  for (const { c, at } of inEffectiveOrder(changes)) {
+    if (state.status === 'cancelled') break;
+    state = applyChange(state, c);
+    if (at > instant && c.type !== 'renewed') out.push({ type: c.type ?? 'changed', effective_at: c.effective_at, ...state });
+  }
+  return out;
+}
+
 /**
  * Billable segments of `period`, ordered, non-overlapping, non-empty.
  * `changes` must be in recorded order (their tie-break).
@@ -41,18 +96,12 @@ const STATUS_MOVES = new Set(['activated', 'paused', 'resumed', 'cancelled']);
 export function billableSegments(changes: readonly StateChange[], period: Period): PlanSegment[] {
   const ps = toEpochMs(period.start);
   const pe = toEpochMs(period.end);
-  const ordered = changes
-    .map((c, i) => ({ c, i, at: toEpochMs(c.effective_at) }))
-    .sort((a, b) => a.at - b.at || a.i - b.i);
+  const ordered = inEffectiveOrder(changes);
   const out: { from: number; to: number; plan: string }[] = [];
-  let status = '';
-  let plan = '';
+  let state: State = { status: '', rate_plan_id: '' };
   ordered.forEach(({ c, at }, k) => {
-    const type = c.type;
-    if (type !== 'renewed' && status !== 'cancelled') {
-      if (type === undefined || !STATUS_MOVES.has(type)) plan = c.rate_plan_id;
-      if (type !== 'plan_changed') status = c.to_status;
-    }
+    state = applyChange(state, c);
+    const { status, rate_plan_id: plan } = state;
     if (status !== 'active') return;
     const next = ordered[k + 1];
     const from = Math.max(ps, at);
