@@ -64,6 +64,24 @@ export function inScope(scope: CreditScope | null, line: Pick<CreditableLine, 'c
   );
 }
 
+/** A grant as the usability rule reads it. */
+export interface GrantDates {
+  effective_at: Date;
+  expires_at: Date | null;
+  usable_at: Date | null;
+  voided_at: Date | null;
+  scope: CreditScope | null;
+}
+
+/**
+ * Whether a grant pays toward an invoice of `subscriptionId` whose period ends `at`: granted
+ * (usable), effective before `at`, not expired by then, not void (unless `keepVoided`: a
+ * draft keeps what it held of a grant voided since), and not scoped to another subscription.
+ */
+export function usableOn(g: GrantDates, at: Date, subscriptionId: string | null, keepVoided = false): boolean {
+  return (g.voided_at === null || keepVoided) && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at) && fitsSubscription(g.scope, subscriptionId);
+}
+
 /** Whether a grant of this scope may pay an invoice of `subscriptionId` (null: an invoice of no subscription). */
 export function fitsSubscription(scope: CreditScope | null, subscriptionId: string | null): boolean {
   return scope?.subscription_id === undefined || scope.subscription_id === subscriptionId;

@@ -15,7 +15,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
-import { allocateCredits, fitsSubscription, type Allocation, type CreditableLine, type UsableGrant } from './allocate.ts';
+import { allocateCredits, usableOn, type Allocation, type CreditableLine, type UsableGrant } from './allocate.ts';
 
 type Tx = Transaction<Database>;
 
@@ -64,9 +64,7 @@ export async function lockUsableGrants(
     .orderBy('id')
     .forUpdate()
     .execute();
-  const usable = grants.filter(
-    (g) => (g.voided_at === null || heldBefore.has(g.id)) && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at) && fitsSubscription(g.scope, invoice.subscription_id),
-  );
+  const usable = grants.filter((g) => usableOn(g, at, invoice.subscription_id, heldBefore.has(g.id)));
   if (usable.length === 0) return [];
   const left = await remainingOf(tx, usable.map((g) => g.id), exceptInvoiceId);
   return usable
