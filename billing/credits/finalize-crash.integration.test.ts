@@ -4,7 +4,9 @@
  * generates and finalizes invoices that apply credits) is killed with SIGKILL at random
  * points while it works and while on-demand generates, bill runs and finalizes race it
  * from both processes (the child's API and this test's own), then restarted, round after
- * round, with new accounts added each round. After every round and at the end:
+ * round, with new accounts added each round; every other kill waits until the process is
+ * seen inside a Postgres transaction (its sessions are named by PGAPPNAME), so it lands
+ * mid-write. After every round and at the end:
  *
  * - each grant's balance (the sum of its ledger entries) is never negative;
  * - an issued invoice's burns equal its credit applications and its `credits_applied`
@@ -41,6 +43,14 @@ let childUrl = '';
 let childLog: string[] = [];
 const childDir = mkdtempSync(path.join(os.tmpdir(), 'tally-crash-billing-'));
 const next = rng(SEED);
+/** The billing process's Postgres sessions carry this name (node-postgres reads PGAPPNAME), so the test sees its open transactions. */
+const CHILD_APP = `tally-crash-billing-${process.pid}`;
+
+/** Whether the billing process has a transaction open (mid-write) right now. */
+async function childInTransaction(): Promise<boolean> {
+  const r = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity where application_name = ${CHILD_APP} and xact_start is not null`.execute(stack.tally.db!);
+  return Number(r.rows[0]!.n) > 0;
+}
 
 /** A port free now (the system's choice), for the process started next. */
 function freePort(): Promise<number> {
@@ -59,7 +69,7 @@ async function startBilling(): Promise<void> {
   childUrl = `http://127.0.0.1:${port}`;
   const started = spawn(process.execPath, [path.join(repo, 'bin/tally.js'), 'start', '--roles', 'api,billing'], {
     cwd: repo,
-    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_DATA_DIR: childDir, TALLY_BILLING_SCHEDULER_INTERVAL_MS: '100', TALLY_INVOICE_GRACE_HOURS: '0', TALLY_LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...stack.env, TALLY_HTTP_PORT: String(port), TALLY_DATA_DIR: childDir, TALLY_BILLING_SCHEDULER_INTERVAL_MS: '100', TALLY_INVOICE_GRACE_HOURS: '0', TALLY_LOG_LEVEL: 'warn', PGAPPNAME: CHILD_APP },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   started.stderr!.on('data', (d) => childLog.push(String(d)));
@@ -189,7 +199,7 @@ afterAll(async () => {
 
 describe(`SIGKILL of the billing process during finalization (seed ${SEED}, ${ROUNDS} rounds)`, () => {
   it('leaves the ledger and the invoices consistent: burns = applications = lines, never negative, permanent, each credit burned once', async () => {
-    const kills: { round: number; afterMs: number; issuedBefore: number; issuedAtKill: number }[] = [];
+    const kills: { round: number; afterMs: number; midTransaction: boolean; issuedBefore: number; issuedAtKill: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       await addAccounts(round);
       await startBilling();
@@ -207,13 +217,19 @@ describe(`SIGKILL of the billing process during finalization (seed ${SEED}, ${RO
         post('/v1/invoices/generate', { billing_period: period, account_id: acct }).then((r) => r.status),
         ...drafts.map((d) => postChild(`/api/v1/invoice/invoices/${d.id}/finalize`)),
       ]);
-      // Killed once it is at work (more invoices than at its start), a random moment later.
+      // Killed once it is at work (more invoices than at its start), a random moment later,
+      // on even rounds the moment it is seen inside a transaction (mid-write).
       const t0 = Date.now();
       await waitFor(issuedCount, (n) => n > before.issued || child!.exitCode !== null, 60_000);
-      const afterMs = Date.now() - t0 + Math.floor(next() * 400);
+      let afterMs = Date.now() - t0 + Math.floor(next() * 400);
       await new Promise((r) => setTimeout(r, afterMs - (Date.now() - t0)));
+      if (round % 2 === 0) {
+        await waitFor(childInTransaction, (open) => open, 30_000).catch(() => false);
+        afterMs = Date.now() - t0;
+      }
+      const midTransaction = await childInTransaction();
       await killBilling();
-      kills.push({ round, afterMs, issuedBefore: before.issued, issuedAtKill: await issuedCount() });
+      kills.push({ round, afterMs, midTransaction, issuedBefore: before.issued, issuedAtKill: await issuedCount() });
       await racing;
       await checkInvariants(`round ${round} after the kill at ${afterMs} ms`);
     }
@@ -236,5 +252,7 @@ describe(`SIGKILL of the billing process during finalization (seed ${SEED}, ${RO
     // The kills landed while the process worked: each with periods still to invoice.
     console.log(JSON.stringify({ seed: SEED, kills, invoices: end.invoices }));
     for (const k of kills) expect(k.issuedAtKill, JSON.stringify(k)).toBeLessThan(expected);
+    // And some inside one of its transactions (a write in flight, rolled back by the kill).
+    expect(kills.filter((k) => k.midTransaction).length, JSON.stringify(kills)).toBeGreaterThan(0);
   }, 600_000);
 });
