@@ -111,6 +111,26 @@ export const ApiKeyRotated = extend(ApiKeyCreated, { rotated_from: Str, old_key_
 
 export const Product = Type.Object({ id: Str, name: Str, description: NullableStr, agent_type_id: Str, created_at: Time, updated_at: Time });
 
+const PrepaidCommitmentView = Type.Object(
+  {
+    amount: Type.String({ description: 'committed for each term, at the currency\'s minor units' }),
+    term_months: Type.Integer(),
+    installments: Type.Integer({ description: '1: invoiced up front' }),
+    renews: Type.Boolean(),
+  },
+  { description: 'prepaid commitment (README "Commitments")' },
+);
+const CommitmentTerm = Type.Object({
+  term: Type.Integer({ description: 'numbered from 1; a renewal is the next' }),
+  starts_at: Time,
+  ends_at: Time,
+  amount: Str,
+  currency: Str,
+  grant_id: Type.String({ description: 'the paid credit grant scoped to the subscription that carries the amount (its ledger entries: GET /v1/credits/entries?grant_id=)' }),
+  renews: Type.Boolean(),
+  installments: Type.Array(Type.Object({ n: Type.Integer(), due_at: Time, amount: Str, invoice_id: Nullable(Type.String({ description: 'the invoice of its own that bills it; null until due' })) })),
+});
+
 export const RatePlan = Type.Object({
   id: Str,
   product_id: Str,
@@ -119,6 +139,7 @@ export const RatePlan = Type.Object({
   billing_cycle_code: lit(['monthly', 'quarterly', 'annual']),
   currency: Type.String({ description: 'ISO 4217 code' }),
   minimum_commitment: Nullable(Type.String({ description: 'minimum billed per billing period (README "Commitments"), at the currency\'s minor units; null: none' })),
+  prepaid_commitment: Nullable(PrepaidCommitmentView),
   created_at: Time,
   updated_at: Time,
 });
@@ -159,6 +180,8 @@ export const Subscription = Type.Object({
   cancelled_at: NullableTime,
   renewed_at: NullableTime,
   minimum_commitment: Nullable(Type.String({ description: "overrides the plan's minimum per billing period (README \"Commitments\"); null: the plan's" })),
+  prepaid_commitment: Nullable(PrepaidCommitmentView),
+  commitment_terms: Type.Optional(Type.Array(CommitmentTerm, { description: 'the terms of its prepaid commitment (on reads of one subscription)' })),
   agent_instance_ids: Type.Array(Str),
   created_at: Time,
   updated_at: Time,
@@ -544,7 +567,7 @@ export const CreditGrant = Type.Object(
     priority: Type.Integer({ description: '1 burns first, 100 last' }),
     effective_at: Time,
     expires_at: NullableTime,
-    scope: Nullable(Type.Object({ charge_ids: Type.Optional(Type.Array(Str)), product_ids: Type.Optional(Type.Array(Str)), units: Type.Optional(Type.Array(Str)) })),
+    scope: Nullable(Type.Object({ charge_ids: Type.Optional(Type.Array(Str)), product_ids: Type.Optional(Type.Array(Str)), units: Type.Optional(Type.Array(Str)), subscription_id: Type.Optional(Type.String({ description: 'a prepaid commitment\'s grant: only this subscription\'s invoices' })) })),
     metadata: Obj,
     usable: lit(['immediately', 'on_payment']),
     usable_at: NullableTime,

@@ -97,12 +97,29 @@ const MinimumCommitment = Type.Union([Type.String({ maxLength: 40 }), Type.Numbe
   errorMessage: 'must be a non-negative decimal string or number, or null',
   description: 'minimum billed per billing period, in the currency (decimal, at most its minor units); null: none',
 });
+/** A prepaid commitment (README "Commitments"): the amount is checked against the currency by billing/catalog/prepaid-commitment.ts. */
+const PrepaidCommitment = Type.Union(
+  [
+    Type.Object(
+      {
+        amount: Type.Union([Type.String({ maxLength: 40 }), Type.Number()], { errorMessage: 'must be a non-negative decimal string or number', description: 'the amount committed for a term, in the currency (decimal, at most its minor units); 0 on a subscription: none' }),
+        term_months: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, errorMessage: 'must be a whole number of months from 1 to 120', description: 'length of a term in months (default 12)' })),
+        installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, errorMessage: 'must be a whole number from 1 to 120 that divides term_months', description: 'invoiced in this many equal parts, the first at the term start (default 1: up front)' })),
+        renews: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false', description: 'a new term starts when one ends (default true)' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { errorMessage: 'must be an object {amount, term_months, installments, renews}, or null', description: 'prepaid commitment: an amount for a term, invoiced up front or in installments, drawn down by the subscription\'s invoices; null: none (on a subscription: the plan\'s)' },
+);
 export const RatePlanCreate = Type.Object({
   name: Name,
   description: Type.Optional(NullableText),
   billing_cycle_code: BillingCycle,
   currency: Type.Optional(Currency),
   minimum_commitment: Type.Optional(MinimumCommitment),
+  prepaid_commitment: Type.Optional(PrepaidCommitment),
 });
 
 const Spelling = Type.String({ minLength: 1, maxLength: 50, errorMessage: 'must be a non-empty string' });
@@ -129,6 +146,7 @@ export const SubscriptionCreate = Type.Object({
   contract_effective_date: Type.Optional(DateLike),
   agent_instance_ids: Type.Optional(InstanceIds),
   minimum_commitment: Type.Optional(MinimumCommitment),
+  prepaid_commitment: Type.Optional(PrepaidCommitment),
 });
 /** Family A subscription create (created active: Family A has no activate path). */
 export const SubscriptionCreateA = Type.Object({
@@ -137,6 +155,7 @@ export const SubscriptionCreateA = Type.Object({
   agent_instance_ids: Type.Optional(InstanceIds),
   contract_effective_date: Type.Optional(DateLike),
   minimum_commitment: Type.Optional(MinimumCommitment),
+  prepaid_commitment: Type.Optional(PrepaidCommitment),
 });
 export const SubscriptionCancel = Type.Object({ cancel_date: Type.Optional(DateLike), reason: Type.Optional(Text) });
 export const SubscriptionMove = Type.Object({ effective_date: Type.Optional(DateLike) });

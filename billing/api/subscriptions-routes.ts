@@ -9,6 +9,7 @@ import {
   type SubscriptionAction,
 } from '../catalog/subscriptions.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
+import { DEFAULT_NET_DAYS } from '../invoicing/config.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { SubscriptionCancel, SubscriptionChangePlan, SubscriptionCreate, SubscriptionCreateA, SubscriptionMove } from './schemas.ts';
 import { body, optionalBody } from './validate.ts';
@@ -27,7 +28,9 @@ function date(v: string | undefined, field = 'date'): Date | undefined {
 const path = (action: string) => `/api/v1/subscription/:subscription_id/${action}`;
 
 /** Subscriptions on both families, their state machine (Family B) and their recorded state changes. */
-export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): Endpoint[] {
+export function subscriptionEndpoints({ db, now = () => new Date(), invoicing }: ApiDeps): Endpoint[] {
+  // Net days of a prepaid commitment's invoices (issued on activate and cancel).
+  const netDays = invoicing?.config.netDays ?? DEFAULT_NET_DAYS;
   const move = (action: SubscriptionAction, summary: string): Endpoint => ({
     method: 'POST',
     path: path(action === 'change_plan' ? 'change-plan' : action),
@@ -39,14 +42,14 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       const id = req.params.subscription_id!;
       if (action === 'cancel') {
         const b = optionalBody(req, SubscriptionCancel);
-        return ok(await moveSubscription(db, p.environmentId, id, 'cancel', { cancelDate: date(b.cancel_date, 'cancel_date'), reason: b.reason }, now()));
+        return ok(await moveSubscription(db, p.environmentId, id, 'cancel', { cancelDate: date(b.cancel_date, 'cancel_date'), reason: b.reason, netDays }, now()));
       }
       if (action === 'change_plan') {
         const b = body(req, SubscriptionChangePlan);
-        return ok(await moveSubscription(db, p.environmentId, id, 'change_plan', { ratePlanId: b.rate_plan_id, effectiveAt: date(b.effective_date, 'effective_date') }, now()));
+        return ok(await moveSubscription(db, p.environmentId, id, 'change_plan', { ratePlanId: b.rate_plan_id, effectiveAt: date(b.effective_date, 'effective_date'), netDays }, now()));
       }
       const b = optionalBody(req, SubscriptionMove);
-      return ok(await moveSubscription(db, p.environmentId, id, action, { effectiveAt: date(b.effective_date, 'effective_date') }, now()));
+      return ok(await moveSubscription(db, p.environmentId, id, action, { effectiveAt: date(b.effective_date, 'effective_date'), netDays }, now()));
     },
   });
   return [
@@ -73,7 +76,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       requestBody: SubscriptionCreateA,
       handle: async (req, p) => {
         const b = body(req, SubscriptionCreateA);
-        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), activate: true }, now()));
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), activate: true, netDays }, now()));
       },
     },
     {
@@ -107,7 +110,7 @@ export function subscriptionEndpoints({ db, now = () => new Date() }: ApiDeps): 
       requestBody: SubscriptionCreate,
       handle: async (req, p) => {
         const b = body(req, SubscriptionCreate);
-        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date') }, now()));
+        return created(await createSubscription(db, p.environmentId, { ...b, contract_effective_date: date(b.contract_effective_date, 'contract_effective_date'), netDays }, now()));
       },
     },
     {

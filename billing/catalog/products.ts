@@ -6,6 +6,7 @@ import { guarded, iso, notFound } from '../../shared/db/db-errors.ts';
 import { requireRef } from './refs.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { commitmentAmount, commitmentView } from './commitments.ts';
+import { prepaidCommitment, prepaidCommitmentView, type PrepaidCommitmentInput } from './prepaid-commitment.ts';
 
 /** A product as the API returns it. */
 function productView(r: Selectable<ProductsTable>) {
@@ -22,6 +23,7 @@ export function ratePlanView(r: Selectable<RatePlansTable>) {
     billing_cycle_code: r.billing_cycle_code,
     currency: r.currency,
     minimum_commitment: commitmentView(r.minimum_commitment, r.currency),
+    prepaid_commitment: prepaidCommitmentView(r.prepaid_commitment, r.currency),
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
@@ -84,12 +86,15 @@ interface RatePlanInput {
   currency: string;
   /** Minimum per billing period in the plan's currency (README "Commitments"); null or absent: none. */
   minimum_commitment?: string | number | null;
+  /** Prepaid commitment of its subscriptions (README "Commitments"); null or absent: none. */
+  prepaid_commitment?: PrepaidCommitmentInput | null;
 }
 
 /** Creates a rate plan of a product (404 when the product is not in this environment); names are unique per product. */
 export async function createRatePlan(db: Db, environmentId: string, productId: string, input: RatePlanInput) {
   const currency = input.currency.toUpperCase();
   const minimum = commitmentAmount(input.minimum_commitment, currency, 'minimum_commitment');
+  const prepaid = prepaidCommitment(input.prepaid_commitment, currency);
   await getProduct(db, environmentId, productId);
   const row = await guarded('a rate plan with this name in this product', () =>
     db
@@ -103,6 +108,7 @@ export async function createRatePlan(db: Db, environmentId: string, productId: s
         billing_cycle_code: input.billing_cycle_code,
         currency,
         minimum_commitment: minimum,
+        prepaid_commitment: prepaid ? JSON.stringify(prepaid) : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow(),

@@ -12,6 +12,8 @@ import { nextPeriod, periodContaining, toEpochMs, type BillingCycle } from '../r
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
 import { commitmentAmount } from './commitments.ts';
 import { scheduledChanges, stateAt, type StateChange } from '../invoicing/segments.ts';
+import { prepaidCommitment, type PrepaidCommitmentInput } from './prepaid-commitment.ts';
+import { commitmentTerms, invoiceInstallments, startCommitmentTerm } from '../credits/commitments.ts';
 
 /**
  * Subscription state machine. Every move is recorded in `subscription_events` with the
@@ -73,6 +75,7 @@ function subscriptionView(r: Row, agentInstanceIds: string[], changes: StateChan
     cancelled_at: iso(r.cancelled_at),
     renewed_at: iso(r.renewed_at),
     minimum_commitment: r.minimum_commitment,
+    prepaid_commitment: r.prepaid_commitment,
     agent_instance_ids: agentInstanceIds,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -103,9 +106,10 @@ async function instanceIds(db: Db | Tx, ids: string[]): Promise<Map<string, stri
   return out;
 }
 
+/** One subscription, with the terms of its prepaid commitment (README "Commitments"). */
 async function view(db: Db | Tx, r: Row, now: Date) {
-  const [ids, changes] = await Promise.all([instanceIds(db, [r.id]), stateChanges(db, [r.id])]);
-  return subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now);
+  const [ids, changes, terms] = await Promise.all([instanceIds(db, [r.id]), stateChanges(db, [r.id]), commitmentTerms(db, r.id)]);
+  return { ...subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now), commitment_terms: terms };
 }
 
 async function record(tx: Tx, r: Row, type: string, from: SubscriptionStatus | null, effectiveAt: Date, data: Record<string, unknown> = {}): Promise<void> {
@@ -141,6 +145,10 @@ interface SubscriptionInput {
   activate?: boolean;
   /** Overrides the plan's minimum commitment per period, in the plan's currency (README "Commitments"); null or absent: the plan's. */
   minimum_commitment?: string | number | null;
+  /** Overrides the plan's prepaid commitment (README "Commitments"); null or absent: the plan's, an amount of 0: none. */
+  prepaid_commitment?: PrepaidCommitmentInput | null;
+  /** Net days of the commitment's invoices (TALLY_INVOICE_NET_DAYS). */
+  netDays: number;
 }
 
 /** Checks that each instance exists here and belongs to the account (or to no account). */
@@ -163,6 +171,7 @@ export async function createSubscription(db: Db, environmentId: string, input: S
   await requireRef(db, 'rate_plans', environmentId, 'rate_plan_id', input.rate_plan_id);
   const plan = await getRatePlanRow(db, environmentId, input.rate_plan_id);
   const minimum = commitmentAmount(input.minimum_commitment, plan.currency, 'minimum_commitment');
+  const prepaid = prepaidCommitment(input.prepaid_commitment, plan.currency);
   const ids = [...new Set(input.agent_instance_ids ?? [])];
   await checkInstances(db, environmentId, input.account_id, ids);
   const effective = input.contract_effective_date ?? now;
@@ -178,12 +187,17 @@ export async function createSubscription(db: Db, environmentId: string, input: S
         contract_effective_date: effective,
         activated_at: input.activate ? now : null,
         minimum_commitment: minimum,
+        prepaid_commitment: prepaid ? JSON.stringify(prepaid) : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     if (ids.length) await tx.insertInto('subscription_agent_instances').values(ids.map((id) => ({ subscription_id: row.id, agent_instance_id: id }))).execute();
     await record(tx, { ...row, status: 'draft' }, 'created', null, effective);
-    if (input.activate) await record(tx, row, 'activated', 'draft', effective > now ? effective : now);
+    if (input.activate) {
+      const start = effective > now ? effective : now;
+      await record(tx, row, 'activated', 'draft', start);
+      await startCommitmentTerm(tx, row, 1, start, now, input.netDays);
+    }
     return view(tx, row, now);
   });
 }
@@ -231,6 +245,8 @@ interface MoveOptions {
   cancelDate?: Date;
   reason?: string;
   ratePlanId?: string;
+  /** Net days of the commitment's invoices (TALLY_INVOICE_NET_DAYS): activate and cancel may issue them. */
+  netDays?: number;
 }
 
 /**
@@ -261,6 +277,9 @@ export async function moveSubscription(db: Db, environmentId: string, id: string
     const updated = await tx.updateTable('subscriptions').set({ ...set, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await record(tx, updated, EVENT_TYPE[action], row.status, effectiveAt, data);
     if (action === 'cancel') await voidDraftsFrom(tx, row.id, effectiveAt, now);
+    // The prepaid commitment: its first term starts with the activation; a cancel owes what is not invoiced yet.
+    if (action === 'activate') await startCommitmentTerm(tx, updated, 1, effectiveAt, now, opts.netDays ?? 0);
+    if (action === 'cancel') await invoiceInstallments(tx, row.id, now, opts.netDays ?? 0, true);
     return view(tx, updated, now);
   });
 }

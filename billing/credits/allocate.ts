@@ -10,6 +10,9 @@
  * - A scoped grant covers only the lines it names (charge ids, product ids, units of
  *   measure: a line matches if any list names it); each line is covered once in all,
  *   in position order. An unscoped grant covers any line.
+ * - A grant scoped to a subscription (a prepaid commitment's) is usable only on that
+ *   subscription's invoices ({@link fitsSubscription}, checked by the callers when they
+ *   pick the usable grants), on any of their lines.
  */
 import { Dec } from '../rating/money.ts';
 import type { CreditScope } from '../../shared/db/schema.ts';
@@ -53,12 +56,35 @@ export function burnOrder(a: UsableGrant, b: UsableGrant): number {
 
 /** Whether a scope covers a line (null scope: every line). */
 export function inScope(scope: CreditScope | null, line: Pick<CreditableLine, 'charge_id' | 'product_id' | 'unit'>): boolean {
-  if (!scope) return true;
+  if (!scope || [scope.charge_ids, scope.product_ids, scope.units].every((l) => !l?.length)) return true;
   return (
     (scope.charge_ids ?? []).includes(line.charge_id) ||
     (line.product_id !== null && (scope.product_ids ?? []).includes(line.product_id)) ||
     (line.unit !== null && (scope.units ?? []).includes(line.unit))
   );
+}
+
+/** A grant as the usability rule reads it. */
+export interface GrantDates {
+  effective_at: Date;
+  expires_at: Date | null;
+  usable_at: Date | null;
+  voided_at: Date | null;
+  scope: CreditScope | null;
+}
+
+/**
+ * Whether a grant pays toward an invoice of `subscriptionId` whose period ends `at`: granted
+ * (usable), effective before `at`, not expired by then, not void (unless `keepVoided`: a
+ * draft keeps what it held of a grant voided since), and not scoped to another subscription.
+ */
+export function usableOn(g: GrantDates, at: Date, subscriptionId: string | null, keepVoided = false): boolean {
+  return (g.voided_at === null || keepVoided) && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at) && fitsSubscription(g.scope, subscriptionId);
+}
+
+/** Whether a grant of this scope may pay an invoice of `subscriptionId` (null: an invoice of no subscription). */
+export function fitsSubscription(scope: CreditScope | null, subscriptionId: string | null): boolean {
+  return scope?.subscription_id === undefined || scope.subscription_id === subscriptionId;
 }
 
 /** The credits an invoice of `total` with `lines` applies from `grants` (see the module comment). */

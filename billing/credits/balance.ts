@@ -9,7 +9,7 @@
  */
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { CreditEntryType, CreditScope } from '../../shared/db/schema.ts';
-import { allocateCredits, type CreditableLine, type UsableGrant } from './allocate.ts';
+import { allocateCredits, usableOn, type CreditableLine, type UsableGrant } from './allocate.ts';
 
 /** One ledger entry as the balance reads it. */
 export interface BalanceEntry {
@@ -71,6 +71,8 @@ export interface LiveGrant {
 /** One open period as the balance reads it (billing/live/open-period.ts). */
 export interface LiveCharge {
   period_end: Date;
+  /** The subscription billed (a grant scoped to another one does not pay it); absent: none. */
+  subscription_id?: string | null;
   /** Charges after discounts so far, decimal text. */
   total: string;
   lines: readonly CreditableLine[];
@@ -94,7 +96,7 @@ export function liveCovered(live: LiveInput, left: ReadonlyMap<string, Dec>): De
   let covered = new Dec(0);
   for (const c of live.charges) {
     const usable: UsableGrant[] = live.grants
-      .filter((g) => g.voided_at === null && g.usable_at !== null && g.effective_at < c.period_end && (g.expires_at === null || g.expires_at > c.period_end))
+      .filter((g) => usableOn(g, c.period_end, c.subscription_id ?? null))
       .map((g) => ({ id: g.id, priority: g.priority, expires_at: g.expires_at, created_at: g.created_at, scope: g.scope, remaining: (remaining.get(g.id) ?? new Dec(0)).toFixed() }))
       .filter((g) => new Dec(g.remaining).gt(0));
     for (const a of allocateCredits(c.total, c.lines, usable)) {

@@ -16,12 +16,19 @@
  *   grants (a closed grant gives nothing more, even when a draft re-rated smaller gives
  *   credit back to it).
  *
+ * - prepaid commitments (README "Commitments"): a grant of priority 0 scoped to one of two
+ *   subscriptions, effective at its term's start and expiring 1 ms after its end, pays
+ *   only that subscription's invoices, before any other grant, on any of their lines; its
+ *   installments (termPlan) are equal parts at the minor units with the remainder on the
+ *   last, adding up to the amount.
+ *
  * Currencies with 0, 2 and 3 decimals, zeros, whole numbers and the largest amounts
  * (10^15). Seeded and reproducible (CREDITS_SEED, CREDITS_RUNS).
  */
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../test/lifecycle-model.ts';
-import { allocateCredits, type CreditableLine, type UsableGrant } from './allocate.ts';
+import { allocateCredits, usableOn, type CreditableLine, type UsableGrant } from './allocate.ts';
+import { termPlan } from '../catalog/prepaid-commitment.ts';
 import { balanceAt, type BalanceEntry } from './balance.ts';
 import type { CreditScope } from '../../shared/db/schema.ts';
 
@@ -65,7 +72,10 @@ interface ModelGrant {
   entries: bigint;
   voided: boolean;
   voidedAt: number | null;
+  /** A prepaid commitment's grant: the only subscription whose invoices it pays; null for others. */
+  sub: string | null;
 }
+const SUBS = ['s1', 's2'];
 
 describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, () => {
   it('applies credits in order and scope, exactly, never below zero; the balance is the sum of its entries at every instant', () => {
@@ -107,9 +117,23 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
       for (let step = 0; step < steps; step++) {
         t += Math.floor(next() * 20) * DAY;
         const r = next();
-        if (r < 0.35 || grants.length === 0) {
+        if (r < 0.08) {
+          // A prepaid commitment's term: its grant, and its installments checked against an independent split.
+          const sub = pick(SUBS);
+          const amt = amount(places);
+          const n = pick([1, 2, 3, 4, 6, 12]);
+          const plan = termPlan({ amount: text(amt, places), term_months: 12, installments: n, renews: true }, new Date(t), code);
+          const part = amt / BigInt(n);
+          expect(plan.installments.map((i) => units(i.amount, places))).toEqual([...Array.from({ length: n - 1 }, () => part), amt - part * BigInt(n - 1)]);
+          expect(plan.installments.map((i) => i.n)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+          expect(plan.installments[0]!.due_at.getTime()).toBe(t);
+          const g: ModelGrant = { id: `g${String(grants.length).padStart(3, '0')}`, priority: 0, effective: t, expires: plan.ends_at.getTime() + 1, created: t, scope: { subscription_id: sub }, entries: 0n, voided: false, voidedAt: null, sub };
+          grants.push(g);
+          entry(g, 'grant', amt, t);
+          log.push(`commitment ${JSON.stringify({ ...g, entries: String(g.entries) })}`);
+        } else if (r < 0.35 || grants.length === 0) {
           const effective = t + (next() < 0.3 ? Math.floor(next() * 30) * DAY : 0);
-          const g: ModelGrant = { id: `g${String(grants.length).padStart(3, '0')}`, priority: 1 + Math.floor(next() * 4), effective, expires: next() < 0.4 ? effective + (1 + Math.floor(next() * 60)) * DAY : null, created: t, scope: randomScope(), entries: 0n, voided: false, voidedAt: null };
+          const g: ModelGrant = { id: `g${String(grants.length).padStart(3, '0')}`, priority: 1 + Math.floor(next() * 4), effective, expires: next() < 0.4 ? effective + (1 + Math.floor(next() * 60)) * DAY : null, created: t, scope: randomScope(), entries: 0n, voided: false, voidedAt: null, sub: null };
           grants.push(g);
           entry(g, 'grant', amount(places), effective);
           log.push(`grant ${JSON.stringify({ ...g, entries: String(g.entries) })}`);
@@ -145,8 +169,13 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
             return { position: i + 1, charge_id: c, product_id: PRODUCT_OF[c]!, unit: UNIT_OF[c]!, amount: text(amt, places) };
           });
           const total = lines.reduce((s, l) => s + units(l.amount, places), 0n);
-          const usable = grants.filter((g) => !g.voided && g.effective < t && (g.expires === null || g.expires > t));
-          const input: UsableGrant[] = usable
+          const invoiceSub = pick(SUBS);
+          const usable = grants.filter((g) => !g.voided && g.effective < t && (g.expires === null || g.expires > t) && (g.sub === null || g.sub === invoiceSub));
+          // The code under test picks the usable grants itself (usableOn), then allocates.
+          const codeUsable = grants.filter((g) =>
+            usableOn({ effective_at: new Date(g.effective), expires_at: g.expires === null ? null : new Date(g.expires), usable_at: new Date(g.effective), voided_at: g.voided ? new Date(g.voidedAt!) : null, scope: g.scope }, new Date(t), invoiceSub),
+          );
+          const input: UsableGrant[] = codeUsable
             .map((g) => ({ id: g.id, priority: g.priority, expires_at: g.expires === null ? null : new Date(g.expires), created_at: new Date(g.created), scope: g.scope, remaining: text(g.entries - held(g.id), places) }))
             .filter((g) => units(g.remaining, places) > 0n);
           // The code under test.
@@ -162,7 +191,8 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
             let took = 0n;
             for (const o of open) {
               if (left <= 0n || cap <= 0n) break;
-              if (o.open <= 0n || !inScope(g.scope, o.charge)) continue;
+              // A commitment covers any line of its subscription's invoices.
+              if (o.open <= 0n || (g.sub === null && !inScope(g.scope, o.charge))) continue;
               const x = [o.open, left, cap].reduce((a, b) => (a < b ? a : b));
               o.open -= x;
               left -= x;
@@ -183,7 +213,7 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
             for (const [gid, v] of byGrant) entry(grants.find((g) => g.id === gid)!, 'burn', -v, t, id);
             issued.set(id, byGrant);
           }
-          log.push(`invoice ${id} total ${total} ${fate < 0.4 ? 'draft' : 'issued'} ${JSON.stringify([...byGrant].map(([g, v]) => [g, String(v)]))}`);
+          log.push(`invoice ${id} of ${invoiceSub} total ${total} ${fate < 0.4 ? 'draft' : 'issued'} ${JSON.stringify([...byGrant].map(([g, v]) => [g, String(v)]))}`);
         } else {
           // Void an issued invoice: its burns come back (and leave again on a closed grant).
           const ids = [...issued.keys()];

@@ -260,7 +260,7 @@ async function grantByKey(db: Db, environmentId: string, key: string, hash: stri
 }
 
 /** Writes a grant's `grant` entry (once, by constraint) and its `credits.granted` event: the grant is usable from then on. */
-async function grantEntry(tx: Tx, grant: GrantRow, now: Date): Promise<void> {
+export async function grantEntry(tx: Tx, grant: GrantRow, now: Date): Promise<void> {
   // From its effective date when granted at once; from the payment (not before that date) otherwise.
   const occurredAt = grant.usable === 'immediately' || grant.effective_at > now ? grant.effective_at : now;
   const entry = await tx
@@ -481,23 +481,42 @@ export async function refundGrant(db: Db, environmentId: string, input: { grant_
  * `credits.granted`. Returns the grant id.
  */
 export async function creditOverpayment(tx: Tx, invoice: { id: string; number: string | null; environment_id: string; account_id: string; currency: string }, replacementId: string, amount: string, now: Date): Promise<string> {
-  const grant = await tx
+  const grant = await insertSystemGrant(tx, {
+    environment_id: invoice.environment_id,
+    account_id: invoice.account_id,
+    currency: invoice.currency,
+    amount,
+    priority: DEFAULT_PRIORITY,
+    effective_at: now,
+    expires_at: null,
+    scope: null,
+    metadata: { source: 'overpayment', corrected_invoice_id: invoice.id, replacement_invoice_id: replacementId },
+    usable_at: now,
+  });
+  const entry = await tx
+    .insertInto('credit_entries')
+    .values({ id: newId('cle'), environment_id: grant.environment_id, account_id: grant.account_id, currency: grant.currency, grant_id: grant.id, type: 'overpayment', amount, invoice_id: invoice.id, reason: `paid on invoice ${invoice.number ?? invoice.id} beyond its replacement ${replacementId}`, created_by: null, occurred_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitWebhookEvent(tx, grant.environment_id, 'credits.granted', creditsEventData(grant, entry), now);
+  return grant.id;
+}
+
+/** A paid grant Tally writes itself (an overpayment, a prepaid commitment's term): usable at once, no purchase invoice, no idempotency key. */
+export async function insertSystemGrant(
+  tx: Tx,
+  g: { environment_id: string; account_id: string; currency: string; amount: string; priority: number; effective_at: Date; expires_at: Date | null; scope: CreditScope | null; metadata: Record<string, unknown>; usable_at: Date | null },
+): Promise<GrantRow> {
+  return tx
     .insertInto('credit_grants')
     .values({
       id: newId('cgr'),
-      environment_id: invoice.environment_id,
-      account_id: invoice.account_id,
-      currency: invoice.currency,
+      ...g,
       kind: 'paid',
-      amount,
       price: null,
-      priority: DEFAULT_PRIORITY,
-      effective_at: now,
-      expires_at: null,
-      scope: null,
-      metadata: JSON.stringify({ source: 'overpayment', corrected_invoice_id: invoice.id, replacement_invoice_id: replacementId }),
+      scope: g.scope ? JSON.stringify(g.scope) : null,
+      metadata: JSON.stringify(g.metadata),
       usable: 'immediately',
-      usable_at: now,
       invoice_id: null,
       voided_at: null,
       void_reason: null,
@@ -507,11 +526,4 @@ export async function creditOverpayment(tx: Tx, invoice: { id: string; number: s
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const entry = await tx
-    .insertInto('credit_entries')
-    .values({ id: newId('cle'), environment_id: grant.environment_id, account_id: grant.account_id, currency: grant.currency, grant_id: grant.id, type: 'overpayment', amount, invoice_id: invoice.id, reason: `paid on invoice ${invoice.number ?? invoice.id} beyond its replacement ${replacementId}`, created_by: null, occurred_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await emitWebhookEvent(tx, grant.environment_id, 'credits.granted', creditsEventData(grant, entry), now);
-  return grant.id;
 }

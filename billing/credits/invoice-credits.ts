@@ -15,7 +15,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
-import { allocateCredits, type Allocation, type CreditableLine, type UsableGrant } from './allocate.ts';
+import { allocateCredits, usableOn, type Allocation, type CreditableLine, type UsableGrant } from './allocate.ts';
 
 type Tx = Transaction<Database>;
 
@@ -24,6 +24,7 @@ interface InvoiceRef {
   id: string;
   environment_id: string;
   account_id: string;
+  subscription_id: string | null;
   currency: string;
   period_end: Date;
   total: string;
@@ -48,16 +49,22 @@ export const CREDITS_LINE_TYPE = 'credits_applied';
  * usable only by the drafts that held it when it was voided (`heldBefore`: what they hold
  * stays theirs), never by another invoice.
  */
-export async function lockUsableGrants(tx: Tx, accountId: string, currency: string, at: Date, exceptInvoiceId: string | null, heldBefore: ReadonlySet<string> = new Set()): Promise<UsableGrant[]> {
+export async function lockUsableGrants(
+  tx: Tx,
+  invoice: { account_id: string; subscription_id: string | null; currency: string },
+  at: Date,
+  exceptInvoiceId: string | null,
+  heldBefore: ReadonlySet<string> = new Set(),
+): Promise<UsableGrant[]> {
   const grants = await tx
     .selectFrom('credit_grants')
     .select(['id', 'priority', 'expires_at', 'created_at', 'scope', 'effective_at', 'usable_at', 'voided_at'])
-    .where('account_id', '=', accountId)
-    .where('currency', '=', currency)
+    .where('account_id', '=', invoice.account_id)
+    .where('currency', '=', invoice.currency)
     .orderBy('id')
     .forUpdate()
     .execute();
-  const usable = grants.filter((g) => (g.voided_at === null || heldBefore.has(g.id)) && g.usable_at !== null && g.effective_at < at && (g.expires_at === null || g.expires_at > at));
+  const usable = grants.filter((g) => usableOn(g, at, invoice.subscription_id, heldBefore.has(g.id)));
   if (usable.length === 0) return [];
   const left = await remainingOf(tx, usable.map((g) => g.id), exceptInvoiceId);
   return usable
@@ -100,7 +107,7 @@ async function creditableLines(tx: Tx, lines: readonly LineValue[]): Promise<Cre
  */
 export async function applyCredits(tx: Tx, invoice: InvoiceRef, lines: readonly LineValue[], now: Date): Promise<boolean> {
   const before = await tx.deleteFrom('credit_applications').where('invoice_id', '=', invoice.id).returning('grant_id').execute();
-  const grants = await lockUsableGrants(tx, invoice.account_id, invoice.currency, invoice.period_end, invoice.id, new Set(before.map((b) => b.grant_id)));
+  const grants = await lockUsableGrants(tx, invoice, invoice.period_end, invoice.id, new Set(before.map((b) => b.grant_id)));
   const allocations = grants.length ? allocateCredits(invoice.total, await creditableLines(tx, lines), grants) : [];
   if (before.length === 0 && allocations.length === 0) return false;
   const applied = allocations.reduce((s, a) => s.plus(a.amount), new Dec(0));

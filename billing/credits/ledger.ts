@@ -103,7 +103,7 @@ export async function accountBalances(db: Db, environmentId: string, accountId: 
   return currencies.map((c) => {
     const mine = grants.filter((g) => g.currency === c);
     const live: LiveInput | undefined = open && {
-      charges: open.filter((o) => o.currency === c).map((o) => ({ period_end: new Date(o.period.end), total: o.total, lines: o.lines })),
+      charges: open.filter((o) => o.currency === c).map((o) => ({ period_end: new Date(o.period.end), subscription_id: o.subscription_id, total: o.total, lines: o.lines })),
       grants: mine,
     };
     return balanceAt(

@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { parseEnv, type Env } from '../../shared/config/parse.ts';
 
+/** Days from an invoice's issue date to its due date unless TALLY_INVOICE_NET_DAYS says otherwise. */
+export const DEFAULT_NET_DAYS = 30;
+
 const InvoicingEnv = Type.Object({
   /** How long after its period ends a draft invoice is re-rated for late events before it is finalized. */
   TALLY_INVOICE_GRACE_HOURS: Type.Number({ minimum: 0, maximum: 24 * 35, default: 48 }),
   /** Days from the issue date to the due date. */
-  TALLY_INVOICE_NET_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 30 }),
+  TALLY_INVOICE_NET_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: DEFAULT_NET_DAYS }),
   /** Interval of the billing role's scheduler (generate ended periods, finalize drafts past grace). */
   TALLY_BILLING_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   /** Interval of the billing role's daily cost rollup (folds new actions into the report figures). */

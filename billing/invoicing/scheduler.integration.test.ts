@@ -95,7 +95,7 @@ describe('billing scheduler', () => {
     await stack.tally.db!.connection().execute(async (conn) => {
       await sql`SELECT pg_advisory_lock(${SCHEDULER_LOCK_KEY})`.execute(conn);
       try {
-        expect(await schedulerTick(inv)).toEqual({ ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0, topups: 0, watched: 0 });
+        expect(await schedulerTick(inv)).toEqual({ ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, commitments: 0, expired: 0, topups: 0, watched: 0 });
       } finally {
         await sql`SELECT pg_advisory_unlock(${SCHEDULER_LOCK_KEY})`.execute(conn);
       }

@@ -10,9 +10,12 @@
  *    whatever the length of the outage;
  * 2. finalize: every draft whose `grace_until` has passed is re-rated (late events
  *    land on it) and finalized; finalized invoices never change;
- * 3. expire: every credit grant past its `expires_at` gets its `expiry` ledger entry
+ * 3. commitments: prepaid commitment installments that came due are invoiced, and ended
+ *    terms renew (billing/credits/commitments.ts); before expiry, so a renewed term's
+ *    grant exists when the old one's remainder leaves;
+ * 4. expire: every credit grant past its `expires_at` gets its `expiry` ledger entry
  *    (dated at the expiry instant) and `credits.expired` event, once;
- * 4. top up and watch: recurring credit top-ups due grant (once per rule and period),
+ * 5. top up and watch: recurring credit top-ups due grant (once per rule and period),
  *    then every credit balance changed since it was last looked at is compared with its
  *    lines (`credits.balance_low`, `credits.depleted`, threshold top-ups), once per crossing.
  *
@@ -29,6 +32,7 @@ import { loadSubject } from './rate-subscription.ts';
 import { billableSegments } from './segments.ts';
 import { BatchedUsage } from './batched-usage.ts';
 import { expireGrants } from '../credits/ledger.ts';
+import { advanceCommitments } from '../credits/commitments.ts';
 import { runRecurringTopups } from '../credits/topups.ts';
 import { watchBalances } from '../credits/watch.ts';
 
@@ -47,6 +51,8 @@ interface TickReport {
   failures: number;
   /** Credit grants whose expiry entry was written (billing/credits/ledger.ts). */
   expired: number;
+  /** Prepaid commitment invoices issued and terms renewed (billing/credits/commitments.ts). */
+  commitments: number;
   /** Grants written by recurring top-ups (billing/credits/topups.ts). */
   topups: number;
   /** Credit balances looked at by the balance watch (billing/credits/watch.ts). */
@@ -91,7 +97,7 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
   // A pass rates many subscriptions of the same periods: one usage query per period.
   const inv: Invoicing = { ...base, usage: new BatchedUsage(base.usage) };
   const now = inv.now();
-  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0, topups: 0, watched: 0 };
+  const report = { generated: 0, finalized: 0, skipped: 0, failures: 0, commitments: 0, expired: 0, topups: 0, watched: 0 };
   for (const due of await dueSubscriptions(inv, now)) {
     try {
       const subject = await loadSubject(inv.db, due.environmentId, due.subscriptionId);
@@ -122,6 +128,14 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
       log.warn('scheduled finalization failed', { invoice_id: d.id, err });
     }
   }
+  // Prepaid commitments: installments due, terms ended (renewed).
+  try {
+    const c = await advanceCommitments(inv.db, now, inv.config.netDays);
+    report.commitments = c.invoiced + c.renewed;
+  } catch (err) {
+    report.failures++;
+    log.warn('prepaid commitments failed', { err });
+  }
   // Expired credit remainders leave the ledger with an entry at their expiry instant.
   try {
     report.expired = await expireGrants(inv.db, now);
@@ -146,7 +160,7 @@ export async function schedulerTick(inv: Invoicing): Promise<TickReport> {
   // A session lock lives on one connection: hold that connection for the whole pass.
   return inv.db.connection().execute(async (conn) => {
     const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${SCHEDULER_LOCK_KEY}) AS ok`.execute(conn);
-    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, expired: 0, topups: 0, watched: 0 };
+    if (!got.rows[0]?.ok) return { ran: false, generated: 0, finalized: 0, skipped: 0, failures: 0, commitments: 0, expired: 0, topups: 0, watched: 0 };
     try {
       return { ran: true, ...(await runSchedulerPass(inv)) };
     } finally {

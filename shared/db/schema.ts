@@ -115,6 +115,8 @@ export interface RatePlansTable {
   currency: string;
   /** Minimum per billing period in the plan's currency, or null (migration 0010). */
   minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Prepaid commitment of its subscriptions, or null (migration 0013). */
+  prepaid_commitment: ColumnType<PrepaidCommitment | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -165,6 +167,8 @@ export interface SubscriptionsTable {
   renewed_at: NullableTimestamp;
   /** Overrides the plan's minimum commitment per period; null: the plan's (migration 0010). */
   minimum_commitment: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Overrides the plan's prepaid commitment; null: the plan's (migration 0013). */
+  prepaid_commitment: ColumnType<PrepaidCommitment | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -505,6 +509,8 @@ export interface CreditScope {
   charge_ids?: string[];
   product_ids?: string[];
   units?: string[];
+  /** Only this subscription's invoices (a prepaid commitment's grant; not settable through the grant API). */
+  subscription_id?: string;
 }
 
 export interface CreditGrantsTable {
@@ -650,4 +656,44 @@ export interface Database {
   credit_crossings: CreditCrossingsTable;
   credit_topups: CreditTopupsTable;
   credit_topup_runs: CreditTopupRunsTable;
+}
+
+/** A prepaid commitment as stored on a plan or subscription (README "Commitments"). */
+export interface PrepaidCommitment {
+  /** Decimal text at the currency's minor units; "0" (on a subscription): none. */
+  amount: string;
+  term_months: number;
+  installments: number;
+  renews: boolean;
+}
+
+export interface CommitmentTermsTable {
+  id: string;
+  environment_id: string;
+  subscription_id: string;
+  account_id: string;
+  currency: string;
+  term: number;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  amount: string;
+  term_months: number;
+  installments: number;
+  renews: boolean;
+  grant_id: string;
+  closed_at: NullableTimestamp;
+  created_at: Generated<Date>;
+}
+
+export interface CommitmentInstallmentsTable {
+  term_id: string;
+  n: number;
+  due_at: Timestamp;
+  amount: string;
+  invoice_id: string | null;
+}
+
+export interface Database {
+  commitment_terms: CommitmentTermsTable;
+  commitment_installments: CommitmentInstallmentsTable;
 }
