@@ -170,7 +170,7 @@ export const Subscription = Type.Object({
   status: Type.Union([lit(['draft', 'active', 'paused', 'cancelled'])], { description: 'the status in force now: a cancellation, pause or activation effective later is in scheduled_changes' }),
   scheduled_changes: Type.Array(
     Type.Object({ type: Str, effective_at: Time, status: lit(['draft', 'active', 'paused', 'cancelled']), rate_plan_id: Str }),
-    { description: 'moves recorded to take effect later, in the order they take effect, each with the status and plan it leaves' },
+    { description: 'moves recorded to take effect later, in the order they take effect, each with the status and plan the subscription has once it takes effect' },
   ),
   contract_effective_date: NullableTime,
   activated_at: NullableTime,

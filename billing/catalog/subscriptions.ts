@@ -57,7 +57,7 @@ type Tx = Transaction<Database>;
  * currency's minor units): `status` and `rate_plan_id` are those in force at `now`, and
  * moves recorded for later (a cancel date, a plan change or a pause effective in the
  * future, a contract not yet started) are in `scheduled_changes`, in the order they take
- * effect, each with the status and plan it leaves.
+ * effect, each with the status and plan the subscription has once it takes effect.
  */
 function subscriptionView(r: Row, agentInstanceIds: string[], changes: StateChange[], now: Date) {
   const current = stateAt(changes, now.getTime());

@@ -76,7 +76,7 @@ export interface ScheduledChange {
 
 /**
  * The moves that take effect after `instant` and will apply (none after a cancellation),
- * in effective order, each with the status and plan it leaves the subscription in.
+ * in effective order, each with the status and plan the subscription has once it takes effect.
  */
 export function scheduledChanges(changes: readonly StateChange[], instant: number): ScheduledChange[] {
   const out: ScheduledChange[] = [];
