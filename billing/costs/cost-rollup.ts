@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { clusterOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import { chTime } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
@@ -24,6 +24,12 @@ type AckFloor = (waitMs: number) => Promise<SinkFloor>;
 export const costRollupLockKey = (database: string): string => `cost_rollup:${database}`;
 
 const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)';
+
+/**
+ * An event's identity as one key of `cost_counted`: environment and agent instance ids
+ * are Tally's own (no `/` in them), the event id last, so no two identities share a key.
+ */
+const IDENTITY_KEY = "concat(environment_id, '/', agent_instance_id, '/', event_id)";
 
 /**
  * The daily cost rollup: `costs_daily` holds, per environment, UTC day, agent instance,
@@ -66,6 +72,9 @@ export class CostRollup implements CostRollupReader {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #loop: Loop | undefined;
+  /** One server: counted ranks in the key-value table `cost_counted` (a cluster has none shared by its nodes). */
+  readonly #keyed: boolean;
+  #countedFilled = false;
 
   constructor(
     private readonly db: Db,
@@ -73,7 +82,9 @@ export class CostRollup implements CostRollupReader {
     private readonly database: string,
     private readonly ackFloor: AckFloor,
     private readonly opts: { readWaitMs?: number; readBudgetMs?: number } = {},
-  ) {}
+  ) {
+    this.#keyed = clusterOf(ch as ClickHouseClient) === undefined;
+  }
 
   /** Folds in new actions now, then every `intervalMs` after each step (the billing role runs this). */
   start(intervalMs: number): void {
@@ -229,7 +240,7 @@ export class CostRollup implements CostRollupReader {
    * (same rank) when a step reaches them.
    */
   async #rebuild(stream: string, s1: number): Promise<void> {
-    for (const table of ['costs_daily', 'cost_events']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
+    for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
     await this.#fold(stream, -1, s1, { everything: true, attempt: Date.now() });
   }
 
@@ -245,30 +256,17 @@ export class CostRollup implements CostRollupReader {
     // A rebuild's name its attempt: each empties the tables first.
     const step = `${stream === null ? '' : `${stream}:`}${rebuild ? `rebuild${rebuild.attempt}:` : ''}${s0}:${s1}`;
     const stage = `${db}.cost_fold_stage`;
-    const newCopies = `
-        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank) AS row, max(first_seen_rank) AS rank
+    const fresh = `${db}.cost_fold_new`;
+    for (const t of [stage, fresh]) await this.ch.command({ query: `TRUNCATE TABLE ${t}` });
+    // The step's new copies, the best of each event, staged once: its lookups read them.
+    await this.ch.command({
+      query: `INSERT INTO ${fresh} (environment_id, agent_instance_id, event_id, nrow, nrank)
+        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank), max(first_seen_rank)
         FROM ${db}.actions
         ${rebuild ? '' : `PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}`}
-        GROUP BY environment_id, agent_instance_id, event_id`;
-    // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
-    const counted = s0 < 0
-      ? `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, n.row AS orow, toUInt64(0) AS orank FROM new AS n`
-      : `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, o.row AS orow, o.counted_rank AS orank
-        FROM new AS n
-        LEFT JOIN (
-          SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row, max(rank) AS counted_rank
-          FROM ${db}.cost_events
-          -- A narrow hash column finds the few counted copies; the join then matches exactly.
-          PREWHERE key_hash IN (SELECT cityHash64(environment_id, agent_instance_id, event_id) FROM new) AND folded_seq <= ${s0}
-          GROUP BY environment_id, agent_instance_id, event_id
-        ) AS o ON n.environment_id = o.environment_id AND n.agent_instance_id = o.agent_instance_id AND n.event_id = o.event_id
-        WHERE n.rank > o.counted_rank`;
-    await this.ch.command({ query: `TRUNCATE TABLE ${stage}` });
-    await this.ch.command({
-      query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank)
-        WITH new AS (${newCopies})
-        SELECT environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank FROM (${counted})`,
+        GROUP BY environment_id, agent_instance_id, event_id`,
     });
+    await this.ch.command({ query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank) ${await this.#compared(s0, fresh)}` });
     const contributions = `
       SELECT environment_id, agent_instance_id, s.1 AS sign, s.2.1 AS ts, s.2.2 AS account_id, s.2.3 AS action_type,
         s.2.4 AS model, s.2.5 AS input_tokens, s.2.6 AS output_tokens, s.2.7 AS total_tokens, s.2.8 AS metadata
@@ -282,6 +280,68 @@ export class CostRollup implements CostRollupReader {
         SELECT environment_id, agent_instance_id, event_id, nrank, ${s1}, nrow.1, nrow.2, nrow.3, nrow.4, nrow.5, nrow.6, nrow.7, nrow.8
         FROM ${stage}`,
     });
+    // Last: a step redone after a crash compares with the ranks counted before it (the
+    // inserts above are then deduplicated whatever it stages), and a rank only rises.
+    if (this.#keyed) await this.ch.command({ query: `INSERT INTO ${db}.cost_counted (key, rank) SELECT ${IDENTITY_KEY}, nrank FROM ${stage}` });
+  }
+
+  /**
+   * The SELECT of the step's copies that change what is counted, as the stage's columns:
+   * each new copy (`fresh`) with none counted yet (orank 0), or outranking the counted
+   * one (orow: the counted copy, subtracted). With one server the counted ranks are
+   * point lookups of the step's own keys (`cost_counted`, a key-value table), and only
+   * the rare outranked copies are read from `cost_events`, through its sort key: the
+   * step's cost follows the step, not the history. A cluster (no key-value table shared
+   * by its nodes) finds counted copies by scanning `cost_events`' key hashes.
+   */
+  async #compared(s0: number, fresh: string): Promise<string> {
+    const db = this.database;
+    const identity = (a: string, b: string) => `${a}.environment_id = ${b}.environment_id AND ${a}.agent_instance_id = ${b}.agent_instance_id AND ${a}.event_id = ${b}.event_id`;
+    // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
+    if (s0 < 0) return `SELECT environment_id, agent_instance_id, event_id, nrow, nrank, nrow, toUInt64(0) FROM ${fresh}`;
+    if (!this.#keyed) {
+      return `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.nrow, n.nrank, o.row, o.counted_rank
+        FROM ${fresh} AS n
+        LEFT JOIN (
+          SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row, max(rank) AS counted_rank
+          FROM ${db}.cost_events
+          -- A narrow hash column finds the few counted copies; the join then matches exactly.
+          PREWHERE key_hash IN (SELECT cityHash64(environment_id, agent_instance_id, event_id) FROM ${fresh}) AND folded_seq <= ${s0}
+          GROUP BY environment_id, agent_instance_id, event_id
+        ) AS o ON ${identity('n', 'o')}
+        WHERE n.nrank > o.counted_rank`;
+    }
+    await this.#fillCounted();
+    const counted = `(SELECT key, rank FROM ${db}.cost_counted WHERE key IN (SELECT ${IDENTITY_KEY} FROM ${fresh}))`;
+    return `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.nrow, n.nrank, o.row, c.rank
+      FROM ${fresh} AS n
+      LEFT JOIN ${counted} AS c ON c.key = ${IDENTITY_KEY.replace(/(environment_id|agent_instance_id|event_id)/g, 'n.$1')}
+      LEFT JOIN (
+        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row
+        FROM ${db}.cost_events
+        PREWHERE (environment_id, agent_instance_id, event_id) IN (
+          SELECT f.environment_id, f.agent_instance_id, f.event_id FROM ${fresh} AS f INNER JOIN ${counted} AS k ON k.key = ${IDENTITY_KEY.replace(/(environment_id|agent_instance_id|event_id)/g, 'f.$1')}
+          WHERE f.nrank > k.rank)
+        GROUP BY environment_id, agent_instance_id, event_id
+      ) AS o ON ${identity('n', 'o')}
+      WHERE n.nrank > c.rank`;
+  }
+
+  /**
+   * Fills `cost_counted` from `cost_events` once, where the counted copies predate it (a
+   * rollup built before the key-value table existed); checked once a process.
+   */
+  async #fillCounted(): Promise<void> {
+    if (this.#countedFilled) return;
+    const any = async (table: string) => (await (await this.ch.query({ query: `SELECT 1 AS x FROM ${this.database}.${table} LIMIT 1`, format: 'JSONEachRow' })).json()).length > 0;
+    if (!(await any('cost_counted')) && (await any('cost_events'))) {
+      log.info('filling the cost rollup\'s counted keys from cost_events (once)');
+      await this.ch.command({
+        query: `INSERT INTO ${this.database}.cost_counted (key, rank)
+          SELECT ${IDENTITY_KEY}, max(rank) FROM ${this.database}.cost_events GROUP BY environment_id, agent_instance_id, event_id`,
+      });
+    }
+    this.#countedFilled = true;
   }
 
   /** Recomputes an environment's days from `from` on, from the counted copies. */
