@@ -81,7 +81,8 @@ export class CostRollup implements CostRollupReader {
     private readonly ch: Pick<ClickHouseClient, 'query' | 'command'>,
     private readonly database: string,
     private readonly ackFloor: AckFloor,
-    private readonly opts: { readWaitMs?: number; readBudgetMs?: number } = {},
+    /** `lookup`: how counted copies are found; 'scan' (a cluster's way) is for comparisons (bench/rollup-step.ts). */
+    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; lookup?: 'keyed' | 'scan' } = {},
   ) {
     this.#keyed = clusterOf(ch as ClickHouseClient) === undefined;
   }
@@ -299,7 +300,7 @@ export class CostRollup implements CostRollupReader {
     const identity = (a: string, b: string) => `${a}.environment_id = ${b}.environment_id AND ${a}.agent_instance_id = ${b}.agent_instance_id AND ${a}.event_id = ${b}.event_id`;
     // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
     if (s0 < 0) return `SELECT environment_id, agent_instance_id, event_id, nrow, nrank, nrow, toUInt64(0) FROM ${fresh}`;
-    if (!this.#keyed) {
+    if (!this.#keyed || this.opts.lookup === 'scan') {
       return `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.nrow, n.nrank, o.row, o.counted_rank
         FROM ${fresh} AS n
         LEFT JOIN (
