@@ -41,11 +41,12 @@ const IDENTITY_KEY = "concat(environment_id, '/', agent_instance_id, '/', event_
  * - Every action row carries the JetStream sequence of the message it came in. A step
  *   folds in the rows of sequences (done, floor], where floor is the sink's ack floor:
  *   every message up to it is in ClickHouse, so no row of the step can appear later.
- * - `cost_events` keeps, per event, the copy the rollup counts. A step compares each
- *   event's best new copy with it (an indexed lookup by event identity): none yet, add
- *   the new copy; a new copy that outranks it (a redelivered, earlier-ingested copy), add
- *   the new and subtract the counted one; otherwise (a duplicate) nothing. The raw table
- *   cannot serve as that record: its merges drop a counted copy once a better one lands.
+ * - `cost_events` keeps, per event, the copy the rollup counts, and `cost_counted` (one
+ *   server) its rank by identity. A step compares each event's best new copy with it
+ *   (point lookups of the step's keys, {@link #compared}): none yet, add the new copy; a
+ *   new copy that outranks it (a redelivered, earlier-ingested copy), add the new and
+ *   subtract the counted one; otherwise (a duplicate) nothing. The raw table cannot serve
+ *   as that record: its merges drop a counted copy once a better one lands.
  * - Crash safety: a step is planned in Postgres before its ClickHouse inserts (rollup
  *   first, then `cost_events`), which carry deduplication tokens of its bounds, so a step
  *   redone after a crash lands once. Steps are serialized by a Postgres advisory lock,
