@@ -124,7 +124,7 @@ export class Sink {
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
         // Asked with a short timeout: while the cluster elects the consumer's leader the
-        // question goes unanswered, and is asked again a second later (StallWatch).
+        // question goes unanswered, and is asked again half a second later (StallWatch).
         const asker = await jetstreamManager(this.nc, { timeout: 1000, checkAPI: false });
         const stall = new StallWatch(this.cfg.stallMs, async () => (await asker.consumers.info(this.names.stream, this.names.sinkConsumer)).num_pending);
         while (this.#running) {
@@ -134,7 +134,8 @@ export class Sink {
           let bytes = 0;
           let linger: Promise<undefined> | undefined;
           for (;;) {
-            const r = await Promise.race([next, linger ?? sleep(1000)]);
+            // Idle: wakes every half second to watch for a lost pull (StallWatch).
+            const r = await Promise.race([next, linger ?? sleep(500)]);
             if (r === undefined) {
               if (batch.length > 0 || !this.#running) break;
               if (await stall.stalled()) {
@@ -273,7 +274,7 @@ export class Sink {
  * Tells a lost pull from an idle stream: after `stallMs` without a message, asks the
  * consumer (at most once per `stallMs`) whether messages wait undelivered. A failed
  * question (no consumer leader yet: the cluster is electing one) counts as no, and is
- * asked again `retryMs` later, so a pull lost with its leader is started again within
+ * asked again `retryMs` (half a second) later, so a pull lost with its leader is started again within
  * about `retryMs` of the election, not `stallMs`.
  */
 export class StallWatch {
@@ -284,7 +285,7 @@ export class StallWatch {
     private readonly stallMs: number,
     private readonly waiting: () => Promise<number>,
     private readonly now: () => number = Date.now,
-    private readonly retryMs = Math.min(1000, stallMs),
+    private readonly retryMs = Math.min(500, stallMs),
   ) {
     this.#lastMessage = now();
   }
