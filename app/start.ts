@@ -17,8 +17,8 @@ import { HttpServer, type HttpServerKind } from '../shared/http/server.ts';
 import type { Route } from '../shared/http/types.ts';
 import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
-import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkAckFloor, streamPosition, type FloorExtension } from '../shared/nats/connection.ts';
-import { insertedFloor } from '../shared/clickhouse/sink-progress.ts';
+import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkFloorOf, type FloorExtension } from '../shared/nats/connection.ts';
+import { insertedFloor, type SinkFloor } from '../shared/clickhouse/sink-progress.ts';
 import { LiveUsageCache, startUsageInvalidation } from '../billing/live/usage-cache.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
 import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
@@ -130,7 +130,7 @@ interface BillingCore {
   invoicing: Invoicing;
   costRollup: CostRollup;
   /** How far the sink got: its ack floor, extended over what it recorded as inserted. */
-  sinkFloor: (waitMs: number) => Promise<number>;
+  sinkFloor: (waitMs: number) => Promise<SinkFloor>;
 }
 
 /** What the roles of one process share: the listener, NATS, and the dependencies opened on first use. */
@@ -182,8 +182,8 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   const invoicing = createInvoicing({ db, usage, config, now: p.now });
   p.stops.push(() => invoicing.rater.close());
   const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
-  const sinkFloor = (waitMs: number) => sinkAckFloor(p.nc, p.names, waitMs, extendFloor);
-  const costRollup = new CostRollup(db, ch, database, sinkFloor, { stream: () => streamPosition(p.nc, p.names) });
+  const sinkFloor = (waitMs: number) => sinkFloorOf(p.nc, p.names, waitMs, extendFloor);
+  const costRollup = new CostRollup(db, ch, database, sinkFloor);
   p.stops.push(() => costRollup.stop());
   return { invoicing, costRollup, sinkFloor };
 }

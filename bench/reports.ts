@@ -152,7 +152,7 @@ async function runSize(EVENTS: number): Promise<SizeResult> {
     // The daily cost rollup, built from the 10M actions (the first step folds in every
     // row already in ClickHouse). The ack floor is a variable here: no sink runs.
     let floor = 0;
-    const rollup = new CostRollup(db, ch, chDb, async () => floor, { readWaitMs: 0 });
+    const rollup = new CostRollup(db, ch, chDb, async () => ({ stream: 'bench', floor }), { readWaitMs: 0 });
     t = performance.now();
     await rollup.catchUp(0);
     console.log(`rollup: built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s`);

@@ -129,6 +129,20 @@ function startLoad(s: TestStack, agentId: string, tag: string) {
   };
 }
 
+/**
+ * When the cluster answers with a consumer leader other than `killed` (its election, as
+ * seen every 100 ms), and when a message past `deliveredBefore` (the last one delivered
+ * before the kill) is first seen delivered: the sink pulling again (pulls held by the
+ * dead leader are gone with it). Both can be seen in the same answer.
+ */
+async function watchResumption(s: TestStack, killed: string, deliveredBefore: number): Promise<{ electedAt: number; resumedAt: number }> {
+  const info = asked(() => probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer));
+  await waitFor(info, (i) => i?.cluster?.leader !== undefined && i.cluster.leader !== killed, 60_000);
+  const electedAt = Date.now();
+  const resumed = await waitFor(info, (i) => (i?.delivered.stream_seq ?? 0) > deliveredBefore, 60_000);
+  return { electedAt, resumedAt: resumed === undefined ? Infinity : Date.now() };
+}
+
 describe('a replicated events stream on a 3-node NATS cluster', () => {
   it('scales an existing R1 stream and its consumer to 3 copies, and names TALLY_STREAM_REPLICAS when the cluster is too small', async () => {
     const names = natsNames(`R${uniqueSuffix()}_`);
@@ -213,8 +227,11 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
     const agent = await createAgent(s);
     const { acknowledged, bad, stopLoad } = startLoad(s, agent.id, 'c');
     await sleep(2_000);
-    const consumerLeader = (await probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer)).cluster!.leader!;
+    const before = await probeJsm.consumers.info(s.tally.names.stream, s.tally.names.sinkConsumer);
+    const consumerLeader = before.cluster!.leader!;
+    const killedAt = Date.now();
     nodes.find((n) => n.name === consumerLeader)!.proc.kill('SIGKILL');
+    const resumption = watchResumption(s, consumerLeader, before.delivered.stream_seq);
     await sleep(8_000);
     await stopLoad();
     const loadStoppedAt = Date.now();
@@ -230,7 +247,13 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
       90_000,
     );
     const drainedMs = Date.now() - loadStoppedAt;
-    console.info(`stream-replicas: killed sink consumer leader ${consumerLeader}; ${acknowledged.size} acknowledged; the sink had every message ${drainedMs} ms after the load stopped`);
+    const { electedAt, resumedAt } = await resumption;
+    console.info(
+      `stream-replicas: killed sink consumer leader ${consumerLeader}; ${acknowledged.size} acknowledged; a new consumer leader ${electedAt - killedAt} ms after the kill, ` +
+        `the sink pulling from it ${resumedAt - electedAt} ms after that; the sink had every message ${drainedMs} ms after the load stopped`,
+    );
+    // The sink pulls from the new leader within 5 s of its election (it waited two 15 s heartbeats before the stall watch).
+    expect(resumedAt - electedAt).toBeLessThan(5_000);
     expect(drainedMs).toBeLessThan(20_000);
     const stored = await actionCounts(s, agent.id);
     expect([...acknowledged].filter((id) => !stored.has(id))).toEqual([]);

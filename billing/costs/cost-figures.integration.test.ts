@@ -136,13 +136,14 @@ describe('exact costs: a 12-decimal rate times a 6-decimal quantity keeps all 18
       expect(Object.fromEntries(usd(costs).map((c) => [c.agent_id, c.amount])), range).toEqual(expected);
       expect(costs.body.total.USD, range).toBe('1.0000000000035');
     }
-    // The daily rollup holds the exact figure too.
-    const rolled = await (await stack.tally.ch!.query({
+    // The daily rollup holds the exact figure too (once its step is done: on a loaded
+    // machine /v1/costs may have answered from raw events while the step still ran).
+    const rolledUp = async () => (await (await stack.tally.ch!.query({
       query: `SELECT toString(sum(amount)) AS s FROM ${stack.env.CLICKHOUSE_DATABASE}.costs_daily WHERE agent_instance_id = {a:String}`,
       query_params: { a },
       format: 'JSONEachRow',
-    })).json<{ s: string }>();
-    expect(rolled[0]!.s).toBe(expected[a]);
+    })).json<{ s: string }>())[0]!.s;
+    expect(await waitFor(rolledUp, (s) => s === expected[a])).toBe(expected[a]);
     const pnl = await call(stack, 'GET', `/v1/reports/pnl?${RANGE}&group_by=agent`, { key: admin });
     expect(pnl.status).toBe(200);
     const pnlRow = (agent: string) => pnl.body.breakdown.find((r: { agent_id: string; currency: string }) => r.agent_id === agent && r.currency === 'USD');

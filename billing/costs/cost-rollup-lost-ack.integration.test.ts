@@ -55,7 +55,7 @@ describe('cost rollup', () => {
   });
 
   it('says when it answers from a rollup that is still catching up', async () => {
-    const slow = new CostRollup(stack.tally.db!, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => new Promise((r) => setTimeout(() => r(0), 2000)), { readBudgetMs: 100 });
+    const slow = new CostRollup(stack.tally.db!, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => new Promise((r) => setTimeout(() => r({ stream: '', floor: 0 }), 2000)), { readBudgetMs: 100 });
     const from = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00Z');
     const coverage = await slow.coverage(stack.keys.development.id, from, new Date(from.getTime() + 86_400_000));
     expect(coverage.behind).toBe(true);

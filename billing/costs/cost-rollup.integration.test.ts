@@ -22,6 +22,7 @@ const ENV = 'env_r';
 let ch: ClickHouseClient;
 let db: Db;
 let floor = 0;
+const STREAM = '2026-10-01T00:00:00.000Z';
 let rollup: CostRollup;
 let rules: CostRuleStore;
 
@@ -32,7 +33,8 @@ beforeAll(async () => {
   await ensureDatabase(pgUrl);
   db = createDb(pgUrl, { max: 4 });
   await migrate(db as never);
-  rollup = new CostRollup(db, ch, database, async () => floor, { readWaitMs: 0 });
+  // A budget no loaded machine exceeds: every check below is of a rollup that caught up.
+  rollup = new CostRollup(db, ch, database, async () => ({ stream: STREAM, floor }), { readWaitMs: 0, readBudgetMs: 60_000 });
   rules = new CostRuleStore(ch, database, db);
   const since = { effective_from: '2026-10-01T00:00:00Z', reallocate: true };
   await rules.create(ENV, { name: 'input', category: 'llm', currency: 'USD', basis: 'per_input_token', rate: '0.001', model_rates: { big: '0.01' }, action_type: 'llm_call', ...since });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { clusterOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import { chTime } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
@@ -13,18 +14,22 @@ const DAY_MS = 86_400_000;
 
 /**
  * Where the rollup learns how far the sink got: the JetStream sequence up to which every
- * event message is inserted into ClickHouse (the sink consumer's ack floor). `waitMs`:
- * how long to wait for the sink to acknowledge what the stream held when asked.
+ * event message is inserted into ClickHouse (the sink consumer's ack floor), and the
+ * stream it is a sequence of. `waitMs`: how long to wait for the sink to acknowledge what
+ * the stream held when asked.
  */
-type AckFloor = (waitMs: number) => Promise<number>;
-
-/** The events stream's creation time and last sequence (undefined while it does not exist). */
-type StreamPositionOf = () => Promise<{ created: string; last: number } | undefined>;
+type AckFloor = (waitMs: number) => Promise<SinkFloor>;
 
 /** The Postgres advisory lock serializing rollup steps (and whatever else rewrites the rollup) of one ClickHouse database. */
 export const costRollupLockKey = (database: string): string => `cost_rollup:${database}`;
 
 const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)';
+
+/**
+ * An event's identity as one key of `cost_counted`: environment and agent instance ids
+ * are Tally's own (no `/` in them), the event id last, so no two identities share a key.
+ */
+const IDENTITY_KEY = "concat(environment_id, '/', agent_instance_id, '/', event_id)";
 
 /**
  * The daily cost rollup: `costs_daily` holds, per environment, UTC day, agent instance,
@@ -36,16 +41,24 @@ const ROW = 'tuple(ts, account_id, action_type, model, input_tokens, output_toke
  * - Every action row carries the JetStream sequence of the message it came in. A step
  *   folds in the rows of sequences (done, floor], where floor is the sink's ack floor:
  *   every message up to it is in ClickHouse, so no row of the step can appear later.
- * - `cost_events` keeps, per event, the copy the rollup counts. A step compares each
- *   event's best new copy with it (an indexed lookup by event identity): none yet, add
- *   the new copy; a new copy that outranks it (a redelivered, earlier-ingested copy), add
- *   the new and subtract the counted one; otherwise (a duplicate) nothing. The raw table
- *   cannot serve as that record: its merges drop a counted copy once a better one lands.
+ * - `cost_events` keeps, per event, the copy the rollup counts, and `cost_counted` (one
+ *   server) its rank by identity. A step compares each event's best new copy with it
+ *   (point lookups of the step's keys, {@link #compared}): none yet, add the new copy; a
+ *   new copy that outranks it (a redelivered, earlier-ingested copy), add the new and
+ *   subtract the counted one; otherwise (a duplicate) nothing. The raw table cannot serve
+ *   as that record: its merges drop a counted copy once a better one lands.
  * - Crash safety: a step is planned in Postgres before its ClickHouse inserts (rollup
  *   first, then `cost_events`), which carry deduplication tokens of its bounds, so a step
  *   redone after a crash lands once. Steps are serialized by a Postgres advisory lock,
  *   across processes. The first step (from sequence -1) takes in every row ClickHouse
  *   already holds, those written before the rollup existed (sequence 0) included.
+ * - A position is a sequence of one stream: the state keeps the stream's creation time
+ *   beside it. On another stream (Postgres and ClickHouse restored onto a fresh one, or
+ *   the stream deleted and created again) sequences restart, and a step by sequence would
+ *   skip the new stream's actions up to the old position, forever. So the rollup is
+ *   rebuilt from what ClickHouse holds, by event identity: `costs_daily` and
+ *   `cost_events` emptied, then a first step over every row (planned before it starts;
+ *   a crash redoes it from the emptying on). Readers use the live query meanwhile.
  * - A cost rule change marks its environment stale from its effective time
  *   (`cost_rollup_dirty`); the next step recomputes those days from `cost_events`, and
  *   readers use the live query for them until then.
@@ -60,15 +73,20 @@ export class CostRollup implements CostRollupReader {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #loop: Loop | undefined;
+  /** One server: counted ranks in the key-value table `cost_counted` (a cluster has none shared by its nodes). */
+  readonly #keyed: boolean;
+  #countedFilled = false;
 
   constructor(
     private readonly db: Db,
     private readonly ch: Pick<ClickHouseClient, 'query' | 'command'>,
     private readonly database: string,
     private readonly ackFloor: AckFloor,
-    /** `stream`: tells a recreated stream from a floor that is only behind (see {@link #floorBelowDone}). */
-    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; stream?: StreamPositionOf } = {},
-  ) {}
+    /** `lookup`: how counted copies are found; 'scan' (a cluster's way) is for comparisons (bench/rollup-step.ts). */
+    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; lookup?: 'keyed' | 'scan' } = {},
+  ) {
+    this.#keyed = clusterOf(ch as ClickHouseClient) === undefined;
+  }
 
   /** Folds in new actions now, then every `intervalMs` after each step (the billing role runs this). */
   start(intervalMs: number): void {
@@ -137,26 +155,34 @@ export class CostRollup implements CostRollupReader {
   }
 
   async #step(waitMs: number): Promise<void> {
-    const floor = await this.ackFloor(waitMs);
+    const { stream, floor } = await this.ackFloor(waitMs);
     const floorReadAt = Date.now();
     const caughtUp = await this.db.connection().execute(async (conn) => {
       const key = costRollupLockKey(this.database);
       await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
       try {
-        let done = await this.#state(conn);
+        let { done, onStream } = await this.#state(conn);
         const marks = await conn
           .selectFrom('cost_rollup_dirty')
           .select(['id', 'environment_id', 'from_ts'])
           .where('ch_database', '=', this.database)
           .execute();
+        if (stream !== '' && !(await this.#sameStream(conn, onStream, stream, done))) {
+          // Rebuilt with the rules in effect now: pending rule changes are part of it.
+          await this.#plan(conn, { done_seq: -1, planned_seq: floor, stream_created: stream });
+          await this.#rebuild(stream, floor);
+          if (marks.length > 0) await conn.deleteFrom('cost_rollup_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
+          await this.#plan(conn, { done_seq: floor, planned_seq: null });
+          return true;
+        }
         for (const [env, from] of earliestPerEnvironment(marks)) await this.#recompute(env, from);
         if (marks.length > 0) await conn.deleteFrom('cost_rollup_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
-        if (floor < done && floor > 0) await this.#floorBelowDone(conn, floor, done);
+        if (floor < done && floor > 0) log.debug("the sink's floor is below the cost rollup's last step (messages awaiting redelivery after a restart); the rollup waits", { floor, done });
         if (floor > done) {
-          await conn.updateTable('cost_rollup_state').set({ planned_seq: floor, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
-          await this.#fold(done, floor);
+          await this.#plan(conn, { planned_seq: floor });
+          await this.#fold(onStream, done, floor);
           done = floor;
-          await conn.updateTable('cost_rollup_state').set({ done_seq: done, planned_seq: null, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
+          await this.#plan(conn, { done_seq: done, planned_seq: null });
         }
         return floor >= done;
       } finally {
@@ -166,37 +192,58 @@ export class CostRollup implements CostRollupReader {
     if (caughtUp) rollupCaughtUp(floorReadAt);
   }
 
-  /**
-   * The sink's floor below the last step: an error only when the stream's sequence really
-   * went back (the stream was created after that step, or holds fewer messages than were
-   * folded). Otherwise the floor is only behind for now: after a restart, the consumer's
-   * ack floor waits for messages a dead process took and the sink had not yet recorded
-   * (ack_wait), and the rollup waits too.
-   */
-  async #floorBelowDone(conn: Db, floor: number, done: number): Promise<void> {
-    const stream = await this.opts.stream?.();
-    if (stream) {
-      const state = await conn.selectFrom('cost_rollup_state').select('updated_at').where('ch_database', '=', this.database).executeTakeFirst();
-      const recreated = stream.last < done || (state !== undefined && new Date(stream.created) > new Date(state.updated_at));
-      if (!recreated) return log.debug("the sink's floor is below the cost rollup's last step (messages awaiting redelivery after a restart); the rollup waits", { floor, done });
-    }
-    log.error('the events stream sequence went back (the stream was deleted and created again): the cost rollup folds nothing until it passes its last step', { floor, done, stream });
+  async #plan(conn: Db, set: { done_seq?: number; planned_seq?: number | null; stream_created?: string }): Promise<void> {
+    await conn.updateTable('cost_rollup_state').set({ ...set, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
   }
 
-  /** The folded sequence (-1: none yet); finishes a step a crash interrupted. */
-  async #state(conn: Db): Promise<number> {
-    const s = await conn.selectFrom('cost_rollup_state').select(['done_seq', 'planned_seq']).where('ch_database', '=', this.database).executeTakeFirst();
+  /**
+   * Whether the rollup's position is a sequence of `stream`. A position kept before
+   * streams were told apart (no stream recorded) is taken as this stream's unless the
+   * stream was created after the position's last step; such a position, and one without
+   * any step yet, is recorded as this stream's.
+   */
+  async #sameStream(conn: Db, onStream: string | null, stream: string, done: number): Promise<boolean> {
+    if (onStream === stream) return true;
+    if (onStream === null) {
+      const state = await conn.selectFrom('cost_rollup_state').select('updated_at').where('ch_database', '=', this.database).executeTakeFirstOrThrow();
+      if (done < 0 || new Date(stream) <= new Date(state.updated_at)) {
+        await this.#plan(conn, { stream_created: stream });
+        return true;
+      }
+    }
+    log.warn('the events stream is not the one the cost rollup\'s position was taken on (restored onto a fresh stream, or created again): rebuilding the rollup from what ClickHouse holds', { was: onStream, stream, done });
+    return false;
+  }
+
+  /** The folded sequence (-1: none yet) and its stream; finishes a step a crash interrupted. */
+  async #state(conn: Db): Promise<{ done: number; onStream: string | null }> {
+    const s = await conn.selectFrom('cost_rollup_state').select(['done_seq', 'planned_seq', 'stream_created']).where('ch_database', '=', this.database).executeTakeFirst();
     if (!s) {
       await conn.insertInto('cost_rollup_state').values({ ch_database: this.database, done_seq: -1 }).execute();
-      return -1;
+      return { done: -1, onStream: null };
     }
     const done = Number(s.done_seq);
-    if (s.planned_seq === null) return done;
+    const onStream = s.stream_created;
+    if (s.planned_seq === null) return { done, onStream };
     const planned = Number(s.planned_seq);
     log.info('finishing an interrupted cost rollup step', { from: done, to: planned });
-    await this.#fold(done, planned);
-    await conn.updateTable('cost_rollup_state').set({ done_seq: planned, planned_seq: null, updated_at: new Date() }).where('ch_database', '=', this.database).execute();
-    return planned;
+    // A step from -1 on a recorded stream may be a rebuild (its rows cannot be told from the first step's): redone from the emptying.
+    if (done < 0 && onStream !== null) await this.#rebuild(onStream, planned);
+    else await this.#fold(onStream, done, planned);
+    await this.#plan(conn, { done_seq: planned, planned_seq: null });
+    return { done: planned, onStream };
+  }
+
+  /**
+   * Rebuilds the rollup from every action ClickHouse holds (a first step over emptied
+   * tables): the counted copy of each event by identity and rank, as the live query
+   * counts, whatever stream its sequence was of. Sequences up to `s1` of `stream` are in
+   * ClickHouse; rows above it that are already there are counted now and found counted
+   * (same rank) when a step reaches them.
+   */
+  async #rebuild(stream: string, s1: number): Promise<void> {
+    for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
+    await this.#fold(stream, -1, s1, { everything: true, attempt: Date.now() });
   }
 
   /**
@@ -205,46 +252,98 @@ export class CostRollup implements CostRollupReader {
    * redone after a crash stages the same comparison, since `cost_events` holds none of
    * its rows unless both inserts already landed (and then both are deduplicated).
    */
-  async #fold(s0: number, s1: number): Promise<void> {
+  async #fold(stream: string | null, s0: number, s1: number, rebuild?: { everything: true; attempt: number }): Promise<void> {
     const db = this.database;
+    // Deduplication tokens name the stream: another stream's steps have the same bounds.
+    // A rebuild's name its attempt: each empties the tables first.
+    const step = `${stream === null ? '' : `${stream}:`}${rebuild ? `rebuild${rebuild.attempt}:` : ''}${s0}:${s1}`;
     const stage = `${db}.cost_fold_stage`;
-    const newCopies = `
-        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank) AS row, max(first_seen_rank) AS rank
-        FROM ${db}.actions
-        PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}
-        GROUP BY environment_id, agent_instance_id, event_id`;
-    // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
-    const counted = s0 < 0
-      ? `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, n.row AS orow, toUInt64(0) AS orank FROM new AS n`
-      : `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.row AS nrow, n.rank AS nrank, o.row AS orow, o.counted_rank AS orank
-        FROM new AS n
-        LEFT JOIN (
-          SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row, max(rank) AS counted_rank
-          FROM ${db}.cost_events
-          -- A narrow hash column finds the few counted copies; the join then matches exactly.
-          PREWHERE key_hash IN (SELECT cityHash64(environment_id, agent_instance_id, event_id) FROM new) AND folded_seq <= ${s0}
-          GROUP BY environment_id, agent_instance_id, event_id
-        ) AS o ON n.environment_id = o.environment_id AND n.agent_instance_id = o.agent_instance_id AND n.event_id = o.event_id
-        WHERE n.rank > o.counted_rank`;
-    await this.ch.command({ query: `TRUNCATE TABLE ${stage}` });
+    const fresh = `${db}.cost_fold_new`;
+    for (const t of [stage, fresh]) await this.ch.command({ query: `TRUNCATE TABLE ${t}` });
+    // The step's new copies, the best of each event, staged once: its lookups read them.
     await this.ch.command({
-      query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank)
-        WITH new AS (${newCopies})
-        SELECT environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank FROM (${counted})`,
+      query: `INSERT INTO ${fresh} (environment_id, agent_instance_id, event_id, nrow, nrank)
+        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank), max(first_seen_rank)
+        FROM ${db}.actions
+        ${rebuild ? '' : `PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}`}
+        GROUP BY environment_id, agent_instance_id, event_id`,
     });
+    await this.ch.command({ query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank) ${await this.#compared(s0, fresh)}` });
     const contributions = `
       SELECT environment_id, agent_instance_id, s.1 AS sign, s.2.1 AS ts, s.2.2 AS account_id, s.2.3 AS action_type,
         s.2.4 AS model, s.2.5 AS input_tokens, s.2.6 AS output_tokens, s.2.7 AS total_tokens, s.2.8 AS metadata
       FROM ${stage}
       ARRAY JOIN if(orank = 0, [(toInt8(1), nrow)], [(toInt8(1), nrow), (toInt8(-1), orow)]) AS s`;
-    await this.#insert(contributions, `fold:${s0}:${s1}`);
+    await this.#insert(contributions, `fold:${step}`);
     await this.ch.command({
       query: `
         INSERT INTO ${db}.cost_events (environment_id, agent_instance_id, event_id, rank, folded_seq, ts, account_id, action_type, model, input_tokens, output_tokens, total_tokens, metadata)
-        SETTINGS insert_deduplication_token = 'events:${s0}:${s1}'
+        SETTINGS insert_deduplication_token = '${tokenText(`events:${step}`)}'
         SELECT environment_id, agent_instance_id, event_id, nrank, ${s1}, nrow.1, nrow.2, nrow.3, nrow.4, nrow.5, nrow.6, nrow.7, nrow.8
         FROM ${stage}`,
     });
+    // Last: a step redone after a crash compares with the ranks counted before it (the
+    // inserts above are then deduplicated whatever it stages), and a rank only rises.
+    if (this.#keyed) await this.ch.command({ query: `INSERT INTO ${db}.cost_counted (key, rank) SELECT ${IDENTITY_KEY}, nrank FROM ${stage}` });
+  }
+
+  /**
+   * The SELECT of the step's copies that change what is counted, as the stage's columns:
+   * each new copy (`fresh`) with none counted yet (orank 0), or outranking the counted
+   * one (orow: the counted copy, subtracted). With one server the counted ranks are
+   * point lookups of the step's own keys (`cost_counted`, a key-value table), and only
+   * the rare outranked copies are read from `cost_events`, through its sort key: the
+   * step's cost follows the step, not the history. A cluster (no key-value table shared
+   * by its nodes) finds counted copies by scanning `cost_events`' key hashes.
+   */
+  async #compared(s0: number, fresh: string): Promise<string> {
+    const db = this.database;
+    const identity = (a: string, b: string) => `${a}.environment_id = ${b}.environment_id AND ${a}.agent_instance_id = ${b}.agent_instance_id AND ${a}.event_id = ${b}.event_id`;
+    // The first step has nothing counted yet: no lookup (orank 0: no counted copy).
+    if (s0 < 0) return `SELECT environment_id, agent_instance_id, event_id, nrow, nrank, nrow, toUInt64(0) FROM ${fresh}`;
+    if (!this.#keyed || this.opts.lookup === 'scan') {
+      return `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.nrow, n.nrank, o.row, o.counted_rank
+        FROM ${fresh} AS n
+        LEFT JOIN (
+          SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row, max(rank) AS counted_rank
+          FROM ${db}.cost_events
+          -- A narrow hash column finds the few counted copies; the join then matches exactly.
+          PREWHERE key_hash IN (SELECT cityHash64(environment_id, agent_instance_id, event_id) FROM ${fresh}) AND folded_seq <= ${s0}
+          GROUP BY environment_id, agent_instance_id, event_id
+        ) AS o ON ${identity('n', 'o')}
+        WHERE n.nrank > o.counted_rank`;
+    }
+    await this.#fillCounted();
+    const counted = `(SELECT key, rank FROM ${db}.cost_counted WHERE key IN (SELECT ${IDENTITY_KEY} FROM ${fresh}))`;
+    return `SELECT n.environment_id, n.agent_instance_id, n.event_id, n.nrow, n.nrank, o.row, c.rank
+      FROM ${fresh} AS n
+      LEFT JOIN ${counted} AS c ON c.key = ${IDENTITY_KEY.replace(/(environment_id|agent_instance_id|event_id)/g, 'n.$1')}
+      LEFT JOIN (
+        SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, rank) AS row
+        FROM ${db}.cost_events
+        PREWHERE (environment_id, agent_instance_id, event_id) IN (
+          SELECT f.environment_id, f.agent_instance_id, f.event_id FROM ${fresh} AS f INNER JOIN ${counted} AS k ON k.key = ${IDENTITY_KEY.replace(/(environment_id|agent_instance_id|event_id)/g, 'f.$1')}
+          WHERE f.nrank > k.rank)
+        GROUP BY environment_id, agent_instance_id, event_id
+      ) AS o ON ${identity('n', 'o')}
+      WHERE n.nrank > c.rank`;
+  }
+
+  /**
+   * Fills `cost_counted` from `cost_events` once, where the counted copies predate it (a
+   * rollup built before the key-value table existed); checked once a process.
+   */
+  async #fillCounted(): Promise<void> {
+    if (this.#countedFilled) return;
+    const any = async (table: string) => (await (await this.ch.query({ query: `SELECT 1 AS x FROM ${this.database}.${table} LIMIT 1`, format: 'JSONEachRow' })).json()).length > 0;
+    if (!(await any('cost_counted')) && (await any('cost_events'))) {
+      log.info('filling the cost rollup\'s counted keys from cost_events (once)');
+      await this.ch.command({
+        query: `INSERT INTO ${this.database}.cost_counted (key, rank)
+          SELECT ${IDENTITY_KEY}, max(rank) FROM ${this.database}.cost_events GROUP BY environment_id, agent_instance_id, event_id`,
+      });
+    }
+    this.#countedFilled = true;
   }
 
   /** Recomputes an environment's days from `from` on, from the counted copies. */
@@ -279,7 +378,7 @@ export class CostRollup implements CostRollupReader {
     await this.ch.command({
       query: `
         INSERT INTO ${db}.costs_daily (environment_id, day, agent_instance_id, account_id, category, currency, amount, actions)
-        SETTINGS insert_deduplication_token = '${token.replace(/[^\w:*.-]/g, '_')}'
+        SETTINGS insert_deduplication_token = '${tokenText(token)}'
         SELECT environment_id, day, agent_instance_id, account_id, g.1 AS category, g.2 AS currency, sum(sign * g.3), sum(sign)
         FROM (
           SELECT environment_id, toDate(ts) AS day, agent_instance_id, account_id, sign,
@@ -314,6 +413,11 @@ function earliestPerEnvironment(marks: readonly { environment_id: string; from_t
     if (!cur || t < cur) out.set(m.environment_id, t);
   }
   return out;
+}
+
+/** A deduplication token's text: word characters and `:*.-` only. */
+function tokenText(token: string): string {
+  return token.replace(/[^\w:*.-]/g, '_');
 }
 
 /** A ClickHouse string literal. */

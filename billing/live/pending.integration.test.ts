@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
-import { sinkAckFloor } from '../../shared/nats/connection.ts';
+import { sinkFloorOf } from '../../shared/nats/connection.ts';
 import { UsageStore } from '../usage/usage-query.ts';
 import { LiveUsageCache, startUsageInvalidation } from './usage-cache.ts';
 
@@ -193,7 +193,7 @@ describe('live pending balance', () => {
     const agent = await createAgent(stack, 'development', { accountId: acct });
     const other = await createAgent(stack, 'development', { accountId: await account('Cache other') });
     const cache = new LiveUsageCache(new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!));
-    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkAckFloor(stack.tally.nc!, stack.tally.names, 0), 50);
+    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkFloorOf(stack.tally.nc!, stack.tally.names, 0), 50);
     try {
       const q = { environmentId: stack.keys.development.id, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'none' as const, accountIds: [acct] };
       const actionsNow = async () => (await cache.query(q))[0]?.actions ?? '0';

@@ -12,12 +12,13 @@
  * its answer is dropped then: nothing stays stale longer than the floor takes to pass an
  * event (the sink's linger plus one poll). An answer whose computation overlapped a poll
  * that dropped anything is not kept (it may have missed what the poll announced). A
- * stream that restarts its sequences drops everything.
+ * floor of another stream (created again, or a restore onto a fresh one) drops everything.
  *
  * Only usage is cached: the catalog, the subscriptions and the invoices are read from
  * Postgres on every rating, so a change there counts at once.
  */
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import { startLoop, type Loop } from '../../shared/loop.ts';
 import type { UsageSource } from '../invoicing/context.ts';
 import type { FirstSeenUsersQuery, UsageQuery, UsageRow } from '../usage/usage-query.ts';
@@ -131,23 +132,24 @@ export async function touchedScopes(ch: Pick<ClickHouseClient, 'query'>, databas
 
 /**
  * Keeps a cache fresh: every `intervalMs`, reads the sink's floor and drops the answers of
- * the scopes with events newly under it. `floor` is the sink's floor (0: no stream yet).
+ * the scopes with events newly under it. `floor` is the sink's floor and the stream it is
+ * a sequence of (floor 0: no stream yet).
  */
-export function startUsageInvalidation(cache: LiveUsageCache, ch: Pick<ClickHouseClient, 'query'>, database: string, floor: () => Promise<number>, intervalMs: number): Loop {
-  let last: number | undefined;
+export function startUsageInvalidation(cache: LiveUsageCache, ch: Pick<ClickHouseClient, 'query'>, database: string, floor: () => Promise<SinkFloor>, intervalMs: number): Loop {
+  let last: SinkFloor | undefined;
   return startLoop({
     name: 'live-usage-invalidation',
     intervalMs,
     run: async () => {
       const now = await floor();
-      if (last === undefined || now < last) {
-        // First run, or the stream restarted: what is cached may predate anything.
+      if (last === undefined || now.stream !== last.stream || now.floor < last.floor) {
+        // First run, or another stream (its sequences say nothing of the last one's): what is cached may predate anything.
         cache.clear();
         last = now;
         return;
       }
-      if (now === last) return;
-      for (const [env, t] of await touchedScopes(ch, database, last, now)) cache.invalidate(env, t.accounts, t.agents);
+      if (now.floor === last.floor) return;
+      for (const [env, t] of await touchedScopes(ch, database, last.floor, now.floor)) cache.invalidate(env, t.accounts, t.agents);
       last = now;
     },
   });

@@ -19,6 +19,7 @@ let ch: ClickHouseClient;
 let db: Db;
 let env: string;
 let floor = 0;
+let stream = '2026-11-01T00:00:00.000Z';
 let notifier: OutcomeNotifier;
 
 beforeAll(async () => {
@@ -30,7 +31,7 @@ beforeAll(async () => {
   await migrate(db as never);
   env = (await initTally(db, { dataDir: path.join(dataDir, suffix) })).environments.development!.id;
   // Two outcomes a query: a message's outcomes span several reads.
-  notifier = new OutcomeNotifier(db, ch, database, { intervalMs: 1000 }, async () => floor, 2);
+  notifier = new OutcomeNotifier(db, ch, database, { intervalMs: 1000 }, async () => ({ stream, floor }), 2);
 });
 afterAll(async () => {
   await ch?.command({ query: `DROP DATABASE IF EXISTS ${database}` });
@@ -63,5 +64,25 @@ describe('outcome.completed', () => {
     floor = 4;
     expect(await notifier.pollOnce()).toBe(3);
     expect(await announced()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']);
+  });
+});
+
+describe('outcome.completed after a change of stream', () => {
+  it('announces the outcomes stored before it that were not yet announced, and the new stream from sequence 1, none twice', async () => {
+    // Stored on the old stream above its floor (4): not announced yet when the stream changes.
+    await outcomes(5, ['j']);
+    // The new stream (Postgres and ClickHouse restored onto a fresh one) restarts at 1.
+    stream = '2026-11-20T00:00:00.000Z';
+    floor = 1;
+    await outcomes(1, ['k']);
+    expect(await notifier.pollOnce()).toBe(2);
+    expect(await announced()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']);
+    // The new stream goes on past its floor: stored before the floor covers it, announced once it does.
+    await outcomes(2, ['l', 'm', 'n']);
+    expect(await notifier.pollOnce()).toBe(0);
+    floor = 2;
+    expect(await notifier.pollOnce()).toBe(3);
+    expect(await notifier.pollOnce()).toBe(0);
+    expect(await announced()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n']);
   });
 });

@@ -49,4 +49,20 @@ describe('StallWatch', () => {
     expect(await w.stalled()).toBe(false);
     expect(asked).toBe(1);
   });
+
+  it('asks again half a second after a failed question, not stallMs after: a new leader is found soon after its election', async () => {
+    let now = 0;
+    let asked = 0;
+    let elected = false;
+    const w = new StallWatch(5000, async () => (asked++, elected ? 7 : Promise.reject(new Error('timeout'))), () => now);
+    now = 5000;
+    expect(await w.stalled()).toBe(false);
+    now = 5499;
+    expect(await w.stalled()).toBe(false);
+    expect(asked).toBe(1);
+    elected = true;
+    now = 5500;
+    expect(await w.stalled()).toBe(true);
+    expect(asked).toBe(2);
+  });
 });

@@ -123,7 +123,10 @@ export class Sink {
         })().catch(() => {});
         const it = messages[Symbol.asyncIterator]();
         let next = it.next();
-        const stall = new StallWatch(this.cfg.stallMs, async () => (await consumer.info()).num_pending);
+        // Asked with a short timeout: while the cluster elects the consumer's leader the
+        // question goes unanswered, and is asked again half a second later (StallWatch).
+        const asker = await jetstreamManager(this.nc, { timeout: 1000, checkAPI: false });
+        const stall = new StallWatch(this.cfg.stallMs, async () => (await asker.consumers.info(this.names.stream, this.names.sinkConsumer)).num_pending);
         while (this.#running) {
           // A batch closes at `fetchMessages` messages, `batchMaxBytes` of them, or when
           // its first message has waited `batchLingerMs` (one timer per batch).
@@ -131,7 +134,8 @@ export class Sink {
           let bytes = 0;
           let linger: Promise<undefined> | undefined;
           for (;;) {
-            const r = await Promise.race([next, linger ?? sleep(1000)]);
+            // Idle: wakes every half second to watch for a lost pull (StallWatch).
+            const r = await Promise.race([next, linger ?? sleep(500)]);
             if (r === undefined) {
               if (batch.length > 0 || !this.#running) break;
               if (await stall.stalled()) {
@@ -269,16 +273,19 @@ export class Sink {
 /**
  * Tells a lost pull from an idle stream: after `stallMs` without a message, asks the
  * consumer (at most once per `stallMs`) whether messages wait undelivered. A failed
- * question (no consumer leader yet) counts as no.
+ * question (no consumer leader yet: the cluster is electing one) counts as no, and is
+ * asked again `retryMs` (half a second) later, so a pull lost with its leader is started again within
+ * about `retryMs` of the election, not `stallMs`.
  */
 export class StallWatch {
   #lastMessage: number;
-  #lastAsked = -Infinity;
+  #nextAsk = -Infinity;
 
   constructor(
     private readonly stallMs: number,
     private readonly waiting: () => Promise<number>,
     private readonly now: () => number = Date.now,
+    private readonly retryMs = Math.min(500, stallMs),
   ) {
     this.#lastMessage = now();
   }
@@ -289,11 +296,13 @@ export class StallWatch {
 
   async stalled(): Promise<boolean> {
     const t = this.now();
-    if (t - this.#lastMessage < this.stallMs || t - this.#lastAsked < this.stallMs) return false;
-    this.#lastAsked = t;
+    if (t - this.#lastMessage < this.stallMs || t < this.#nextAsk) return false;
     try {
-      return (await this.waiting()) > 0;
+      const waiting = await this.waiting();
+      this.#nextAsk = t + this.stallMs;
+      return waiting > 0;
     } catch {
+      this.#nextAsk = t + this.retryMs;
       return false;
     }
   }

@@ -41,7 +41,7 @@ describe('cluster statements, through the ClickHouse parser', () => {
 
   it('parse as Replicated and Distributed engines that exist, with settings that exist', async () => {
     const engines = new Set(statements.flatMap((s) => [...s.matchAll(/ENGINE = (\w+)/g)].map((m) => m[1]!)));
-    expect([...engines].sort()).toEqual(['Distributed', 'Memory', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree', 'ReplicatedSummingMergeTree']);
+    expect([...engines].sort()).toEqual(['Distributed', 'EmbeddedRocksDB', 'Memory', 'ReplicatedMergeTree', 'ReplicatedReplacingMergeTree', 'ReplicatedSummingMergeTree']);
     const rs = await ch.query({ query: 'SELECT name FROM system.table_engines WHERE name IN {n:Array(String)}', query_params: { n: [...engines] }, format: 'JSONEachRow' });
     expect((await rs.json<{ name: string }>()).map((r) => r.name).sort()).toEqual([...engines].sort());
     const settings = await ch.query({ query: "SELECT name FROM system.settings WHERE name IN ('distributed_foreground_insert', 'distributed_product_mode', 'async_insert') ORDER BY name", format: 'JSONEachRow' });

@@ -71,7 +71,9 @@ function createTable(sql: string, db: string, table: string, cluster: string): s
   const on = `ON CLUSTER ${cluster}`;
   const engine = engineOf(sql);
   const head = `CREATE TABLE IF NOT EXISTS ${db}.${table} (`;
-  if (engine.name === 'Memory') return [`CREATE TABLE IF NOT EXISTS ${db}.${table} ${on} (${sql.slice(head.length)}`];
+  // Local to each node: Memory stages, and the cost rollup's key-value table (which a
+  // cluster does not use: its rollup looks counted copies up in `cost_events`).
+  if (engine.name === 'Memory' || engine.name === 'EmbeddedRocksDB') return [`CREATE TABLE IF NOT EXISTS ${db}.${table} ${on} (${sql.slice(head.length)}`];
   if (!engine.name.endsWith('MergeTree')) throw new Error(`no cluster form for engine ${engine.name} (table ${table})`);
   const sharded = SHARDED.has(table);
   const args = sharded ? engine.args : [WHOLE_CLUSTER_REPLICA, ...engine.args];

@@ -293,6 +293,26 @@ export const clickhouseMigrations: { id: string; statements: string[] }[] = [
       (c) => `ALTER TABLE {db}.actions ADD COLUMN IF NOT EXISTS ${c.field} UInt64 DEFAULT ${tokenClassSql(c.field)}`,
     ),
   },
+  {
+    // The cost rollup's counted ranks by event identity in a key-value store (one server;
+    // billing/costs/cost-rollup.ts): a step looks up its own keys, whatever the history,
+    // where it scanned `cost_events`' key hashes whole. `cost_fold_new`: a step's new
+    // copies, staged once and read by its lookups.
+    id: '0009_cost_counted',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS {db}.cost_counted (
+        key String,
+        rank UInt64
+      ) ENGINE = EmbeddedRocksDB PRIMARY KEY key`,
+      `CREATE TABLE IF NOT EXISTS {db}.cost_fold_new (
+        environment_id LowCardinality(String),
+        agent_instance_id String,
+        event_id String,
+        nrank UInt64,
+        nrow ${COUNTED_ROW}
+      ) ENGINE = Memory`,
+    ],
+  },
 ];
 
 /**

@@ -1,6 +1,17 @@
 import type { ClickHouseClient } from './client.ts';
 
 /**
+ * How far ClickHouse holds the events stream: every message of `stream` up to sequence
+ * `floor` is inserted. `stream` names the stream the sequence belongs to (its creation
+ * time; '' while there is none): a position kept from another stream (restored onto a
+ * fresh one, or the stream created again) says nothing about this one.
+ */
+export interface SinkFloor {
+  stream: string;
+  floor: number;
+}
+
+/**
  * The sink's progress as ClickHouse holds it. After each insert (and before its
  * acknowledgement) the sink records the stream sequences of the batch's messages in
  * `sink_inserted`, keyed by the stream's creation time (a recreated stream restarts its

@@ -482,6 +482,8 @@ interface CostRollupStateTable {
   done_seq: ColumnType<string, string | number, string | number>;
   planned_seq: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
+  /** Migration 0013: the events stream (its creation time) the sequences are of; null before. */
+  stream_created: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 interface CostRollupDirtyTable {

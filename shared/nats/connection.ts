@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DEFAULT_NATS_URL } from '../config/common.ts';
 import { logger } from '../log.ts';
 import type { NatsNames } from './names.ts';
+import type { SinkFloor } from '../clickhouse/sink-progress.ts';
 import { commandOf, isAlive, ownerOf, processesWith, readServerRecord, removeServerRecord, stopProcess, writeServerRecord, type ServerRecord } from '../server-record.ts';
 import { useLargeReads } from './transport.ts';
 
@@ -255,6 +256,14 @@ export type FloorExtension = (streamCreated: string, floor: number, last: number
  * stream held when asked. 0 while the stream or the sink's consumer does not exist yet.
  */
 export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs: number, extend?: FloorExtension): Promise<number> {
+  return (await sinkFloorOf(nc, names, waitMs, extend)).floor;
+}
+
+/**
+ * {@link sinkAckFloor} with the stream it is a sequence of (its creation time), read
+ * together: what keeps a position must keep which stream it was taken on.
+ */
+export async function sinkFloorOf(nc: NatsConnection, names: NatsNames, waitMs: number, extend?: FloorExtension): Promise<SinkFloor> {
   const jsm = await managerOf(nc);
   let last: number;
   let created: string;
@@ -263,7 +272,7 @@ export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs:
     last = info.state.last_seq;
     created = info.created;
   } catch (err) {
-    if (/not found/i.test(String(err))) return 0;
+    if (/not found/i.test(String(err))) return { stream: '', floor: 0 };
     throw err;
   }
   const deadline = Date.now() + waitMs;
@@ -272,31 +281,13 @@ export async function sinkAckFloor(nc: NatsConnection, names: NatsNames, waitMs:
     try {
       floor = (await jsm.consumers.info(names.stream, names.sinkConsumer)).ack_floor.stream_seq;
     } catch (err) {
-      if (/not found/i.test(String(err))) return 0;
+      if (/not found/i.test(String(err))) return { stream: created, floor: 0 };
       throw err;
     }
     if (extend && floor < last) floor = await extend(created, floor, last);
-    if (floor >= last || Date.now() >= deadline) return floor;
+    if (floor >= last || Date.now() >= deadline) return { stream: created, floor };
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** The events stream's creation time and last sequence; undefined while it does not exist. */
-export async function streamPosition(nc: NatsConnection, names: NatsNames): Promise<StreamPosition | undefined> {
-  const jsm = await managerOf(nc);
-  try {
-    const info = await jsm.streams.info(names.stream);
-    return { created: info.created, last: info.state.last_seq };
-  } catch (err) {
-    if (/not found/i.test(String(err))) return undefined;
-    throw err;
-  }
-}
-
-export interface StreamPosition {
-  /** When the stream was created (a recreated stream restarts its sequences). */
-  created: string;
-  last: number;
 }
 
 const managers = new WeakMap<NatsConnection, Promise<JetStreamManager>>();

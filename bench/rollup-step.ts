@@ -1,0 +1,133 @@
+/**
+ * npm run bench:rollup-step — what one cost rollup step costs against the history it is
+ * checked against: for each size of BENCH_SIZES (default 1M, 10M counted events; actions
+ * of the last 30 days over BENCH_AGENTS (1,000) agents, generated server-side), the
+ * rollup is built (a first step over everything), then BENCH_STEPS (5) steps of
+ * BENCH_STEP_EVENTS (100,000) new actions each, a tenth of them later copies of counted
+ * events (duplicates the lookup must find), are folded in, alternating the counted-copy
+ * lookup of one server (`keyed`: point lookups in `cost_counted`) with the scan of
+ * `cost_events`' key hashes a cluster uses (`scan`; BENCH_LOOKUPS=keyed to skip it).
+ * Prints each step, the median µs an action per lookup and size, the growth between sizes
+ * (1.0: flat), the process's peak RSS, and whether the rollup and the raw events agree.
+ * Run under the machine-wide lock: `flock /tmp/tally-bench.lock npm run bench:rollup-step`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
+import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
+import { parseCommonConfig } from '../shared/config/common.ts';
+import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
+import { queryCosts } from '../billing/costs/cost-query.ts';
+import { CostRuleStore } from '../billing/costs/cost-rules.ts';
+import { CostRollup } from '../billing/costs/cost-rollup.ts';
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000000,10000000').split(',').map(Number);
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 1_000);
+const STEPS = Number(process.env.BENCH_STEPS ?? 5);
+const STEP_EVENTS = Number(process.env.BENCH_STEP_EVENTS ?? 100_000);
+const LOOKUPS = (process.env.BENCH_LOOKUPS ?? 'keyed,scan').split(',') as ('keyed' | 'scan')[];
+const DAY_MS = 86_400_000;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-rollup-'));
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
+
+async function main() {
+  console.log(`# Cost rollup step benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${AGENTS} agents, ${STEPS} steps of ${STEP_EVENTS} actions a lookup\n`);
+  const results: { events: number; us: Map<string, number> }[] = [];
+  try {
+    for (const events of SIZES) results.push({ events, us: await runSize(events) });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(`\n## Median µs an action of a ${STEP_EVENTS}-action step, by counted events\n`);
+  console.log(`| lookup | ${results.map((r) => r.events.toLocaleString('en-US')).join(' | ')} | largest / smallest |`);
+  console.log(`|---|${results.map(() => '---|').join('')}---|`);
+  for (const l of LOOKUPS) {
+    const us = results.map((r) => r.us.get(l)!);
+    console.log(`| ${l} | ${us.map((x) => x.toFixed(2)).join(' | ')} | ${(us.at(-1)! / us[0]!).toFixed(2)} |`);
+  }
+  console.log(`\npeak RSS of the process (chDB in it): ${peakMb()} MB`);
+}
+
+async function runSize(EVENTS: number): Promise<Map<string, number>> {
+  const suffix = `${Date.now().toString(36)}_${EVENTS}`;
+  const config = parseCommonConfig({ TALLY_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: `bench_rollup_${suffix}` });
+  const dbUrl = `postgres://postgres@127.0.0.1:5432/tally_bench_rollup_${suffix}`;
+  const chDb = config.clickhouse.database;
+  console.log(`## ${EVENTS.toLocaleString('en-US')} counted events`);
+  await ensureDatabase(dbUrl);
+  const db = createDb(dbUrl, { max: 4 });
+  await migrate(db as never);
+  const ch = await openClickHouse(config.clickhouse);
+  await migrateClickHouse(ch, chDb);
+  const envId = 'env_bench';
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const from = new Date(today - 30 * DAY_MS);
+  const to = new Date(today + DAY_MS);
+  const insert = (count: number, firstKey: string, seq: number) =>
+    ch.command({
+      query: `INSERT INTO ${chDb}.actions (environment_id, organization_id, agent_instance_id, account_id, event_id, id_source, action_type, ts, ingested_at, user_id, anonymous_id, model, input_tokens, output_tokens, total_tokens, metadata, stream_seq)
+        SELECT {env:String}, 'org', concat('ai_bench_', toString(k % {n:UInt64})), concat('acct_bench_', toString(k % {n:UInt64})),
+          concat('e', toString(k)), 'client', if(k % 5 = 0, 'tool_call', 'llm_call'),
+          fromUnixTimestamp64Milli(toInt64({start:Int64} + (k * 7919) % {span:Int64})), now64(3), '', '', if(k % 3 = 0, 'gpt-4o', 'claude'),
+          100 + k % 1000, 50 + k % 300, 150 + k % 1000 + 50 + k % 300, if(k % 100 = 0, '{"cost":{"amount":"0.01","currency":"USD","category":"api"}}', '{}'), {seq:UInt64}
+        FROM (SELECT ${firstKey} AS k FROM numbers({count:UInt64}))`,
+      query_params: { env: envId, n: AGENTS, start: from.getTime(), span: 30 * DAY_MS, count, seq },
+    });
+  const us = new Map<string, number[]>(LOOKUPS.map((l) => [l, []]));
+  try {
+    let t = performance.now();
+    await insert(EVENTS, 'number', 0);
+    console.log(`clickhouse: ${EVENTS} actions inserted in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const rules = new CostRuleStore(ch, chDb, db);
+    const since = { effective_from: new Date(from.getTime() - DAY_MS).toISOString(), reallocate: true };
+    await rules.create(envId, { name: 'in', category: 'llm', currency: 'USD', basis: 'per_input_token', model_rates: { 'gpt-4o': '0.0000025', claude: '0.000003' }, action_type: 'llm_call', ...since });
+    await rules.create(envId, { name: 'infra', category: 'infrastructure', currency: 'USD', basis: 'per_action', rate: '0.0001', ...since });
+
+    let floor = 0;
+    const rollups = new Map(LOOKUPS.map((l) => [l, new CostRollup(db, ch, chDb, async () => ({ stream: 'bench', floor }), { readWaitMs: 0, lookup: l })]));
+    const first = rollups.get(LOOKUPS[0]!)!;
+    t = performance.now();
+    await first.catchUp(0);
+    console.log(`rollup built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s (peak RSS so far ${peakMb()} MB)`);
+
+    let fresh = EVENTS;
+    for (let i = 1; i <= STEPS * LOOKUPS.length; i++) {
+      const lookup = LOOKUPS[(i - 1) % LOOKUPS.length]!;
+      // A tenth of the step are later copies of counted events spread over the key range.
+      await insert(STEP_EVENTS, `if(number % 10 = 0, (number * 97) % ${fresh}, ${fresh} + number)`, i);
+      fresh += STEP_EVENTS;
+      floor = i;
+      t = performance.now();
+      await rollups.get(lookup)!.catchUp(0);
+      const ms = performance.now() - t;
+      us.get(lookup)!.push((ms * 1000) / STEP_EVENTS);
+      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action), peak RSS ${peakMb()} MB`);
+    }
+    const [viaRollup, viaRaw] = await Promise.all([
+      queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day', byAgent: true }, first),
+      queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day', byAgent: true }),
+    ]);
+    const same = JSON.stringify(viaRollup) === JSON.stringify(viaRaw);
+    console.log(`rollup and raw events agree on every agent's and day's costs: ${same ? 'yes' : 'NO'}`);
+    if (!same) process.exitCode = 1;
+    for (const r of rollups.values()) await r.stop();
+  } finally {
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
+    await closeClickHouse(ch);
+    await db.destroy();
+    await dropDatabase(dbUrl).catch(() => {});
+  }
+  return new Map([...us].map(([l, xs]) => [l, median(xs)]));
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
