@@ -6,8 +6,11 @@
  * with its secret, and errors as TallyApiError. sdk/python.integration.test.ts runs the
  * same through the Python SDK.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, type TestStack } from '../test/harness.ts';
 import { Tally, TallyApiError, type TallyOptions } from './src/index.ts';
@@ -172,5 +175,19 @@ describe('tally.credits', () => {
     } finally {
       await new Promise((r) => front.close(r));
     }
+  });
+  it('runs the credits example of the README’s SDK section as it is (plain JavaScript)', async () => {
+    const readme = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../README.md'), 'utf8');
+    const example = /\*\*Credits\.\*\* `tally\.credits`[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!;
+    const acct = await account('README credits');
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const env = { TALLY_API_KEY: stack.keys.development.admin, TALLY_AGENT_SECRET: agent.secret };
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<any>;
+    const run = new AsyncFunction('Tally', 'accountId', 'process', `${example.replaceAll('http://localhost:8080', stack.baseUrl)}\nreturn { balances, entries, total, own, clients: [admin, agent] };`);
+    const out = await run(Tally, acct, { env });
+    for (const c of out.clients) clients.push(c);
+    expect(out.balances).toEqual([expect.objectContaining({ currency: 'USD', granted: '100.00', pending: '0.00', available: '89.50' })]);
+    expect([out.entries.length, out.total]).toEqual([1, 1]);
+    expect(out.own.balances).toEqual([{ currency: 'USD', available: '89.50' }]);
   });
 });

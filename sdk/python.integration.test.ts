@@ -7,7 +7,7 @@
  * fresh venv and sends from there, outside the repository.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
@@ -312,6 +312,15 @@ describe('Python SDK credits against the real server', () => {
       agent_grants: { status: 0, code: 'missing_credentials', retryable: false, details: 0 },
       float_refused: true,
     });
+  });
+  it('runs the credits example of sdk/python/README.md as it is', async () => {
+    const readme = readFileSync(path.join(pythonRoot, 'README.md'), 'utf8');
+    const example = /## Credits[\s\S]*?```python\n([\s\S]*?)```/.exec(readme)![1]!;
+    const acct = (await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Python README' } })).body.id as string;
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const r = await python(['-c', example.replaceAll('http://localhost:8080', stack.baseUrl)], { TALLY_API_KEY: stack.keys.development.admin, TALLY_AGENT_SECRET: agent.secret, ACCOUNT_ID: acct });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['100.00 0.00 89.50', '404 not_found', "[{'currency': 'USD', 'available': '89.50'}]"]);
   });
 });
 
