@@ -225,7 +225,7 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   const { ch, database, usage } = await p.clickhouse.get();
   const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
   // The live credit balance's usage: cached per query until the sink stores new events of its scope.
-  const liveUsage = new LiveUsageCache(invoicing.usage);
+  const liveUsage = new LiveUsageCache(invoicing.usage, { windows: invoicing.config.liveUsageWindows });
   const invalidation = startUsageInvalidation(liveUsage, ch, database, () => sinkFloor(0), invoicing.config.liveUsagePollMs);
   p.stops.push(() => invalidation.stop());
   p.http.add(...usageRoutes(auth, usage));

@@ -16,6 +16,8 @@ const InvoicingEnv = Type.Object({
   TALLY_RATING_MAX_QUEUE: Type.Integer({ minimum: 1, default: 1000 }),
   /** How often the api role checks which accounts have new events stored, to drop their cached live usage (billing/live/usage-cache.ts). */
   TALLY_LIVE_USAGE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 100 }),
+  /** Whether the live usage cache serves per-agent open-period queries from per-window usage of every agent (one load, refreshed per poll). */
+  TALLY_LIVE_USAGE_WINDOWS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
 });
 
 export interface InvoicingConfig {
@@ -26,6 +28,7 @@ export interface InvoicingConfig {
   readonly ratingThreads: number;
   readonly ratingMaxQueue: number;
   readonly liveUsagePollMs: number;
+  readonly liveUsageWindows: boolean;
 }
 
 export function parseInvoicingConfig(env: Env): InvoicingConfig {
@@ -38,5 +41,6 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     ratingThreads: e.TALLY_RATING_THREADS,
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
     liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
+    liveUsageWindows: e.TALLY_LIVE_USAGE_WINDOWS === 'on',
   });
 }
