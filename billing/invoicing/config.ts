@@ -18,6 +18,8 @@ const InvoicingEnv = Type.Object({
   TALLY_LIVE_USAGE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 100 }),
   /** Whether the live usage cache serves per-agent open-period queries from per-window usage of every agent (one load, refreshed per poll). */
   TALLY_LIVE_USAGE_WINDOWS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  /** How often the api role looks at the credit balances of accounts with new usage (alerts and threshold top-ups on the live pending). */
+  TALLY_CREDIT_USAGE_WATCH_MS: Type.Integer({ minimum: 50, maximum: 3_600_000, default: 1000 }),
 });
 
 export interface InvoicingConfig {
@@ -29,6 +31,7 @@ export interface InvoicingConfig {
   readonly ratingMaxQueue: number;
   readonly liveUsagePollMs: number;
   readonly liveUsageWindows: boolean;
+  readonly creditUsageWatchMs: number;
 }
 
 export function parseInvoicingConfig(env: Env): InvoicingConfig {
@@ -42,5 +45,6 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
     liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
     liveUsageWindows: e.TALLY_LIVE_USAGE_WINDOWS === 'on',
+    creditUsageWatchMs: e.TALLY_CREDIT_USAGE_WATCH_MS,
   });
 }

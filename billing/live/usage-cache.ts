@@ -263,9 +263,17 @@ export async function touchedScopes(ch: Pick<ClickHouseClient, 'query'>, databas
 /**
  * Keeps a cache fresh: every `intervalMs`, reads the sink's floor, drops the answers of
  * the scopes with events newly under it, and refreshes their agents' usage in the cache's
- * windows. `floor` is the sink's floor (0: no stream yet).
+ * windows. `floor` is the sink's floor (0: no stream yet); `onTouched` hears the accounts
+ * with new events (the balance watch of live usage, credits/watch.ts).
  */
-export function startUsageInvalidation(cache: LiveUsageCache, ch: Pick<ClickHouseClient, 'query'>, database: string, floor: () => Promise<number>, intervalMs: number): Loop {
+export function startUsageInvalidation(
+  cache: LiveUsageCache,
+  ch: Pick<ClickHouseClient, 'query'>,
+  database: string,
+  floor: () => Promise<number>,
+  intervalMs: number,
+  onTouched?: (environmentId: string, accountIds: readonly string[]) => void,
+): Loop {
   let last: number | undefined;
   return startLoop({
     name: 'live-usage-invalidation',
@@ -280,7 +288,10 @@ export function startUsageInvalidation(cache: LiveUsageCache, ch: Pick<ClickHous
       }
       if (now === last) return;
       const touched = await touchedScopes(ch, database, last, now);
-      for (const [env, t] of touched) cache.invalidate(env, t.accounts, t.agents);
+      for (const [env, t] of touched) {
+        cache.invalidate(env, t.accounts, t.agents);
+        onTouched?.(env, t.accounts);
+      }
       last = now;
       for (const [env, t] of touched) await cache.refresh(env, t.agents);
     },
