@@ -78,6 +78,8 @@ export class LiveUsageCache implements UsageSource {
   readonly #answers = new Map<string, { scopes: ScopeKey[]; value: Promise<unknown> }>();
   readonly #byScope = new Map<ScopeKey, Set<string>>();
   readonly #windows = new Map<string, Window>();
+  readonly #toRefresh = new Map<string, Set<string>>();
+  #refreshing: Promise<void> | undefined;
   /** The epoch each agent instance's usage was last invalidated at. */
   readonly #invalidatedAt = new Map<ScopeKey, number>();
   /** Bumped by every drop: an answer computed across one is not kept. */
@@ -132,6 +134,31 @@ export class LiveUsageCache implements UsageSource {
    */
   async refresh(environmentId: string, agentInstanceIds: readonly string[]): Promise<void> {
     for (const w of [...this.#windows.values()]) if (w.ready && w.environmentId === environmentId) await this.#refreshWindow(w, agentInstanceIds);
+  }
+
+  /**
+   * `refresh` in the background, one at a time, the agents of refreshes still waiting
+   * merged into one: the invalidation loop never waits for it (a stale agent's reads take
+   * the per-query path meanwhile, fresh as ever).
+   */
+  refreshLater(environmentId: string, agentInstanceIds: readonly string[]): void {
+    if (agentInstanceIds.length === 0 || !this.opts.windows) return;
+    let set = this.#toRefresh.get(environmentId);
+    if (!set) this.#toRefresh.set(environmentId, (set = new Set()));
+    for (const a of agentInstanceIds) set.add(a);
+    if (this.#refreshing) return;
+    this.#refreshing = (async () => {
+      while (this.#toRefresh.size > 0) {
+        const batch = [...this.#toRefresh];
+        this.#toRefresh.clear();
+        for (const [env, agents] of batch) await this.refresh(env, [...agents]).catch(() => {});
+      }
+    })().finally(() => (this.#refreshing = undefined));
+  }
+
+  /** Resolves when the background refreshes are done (tests). */
+  async refreshed(): Promise<void> {
+    while (this.#refreshing) await this.#refreshing;
   }
 
   /** Whether the query is answered from a window now (without ClickHouse). */
@@ -293,7 +320,7 @@ export function startUsageInvalidation(
         onTouched?.(env, t.accounts);
       }
       last = now;
-      for (const [env, t] of touched) await cache.refresh(env, t.agents);
+      for (const [env, t] of touched) cache.refreshLater(env, t.agents);
     },
   });
 }
