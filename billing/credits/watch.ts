@@ -44,6 +44,8 @@ const WATCH_LOCK_KEY = 734_190_212;
 
 /** How many marked balances one pass looks at (the next pass goes on). */
 const WATCH_BATCH = 500;
+/** How many marked balances one pass of the usage watch looks at: its cost is bounded under any load (the rest wait for the next pass or the scheduler's tick). */
+const USAGE_WATCH_BATCH = 100;
 
 /** A line the available balance can cross downward. */
 export interface Line {
@@ -81,8 +83,8 @@ export interface WatchDeps {
  * to it, or to the next pass), reads the balance after the marks it saw, writes the
  * crossings, and deletes those marks. Returns how many balances it looked at.
  */
-export async function watchBalances(deps: WatchDeps, accountId?: string): Promise<number> {
-  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).distinct().orderBy('account_id').orderBy('currency').limit(WATCH_BATCH);
+export async function watchBalances(deps: WatchDeps, accountId?: string, limit = WATCH_BATCH): Promise<number> {
+  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).distinct().orderBy('account_id').orderBy('currency').limit(limit);
   if (accountId) q = q.where('account_id', '=', accountId);
   let seen = 0;
   for (const mark of await q.execute()) {
@@ -260,7 +262,9 @@ export async function setLowBalanceThreshold(db: Db, environmentId: string, acco
  * usage cache's poll, usage-cache.ts) are marked every `intervalMs` when they have a line
  * to cross (`markUsedBalances`), and the marked balances are looked at with their live
  * `pending`: an alert or a threshold top-up fires as agents work, not only when an
- * invoice burns. Each crossing once, as for every other path of the watch.
+ * invoice burns. Each crossing once, as for every other path of the watch. A pass looks
+ * at most USAGE_WATCH_BATCH balances: under a load that touches more accounts than that
+ * a pass, the marks wait (once each) for the next passes and the scheduler's tick.
  */
 export function startUsageWatch(deps: () => WatchDeps, intervalMs: number): { touched: (environmentId: string, accountIds: readonly string[]) => void; loop: Loop } {
   let pending = new Map<string, Set<string>>();
@@ -283,7 +287,7 @@ export function startUsageWatch(deps: () => WatchDeps, intervalMs: number): { to
         for (const [env, ids] of batch) touched(env, [...ids]);
         throw err;
       }
-      if (marked > 0) await watchBalances(d);
+      if (marked > 0) await watchBalances(d, undefined, USAGE_WATCH_BATCH);
     },
   });
   return { touched, loop };
