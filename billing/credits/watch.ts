@@ -268,6 +268,8 @@ export async function setLowBalanceThreshold(db: Db, environmentId: string, acco
  */
 export function startUsageWatch(deps: () => WatchDeps, intervalMs: number): { touched: (environmentId: string, accountIds: readonly string[]) => void; loop: Loop } {
   let pending = new Map<string, Set<string>>();
+  // The last pass looked at as many balances as it may: marks may be left for the next.
+  let more = false;
   const touched = (environmentId: string, accountIds: readonly string[]) => {
     let set = pending.get(environmentId);
     if (!set) pending.set(environmentId, (set = new Set()));
@@ -287,7 +289,7 @@ export function startUsageWatch(deps: () => WatchDeps, intervalMs: number): { to
         for (const [env, ids] of batch) touched(env, [...ids]);
         throw err;
       }
-      if (marked > 0) await watchBalances(d, undefined, USAGE_WATCH_BATCH);
+      if (marked > 0 || more) more = (await watchBalances(d, undefined, USAGE_WATCH_BATCH)) >= USAGE_WATCH_BATCH;
     },
   });
   return { touched, loop };
