@@ -51,7 +51,9 @@ const MAX_ENTRIES = 200_000;
 /** The largest number of windows kept (the oldest go first beyond it). */
 const MAX_WINDOWS = 8;
 /** Agents per refresh query. */
-const REFRESH_CHUNK = 2_000;
+const REFRESH_CHUNK = 5_000;
+/** Least time between two background refreshes (their agents merged meanwhile). */
+const REFRESH_GAP_MS = 1000;
 
 /** One event-time window's usage per agent instance of an environment. */
 interface Window {
@@ -149,6 +151,9 @@ export class LiveUsageCache implements UsageSource {
     if (this.#refreshing) return;
     this.#refreshing = (async () => {
       while (this.#toRefresh.size > 0) {
+        // At most one refresh a REFRESH_GAP_MS: each is one ClickHouse query whatever its
+        // agents, so under load a few large ones cost far less than one per poll.
+        await new Promise((r) => setTimeout(r, REFRESH_GAP_MS).unref());
         const batch = [...this.#toRefresh];
         this.#toRefresh.clear();
         for (const [env, agents] of batch) await this.refresh(env, [...agents]).catch(() => {});
