@@ -20,6 +20,8 @@ import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
 import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkFloorOf, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor, type SinkFloor } from '../shared/clickhouse/sink-progress.ts';
 import { LiveUsageCache, startUsageInvalidation } from '../billing/live/usage-cache.ts';
+import { liveInvoicing, watchDeps } from '../billing/live/open-period.ts';
+import { startUsageWatch } from '../billing/credits/watch.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
 import { repairEmptyAccounts } from '../billing/usage/repair-accounts.ts';
 import { natsNames, type NatsNames } from '../shared/nats/names.ts';
@@ -225,9 +227,11 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   const { ch, database, usage } = await p.clickhouse.get();
   const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
   // The live credit balance's usage: cached per query until the sink stores new events of its scope.
-  const liveUsage = new LiveUsageCache(invoicing.usage);
-  const invalidation = startUsageInvalidation(liveUsage, ch, database, () => sinkFloor(0), invoicing.config.liveUsagePollMs);
-  p.stops.push(() => invalidation.stop());
+  const liveUsage = new LiveUsageCache(invoicing.usage, { windows: invoicing.config.liveUsageWindows });
+  // Alerts and threshold top-ups on the live pending: the balances of accounts with new usage.
+  const usageWatch = startUsageWatch(() => watchDeps(liveInvoicing(invoicing, liveUsage)), invoicing.config.creditUsageWatchMs);
+  const invalidation = startUsageInvalidation(liveUsage, ch, database, () => sinkFloor(0), invoicing.config.liveUsagePollMs, usageWatch.touched);
+  p.stops.push(() => invalidation.stop(), () => usageWatch.loop.stop());
   p.http.add(...usageRoutes(auth, usage));
   p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, liveUsage, webhooks: cfg.webhooks, now: p.now }));
   p.readiness.set('api', () => !p.nc.isClosed());

@@ -7,6 +7,16 @@
  * time, and the growth factor of the time per 10x of work (1.0 would be constant, 10
  * linear). BENCH_SUBSCRIPTIONS and BENCH_EVENTS run one size. Each size uses its own
  * Postgres and ClickHouse databases (dropped afterwards).
+ *
+ * Then the cost of applying credits (BENCH_CREDITS, default `10000x1000000`; `off` skips
+ * it): BENCH_CREDITS_ROUNDS (3) rounds of the same bill run without credits and with a
+ * free grant of 30.00 on every account (each invoice gets a credits_applied line and an
+ * amount_due), alternated, each on fresh databases; prints the medians and their ratio.
+ * After each run with credits, the live balance of BENCH_BALANCE_READS (500) random
+ * accounts is computed in-process as `GET /v1/accounts/{id}/credits/balance` computes it
+ * (ledger, holds, the open period rated inline with the live usage cache): p50/p95 (the
+ * endpoint's work without HTTP; bench:credit-balance measures it over HTTP under load).
+ * BENCH_SIZES= (empty) runs the credits part alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,14 +38,26 @@ import { parseInvoicingConfig } from '../billing/invoicing/config.ts';
 import type { Invoicing } from '../billing/invoicing/context.ts';
 import { poolRater } from '../billing/invoicing/rater.ts';
 import { periodContaining, previousPeriod } from '../billing/rating/index.ts';
+import { accountBalances } from '../billing/credits/ledger.ts';
+import { liveInvoicing, openPeriodCharges } from '../billing/live/open-period.ts';
+import { LiveUsageCache } from '../billing/live/usage-cache.ts';
 
 const SIZES: { subs: number; events: number }[] =
   process.env.BENCH_SUBSCRIPTIONS || process.env.BENCH_EVENTS
     ? [{ subs: Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000), events: Number(process.env.BENCH_EVENTS ?? 10_000_000) }]
-    : (process.env.BENCH_SIZES ?? '1000x1000000,10000x10000000,100000x100000000').split(',').map((x) => {
-        const [subs, events] = x.split('x').map(Number);
-        return { subs: subs!, events: events! };
-      });
+    : parseSizes(process.env.BENCH_SIZES ?? '1000x1000000,10000x10000000,100000x100000000');
+function parseSizes(text: string): { subs: number; events: number }[] {
+  return text
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map((x) => {
+      const [subs, events] = x.split('x').map(Number);
+      return { subs: subs!, events: events! };
+    });
+}
+const CREDITS = process.env.BENCH_CREDITS === 'off' ? undefined : parseSizes(process.env.BENCH_CREDITS ?? '10000x1000000')[0];
+const CREDIT_ROUNDS = Number(process.env.BENCH_CREDITS_ROUNDS ?? 3);
+const BALANCE_READS = Number(process.env.BENCH_BALANCE_READS ?? 500);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-billing-'));
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
@@ -47,7 +69,14 @@ interface SizeResult {
   usageMs: number;
   usageQueries: number;
   ratingMs: number;
+  /** With credits: the live balance computations' times (ms). */
+  balanceMs?: number[];
 }
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
 
 async function main() {
   console.log(`# Tally billing benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores\n`);
@@ -65,25 +94,51 @@ async function main() {
     console.log(`| ${r.subs.toLocaleString('en-US')} | ${r.events.toLocaleString('en-US')} | ${secs(r.totalMs)} | ${(r.invoices / (r.totalMs / 1000)).toFixed(0)} | ${r.usageQueries} (${(r.usageMs / Math.max(1, r.usageQueries)).toFixed(1)}) | ${secs(r.ratingMs)} | ${growth} |`);
   });
   console.log(`\npeak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB. Growth: the run's time over the previous size's, per 10x of subscriptions (10 = linear).`);
+  if (CREDITS) await creditsComparison(CREDITS.subs, CREDITS.events);
 }
 
-async function runSize(SUBS: number, EVENTS: number): Promise<SizeResult> {
-  const suffix = `${Date.now().toString(36)}_${SUBS}`;
+/** The same bill run without and with credits, alternated, CREDIT_ROUNDS times each: medians and their ratio. */
+async function creditsComparison(subs: number, events: number): Promise<void> {
+  console.log(`\n# Applying credits: ${subs} subscriptions, ${events} events, ${CREDIT_ROUNDS} rounds\n`);
+  const without: number[] = [];
+  const withCredits: number[] = [];
+  const balances: number[] = [];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-credits-'));
+  try {
+    for (let round = 0; round < CREDIT_ROUNDS; round++) {
+      without.push((await runSize(subs, events, { credits: false, dataDir: dir })).totalMs);
+      const r = await runSize(subs, events, { credits: true, dataDir: dir });
+      withCredits.push(r.totalMs);
+      balances.push(...(r.balanceMs ?? []));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs: number[]) => pct(xs, 50);
+  console.log('\n| subscriptions | events | bill run s without credits (median) | with credits (median) | ratio with/without | runs without | runs with | live balance in-process p50 / p95 ms |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(
+    `| ${subs.toLocaleString('en-US')} | ${events.toLocaleString('en-US')} | ${secs(median(without))} | ${secs(median(withCredits))} | ${(median(withCredits) / median(without)).toFixed(2)} | ${without.map(secs).join(', ')} | ${withCredits.map(secs).join(', ')} | ${pct(balances, 50).toFixed(1)} / ${pct(balances, 95).toFixed(1)} |`,
+  );
+}
+
+async function runSize(SUBS: number, EVENTS: number, opts: { credits: boolean; dataDir: string } = { credits: false, dataDir }): Promise<SizeResult> {
+  const suffix = `${Date.now().toString(36)}_${SUBS}${opts.credits ? 'c' : ''}`;
   const env = {
     ...process.env,
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/tally_bench_billing_${suffix}`,
     CLICKHOUSE_DATABASE: `bench_billing_${suffix}`,
-    TALLY_DATA_DIR: dataDir,
+    TALLY_DATA_DIR: opts.dataDir,
     TALLY_LOG_LEVEL: 'warn',
   };
   const config = parseCommonConfig(env);
   const dbUrl = env.DATABASE_URL;
   const chDb = config.clickhouse.database;
-  console.log(`## ${SUBS} subscriptions, ${EVENTS} events`);
+  console.log(`## ${SUBS} subscriptions, ${EVENTS} events${opts.credits ? ', a free grant of 30.00 on every account' : ''}`);
   await ensureDatabase(dbUrl);
   const db = createDb(dbUrl, { max: 12 });
   await migrate(db as never);
-  const init = await initTally(db, { dataDir });
+  const init = await initTally(db, { dataDir: opts.dataDir });
   const envId = init.environments.development!.id;
   const ch = await openClickHouse(config.clickhouse);
   await migrateClickHouse(ch, chDb);
@@ -113,6 +168,7 @@ async function runSize(SUBS: number, EVENTS: number): Promise<SizeResult> {
         { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'created', from_status: null, to_status: 'draft' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
         { id: newId('sev'), environment_id: envId, subscription_id: id, type: 'activated', from_status: 'draft' as const, to_status: 'active' as const, rate_plan_id: plan.id, effective_at: since, data: '{}' },
       ])).execute();
+      if (opts.credits) await grantEach(db, envId, acc, since);
     }
     console.log(`catalog: ${SUBS} subscriptions in ${secs(performance.now() - t)} s`);
 
@@ -180,13 +236,46 @@ async function runSize(SUBS: number, EVENTS: number): Promise<SizeResult> {
     console.log(`usage queries: ${usageQueries}, ${secs(usageMs)} s summed over concurrent calls (${(usageMs / Math.max(1, usageQueries)).toFixed(1)} ms each)`);
     console.log(`rating (incl. worker hand-off): ${secs(ratingMs)} s summed`);
     if (run.invoices_created !== SUBS) throw new Error(`expected ${SUBS} invoices, got ${run.invoices_created}`);
-    return { subs: SUBS, events: EVENTS, invoices: run.invoices_created, totalMs, usageMs, usageQueries, ratingMs };
+    let balanceMs: number[] | undefined;
+    if (opts.credits) {
+      const applied = await db.selectFrom('invoice_lines').select((eb) => eb.fn.countAll<string>().as('n')).where('charge_type', '=', 'credits_applied').executeTakeFirstOrThrow();
+      if (Number(applied.n) !== SUBS) throw new Error(`expected ${SUBS} credits_applied lines, got ${applied.n}`);
+      balanceMs = await liveBalanceTimes(inv, envId, SUBS, usage);
+      console.log(`live balance (in-process, ${balanceMs.length} accounts): p50 ${pct(balanceMs, 50).toFixed(1)} ms, p95 ${pct(balanceMs, 95).toFixed(1)} ms`);
+    }
+    return { subs: SUBS, events: EVENTS, invoices: run.invoices_created, totalMs, usageMs, usageQueries, ratingMs, ...(balanceMs ? { balanceMs } : {}) };
   } finally {
     await ch.command({ query: `DROP DATABASE IF EXISTS ${chDb}` }).catch(() => {});
     await closeClickHouse(ch);
     await db.destroy();
     await dropDatabase(dbUrl).catch(() => {});
   }
+}
+
+/** A free grant of 30.00 (with its ledger entry) on each account, usable since `since`. */
+async function grantEach(db: ReturnType<typeof createDb>, envId: string, accounts: string[], since: Date): Promise<void> {
+  const grants = accounts.map((account_id) => ({ id: newId('cgr'), account_id }));
+  await db.insertInto('credit_grants').values(grants.map((g) => ({
+    id: g.id, environment_id: envId, account_id: g.account_id, currency: 'USD', kind: 'free' as const, amount: '30.00', price: null, priority: 50, effective_at: since, expires_at: null,
+    scope: null, metadata: '{}', usable: 'immediately' as const, usable_at: since, invoice_id: null, voided_at: null, void_reason: null, idempotency_key: null, request_hash: null, created_by: null,
+  }))).execute();
+  await db.insertInto('credit_entries').values(grants.map((g) => ({
+    id: newId('cle'), environment_id: envId, account_id: g.account_id, currency: 'USD', grant_id: g.id, type: 'grant' as const, amount: '30.00', invoice_id: null, reason: null, created_by: null, occurred_at: since,
+  }))).execute();
+}
+
+/** The live balance of random accounts, one at a time, as the balance endpoint computes it (its first read of each account). */
+async function liveBalanceTimes(inv: Invoicing, envId: string, subs: number, usage: UsageStore): Promise<number[]> {
+  const live = liveInvoicing(inv, new LiveUsageCache(usage));
+  const times: number[] = [];
+  for (let i = 0; i < Math.min(BALANCE_READS, subs); i++) {
+    const account = `acct_bench_${Math.floor(Math.random() * subs)}`;
+    const at = new Date();
+    const s = performance.now();
+    await accountBalances(inv.db, envId, account, at, () => openPeriodCharges(live, envId, account, { now: at }));
+    times.push(performance.now() - s);
+  }
+  return times;
 }
 
 await main();

@@ -13,6 +13,10 @@
  *   - BENCH_PROBES (50) freshness probes: one action for a random account, then its
  *     balance polled every 20 ms until `pending` has grown by 0.01: the time from the
  *     event's acknowledgement (the 200 of POST /v1/actions) to that read, p50 and p99 (ms).
+ * Each measurement runs once per BENCH_PHASES (default `off,on`): the same data, Tally
+ * restarted with TALLY_LIVE_USAGE_WINDOWS off (the per-account cache alone: the baseline)
+ * then on (the open period's usage per agent loaded once, refreshed per poll); the table
+ * gives each phase's cold/warm p50/p95/p99 and event→pending p50/p99, and on/off ratios.
  * BENCH_SCOPE: `agents` (default; each subscription lists its agent instance, as
  * bench:billing's do) or `account` (account-wide subscriptions: every event of the account,
  * a usage query filtered on the account after the environment's period is read).
@@ -41,6 +45,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 44010);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const BATCH = 100;
 const SCOPE = process.env.BENCH_SCOPE === 'account' ? 'account' : 'agents';
+const PHASES = (process.env.BENCH_PHASES ?? 'off,on').split(',').map((p) => (p.trim() === 'off' ? 'off' : 'on'));
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -49,18 +54,33 @@ const pct = (xs: number[], p: number) => {
 const ms = (x: number) => x.toFixed(1);
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
-/** Starts `npm start`'s process and resolves once it has printed the first start's keys. */
-function startTally(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; admin: string; sdk: string }> {
+/** Starts `npm start`'s process and resolves once it has printed the first start's keys (or, on a restart, once it is ready). */
+function startTally(env: NodeJS.ProcessEnv, restart = false): Promise<{ child: ChildProcess; admin: string; sdk: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=32', 'bin/tally.js', 'start'], { cwd: ROOT, env: { MALLOC_ARENA_MAX: '2', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      if (!out.includes('Keep these keys')) return;
+      if (restart || !out.includes('Keep these keys')) return;
       resolve({ child, admin: /admin API key:\s+(\S+)/.exec(out)![1]!, sdk: /SDK key:\s+(\S+)/.exec(out)![1]! });
     });
     child.once('exit', (code) => reject(new Error(`tally start exited with ${code}`)));
+    if (restart) {
+      void (async () => {
+        for (let i = 0; i < 600; i++) {
+          const ready = await fetch(`http://127.0.0.1:${env.TALLY_HTTP_PORT}/readyz`).then((r) => r.status === 200, () => false);
+          if (ready) return resolve({ child, admin: '', sdk: '' });
+          await sleep(100);
+        }
+        reject(new Error('tally did not become ready in 60 s'));
+      })();
+    }
   });
+}
+async function stopTally(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
 }
 
 async function main() {
@@ -72,17 +92,19 @@ async function main() {
   let child: ChildProcess | undefined;
   const db = createDb(dbUrl.toString(), { max: 4 });
   console.log(`# Live credit balance — ${new Date().toISOString()}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}, ${ACCOUNTS} accounts (${SCOPE}-scoped subscriptions), load ${RATE} events/s\n`);
+  const tallyEnv = (windows: 'on' | 'off') => ({
+    ...process.env,
+    DATABASE_URL: dbUrl.toString(),
+    TALLY_NATS_PREFIX: prefix,
+    TALLY_DATA_DIR: dataDir,
+    TALLY_HTTP_PORT: String(PORT),
+    TALLY_OTLP_GRPC_PORT: 'off',
+    TALLY_RATE_LIMITS: 'off',
+    TALLY_LOG_LEVEL: 'warn',
+    TALLY_LIVE_USAGE_WINDOWS: windows,
+  });
   try {
-    const started = await startTally({
-      ...process.env,
-      DATABASE_URL: dbUrl.toString(),
-      TALLY_NATS_PREFIX: prefix,
-      TALLY_DATA_DIR: dataDir,
-      TALLY_HTTP_PORT: String(PORT),
-      TALLY_OTLP_GRPC_PORT: 'off',
-      TALLY_RATE_LIMITS: 'off',
-      TALLY_LOG_LEVEL: 'warn',
-    });
+    const started = await startTally(tallyEnv(PHASES[0]!));
     child = started.child;
     const base = `http://127.0.0.1:${PORT}`;
     const admin = { authorization: `Bearer ${started.admin}`, 'content-type': 'application/json' };
@@ -146,68 +168,95 @@ async function main() {
     }
     console.log(`usage: ${background.length} actions acknowledged in ${ms((performance.now() - t) / 1000)} s`);
 
-    // The sustained load: RATE events/s in batches of BATCH, to random agents, until stopped.
-    let loading = true;
-    let loadSent = 0;
-    const load = (async () => {
-      const every = (1000 * BATCH) / RATE;
-      let next = performance.now();
-      while (loading) {
-        await send(Array.from({ length: BATCH }, () => agents[Math.floor(Math.random() * agents.length)]!));
-        loadSent += BATCH;
-        next += every;
-        const wait = next - performance.now();
-        if (wait > 0) await sleep(wait);
-      }
-    })();
-    await sleep(2000);
-
-    const balanceOf = async (acct: string) => {
-      const res = await fetch(`${base}/v1/accounts/${acct}/credits/balance`, { headers: admin });
-      const json = (await res.json()) as { balances: { pending: string; available: string }[] };
-      if (res.status !== 200) throw new Error(`balance: ${res.status} ${JSON.stringify(json)}`);
-      return json.balances[0]!;
-    };
-    const cold: number[] = [];
-    const warm: number[] = [];
-    const timed = async (acct: string, into: number[]) => {
-      const s = performance.now();
-      await balanceOf(acct);
-      into.push(performance.now() - s);
-    };
-    for (let i = 0; i < READS; i++) {
-      const acct = accounts[Math.floor(Math.random() * accounts.length)]!;
-      await timed(acct, cold);
-      await timed(acct, warm);
+    interface Figures {
+      windows: string;
+      cold: number[];
+      warm: number[];
+      fresh: number[];
+      loadSent: number;
     }
-    const all = [...cold, ...warm];
-    console.log(`balance endpoint under load, first read of an account (cold): p50 ${ms(pct(cold, 50))} ms, p95 ${ms(pct(cold, 95))} ms, max ${ms(pct(cold, 100))} ms`);
-    console.log(`balance endpoint under load, read again (warm): p50 ${ms(pct(warm, 50))} ms, p95 ${ms(pct(warm, 95))} ms, max ${ms(pct(warm, 100))} ms`);
-
-    const fresh: number[] = [];
-    for (let i = 0; i < PROBES; i++) {
-      const k = Math.floor(Math.random() * accounts.length);
-      const before = new Dec((await balanceOf(accounts[k]!)).pending);
-      await send([agents[k]!]);
-      const acked = performance.now();
-      for (;;) {
-        if (new Dec((await balanceOf(accounts[k]!)).pending).gte(before.plus('0.01'))) break;
-        if (performance.now() - acked > 30_000) throw new Error(`probe ${i}: pending of ${accounts[k]} did not change in 30 s`);
-        await sleep(20);
+    /** One phase: the sustained load, the reads and the freshness probes against the running process. */
+    const measure = async (windows: string): Promise<Figures> => {
+      // The sustained load: RATE events/s in batches of BATCH, to random agents, until stopped.
+      let loading = true;
+      let loadSent = 0;
+      const load = (async () => {
+        const every = (1000 * BATCH) / RATE;
+        let next = performance.now();
+        while (loading) {
+          await send(Array.from({ length: BATCH }, () => agents[Math.floor(Math.random() * agents.length)]!));
+          loadSent += BATCH;
+          next += every;
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait);
+        }
+      })();
+      await sleep(2000);
+      const balanceOf = async (acct: string) => {
+        const res = await fetch(`${base}/v1/accounts/${acct}/credits/balance`, { headers: admin });
+        const json = (await res.json()) as { balances: { pending: string; available: string }[] };
+        if (res.status !== 200) throw new Error(`balance: ${res.status} ${JSON.stringify(json)}`);
+        return json.balances[0]!;
+      };
+      const cold: number[] = [];
+      const warm: number[] = [];
+      const timed = async (acct: string, into: number[]) => {
+        const s = performance.now();
+        await balanceOf(acct);
+        into.push(performance.now() - s);
+      };
+      const seen = new Set<string>();
+      for (let i = 0; i < READS; i++) {
+        let acct: string;
+        do acct = accounts[Math.floor(Math.random() * accounts.length)]!;
+        while (seen.has(acct) && seen.size < accounts.length);
+        seen.add(acct);
+        await timed(acct, cold);
+        await timed(acct, warm);
       }
-      fresh.push(performance.now() - acked);
+      console.log(`[windows ${windows}] balance endpoint under load, first read of an account (cold): p50 ${ms(pct(cold, 50))} ms, p95 ${ms(pct(cold, 95))} ms, p99 ${ms(pct(cold, 99))} ms, max ${ms(pct(cold, 100))} ms`);
+      console.log(`[windows ${windows}] balance endpoint under load, read again (warm): p50 ${ms(pct(warm, 50))} ms, p95 ${ms(pct(warm, 95))} ms, p99 ${ms(pct(warm, 99))} ms, max ${ms(pct(warm, 100))} ms`);
+      const fresh: number[] = [];
+      for (let i = 0; i < PROBES; i++) {
+        const k = Math.floor(Math.random() * accounts.length);
+        const before = new Dec((await balanceOf(accounts[k]!)).pending);
+        await send([agents[k]!]);
+        const acked = performance.now();
+        for (;;) {
+          if (new Dec((await balanceOf(accounts[k]!)).pending).gte(before.plus('0.01'))) break;
+          if (performance.now() - acked > 30_000) throw new Error(`probe ${i}: pending of ${accounts[k]} did not change in 30 s`);
+          await sleep(20);
+        }
+        fresh.push(performance.now() - acked);
+      }
+      console.log(`[windows ${windows}] event -> pending, ${PROBES} probes under load: p50 ${ms(pct(fresh, 50))} ms, p99 ${ms(pct(fresh, 99))} ms, max ${ms(pct(fresh, 100))} ms`);
+      loading = false;
+      await load;
+      console.log(`[windows ${windows}] load: ${loadSent} events sent during the measurements, load average ${os.loadavg()[0]!.toFixed(1)}`);
+      return { windows, cold, warm, fresh, loadSent };
+    };
+
+    const results: Figures[] = [];
+    for (const [i, windows] of PHASES.entries()) {
+      if (i > 0) {
+        await stopTally(child);
+        child = (await startTally(tallyEnv(windows), true)).child;
+      }
+      results.push(await measure(windows));
     }
-    console.log(`event -> pending, ${PROBES} probes under load: p50 ${ms(pct(fresh, 50))} ms, p99 ${ms(pct(fresh, 99))} ms, max ${ms(pct(fresh, 100))} ms`);
-    loading = false;
-    await load;
-    console.log(`load: ${loadSent} events sent during the measurements`);
-    console.log(`\n| accounts | scope | load events/s | cold p50 / p95 ms | warm p50 / p95 ms | all reads p95 ms | event→pending p50 / p99 ms |\n|---|---|---|---|---|---|---|`);
-    console.log(`| ${ACCOUNTS} | ${SCOPE} | ${RATE} | ${ms(pct(cold, 50))} / ${ms(pct(cold, 95))} | ${ms(pct(warm, 50))} / ${ms(pct(warm, 95))} | ${ms(pct(all, 95))} | ${ms(pct(fresh, 50))} / ${ms(pct(fresh, 99))} |`);
+    const trio = (xs: number[]) => `${ms(pct(xs, 50))} / ${ms(pct(xs, 95))} / ${ms(pct(xs, 99))}`;
+    console.log(`\n| accounts | scope | load events/s | TALLY_LIVE_USAGE_WINDOWS | cold p50 / p95 / p99 ms | warm p50 / p95 / p99 ms | all reads p95 ms | event→pending p50 / p99 ms |\n|---|---|---|---|---|---|---|---|`);
+    for (const r of results) {
+      console.log(`| ${ACCOUNTS} | ${SCOPE} | ${RATE} | ${r.windows} | ${trio(r.cold)} | ${trio(r.warm)} | ${ms(pct([...r.cold, ...r.warm], 95))} | ${ms(pct(r.fresh, 50))} / ${ms(pct(r.fresh, 99))} |`);
+    }
+    const off = results.find((r) => r.windows === 'off');
+    const on = results.find((r) => r.windows === 'on');
+    if (off && on) {
+      const ratio = (a: number[], b: number[], p: number) => (pct(a, p) / pct(b, p)).toFixed(2);
+      console.log(`\nratios on/off (same run, same data): cold p95 ${ratio(on.cold, off.cold, 95)}, cold p99 ${ratio(on.cold, off.cold, 99)}, warm p95 ${ratio(on.warm, off.warm, 95)}, event→pending p99 ${ratio(on.fresh, off.fresh, 99)}`);
+    }
   } finally {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
-    }
+    await stopTally(child);
     await db.destroy();
     const nc = await connect({ servers: NATS_URL });
     const jsm = await jetstreamManager(nc);

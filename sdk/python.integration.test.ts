@@ -7,7 +7,7 @@
  * fresh venv and sends from there, outside the repository.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
@@ -219,6 +219,108 @@ describe('Python SDK against the real server', () => {
     } finally {
       proxy.close();
     }
+  });
+});
+
+/**
+ * The credits calls through the Python SDK: every call the SDK offers, once, with the
+ * answers and the errors (as TallyApiError) printed as one JSON line.
+ */
+const CREDITS_SCRIPT = `
+import json, os
+from decimal import Decimal
+from tally import Tally, TallyApiError
+
+admin = Tally(os.environ["TALLY_URL"], api_key=os.environ["TALLY_API_KEY"], flush_on_exit=False, retry_base_ms=10)
+agent = Tally(os.environ["TALLY_URL"], agent_key=os.environ["TALLY_AGENT_KEY"], flush_on_exit=False)
+acct = os.environ["ACCOUNT"]
+c = admin.credits
+out = {}
+
+def error(f):
+    try:
+        f()
+    except TallyApiError as e:
+        return {"status": e.status, "code": e.code, "retryable": e.retryable, "details": len(e.details)}
+    return None
+
+g = c.grant(acct, "USD", "free", Decimal("100.00"), idempotency_key="py-welcome-1", priority=10, metadata={"campaign": "welcome"})
+out["replayed_same"] = c.grant(acct, "USD", "free", Decimal("100.00"), idempotency_key="py-welcome-1", priority=10, metadata={"campaign": "welcome"})["id"] == g["id"]
+out["grant"] = {k: g[k] for k in ("amount", "remaining", "kind", "priority", "status")}
+kwd = c.grant(acct, "KWD", "free", "1000000000000000")
+out["kwd"] = c.adjust(kwd["id"], Decimal("-0.001"), "one fils")["amount"]
+out["jpy"] = c.grant(acct, "JPY", "free", 12345)["amount"]
+out["list_total"] = c.list_grants(account_id=acct, currency="USD", limit=1)["total"]
+out["get"] = c.get_grant(g["id"])["remaining"]
+out["adjust"] = c.adjust(g["id"], "-10.50", "goodwill correction")["amount"]
+out["balance"] = {b["currency"]: b["available"] for b in c.balance(acct)["balances"]}
+out["entries"] = sorted(e["type"] for e in c.list_entries(account_id=acct, limit=100)["entries"])
+out["adjustments"] = c.list_entries(account_id=acct, type="adjustment")["total"]
+out["entries_before"] = c.list_entries(account_id=acct, to="2000-01-01")["total"]
+out["threshold"] = c.set_low_balance_threshold(acct, "USD", Decimal("20.00"))["low_balance_threshold"]
+out["settings"] = c.settings(acct)["settings"]
+rule = c.create_topup(acct, "USD", "recurring", interval="month", amount="50.00", kind="free")
+out["topups"] = [t["id"] == rule["id"] for t in c.list_topups(account_id=acct)["topups"]]
+out["topup_type"] = c.get_topup(rule["id"])["type"]
+out["cancelled"] = c.cancel_topup(rule["id"])["status"]
+out["cancel_again"] = error(lambda: c.cancel_topup(rule["id"]))
+own = agent.credits.agent_balance()
+out["agent"] = {"account_id": own["account_id"], "balances": {b["currency"]: b["available"] for b in own["balances"]}}
+out["void"] = c.void_grant(g["id"], "test")["status"]
+out["void_again"] = error(lambda: c.void_grant(g["id"]))
+out["bad_amount"] = error(lambda: c.grant(acct, "JPY", "free", "1.5"))
+out["not_found"] = error(lambda: c.get_grant("cgr_unknown"))
+out["agent_grants"] = error(lambda: agent.credits.grant(acct, "USD", "free", 1))
+out["float_refused"] = False
+try:
+    c.grant(acct, "USD", "free", 1.5)
+except TypeError:
+    out["float_refused"] = True
+print(json.dumps(out))
+`;
+
+describe('Python SDK credits against the real server', () => {
+  it('grants (once per Idempotency-Key), lists, reads, adjusts, voids, sets the threshold, manages top-ups and reads the agent balance', async () => {
+    const acct = (await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Python credits' } })).body.id as string;
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const r = await python(['-c', CREDITS_SCRIPT], { TALLY_URL: stack.baseUrl, TALLY_API_KEY: stack.keys.development.admin, TALLY_AGENT_KEY: agent.secret, ACCOUNT: acct });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(out).toEqual({
+      replayed_same: true,
+      grant: { amount: '100.00', remaining: '100.00', kind: 'free', priority: 10, status: 'active' },
+      kwd: '-0.001',
+      jpy: '12345',
+      list_total: 1,
+      get: '100.00',
+      adjust: '-10.50',
+      balance: { USD: '89.50', KWD: '999999999999999.999', JPY: '12345' },
+      entries: ['adjustment', 'adjustment', 'grant', 'grant', 'grant'],
+      adjustments: 2,
+      entries_before: 0,
+      threshold: '20.00',
+      settings: [{ account_id: acct, currency: 'USD', low_balance_threshold: '20.00' }],
+      topups: [true],
+      topup_type: 'recurring',
+      cancelled: 'disabled',
+      cancel_again: { status: 409, code: 'conflict', retryable: false, details: 0 },
+      agent: { account_id: acct, balances: { USD: '89.50', KWD: '999999999999999.999', JPY: '12345' } },
+      void: 'void',
+      void_again: { status: 409, code: 'conflict', retryable: false, details: 0 },
+      bad_amount: { status: 400, code: 'validation_failed', retryable: false, details: 1 },
+      not_found: { status: 404, code: 'not_found', retryable: false, details: 0 },
+      agent_grants: { status: 0, code: 'missing_credentials', retryable: false, details: 0 },
+      float_refused: true,
+    });
+  });
+  it('runs the credits example of sdk/python/README.md as it is', async () => {
+    const readme = readFileSync(path.join(pythonRoot, 'README.md'), 'utf8');
+    const example = /## Credits[\s\S]*?```python\n([\s\S]*?)```/.exec(readme)![1]!;
+    const acct = (await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Python README' } })).body.id as string;
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    const r = await python(['-c', example.replaceAll('http://localhost:8080', stack.baseUrl)], { TALLY_API_KEY: stack.keys.development.admin, TALLY_AGENT_SECRET: agent.secret, ACCOUNT_ID: acct });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['100.00 0.00 89.50', '404 not_found', "[{'currency': 'USD', 'available': '89.50'}]"]);
   });
 });
 

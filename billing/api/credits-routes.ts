@@ -6,8 +6,7 @@ import type { Principal } from '../../shared/auth/keys.ts';
 import { adjustGrant, createGrant, refundGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
 import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
-import { openPeriodCharges } from '../live/open-period.ts';
-import { inlineRater } from '../invoicing/rater.ts';
+import { liveInvoicing, openPeriodCharges, watchDeps } from '../live/open-period.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { DateLike, Id } from './schemas.ts';
@@ -139,9 +138,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
     return { ...created(grant), ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
   };
   // The live balance (no `at`): the open periods rated now count as pending; usage is
-  // cached until new events of the account are stored, and one account's open period is
-  // rated inline (the same pure rating, without a worker hand-off on every read).
-  const live: Invoicing = { ...inv, usage: deps.liveUsage ?? inv.usage, rater: inlineRater() };
+  // cached until new events of the account are stored.
+  const live = liveInvoicing(inv, deps.liveUsage);
   const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
@@ -170,7 +168,7 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   const grantSummary = 'Grant prepaid credits to an account (paid: with a purchase invoice; free). Idempotency-Key header: a retry grants once';
   // A change through the API is looked at by the balance watch at once (alerts, threshold top-ups).
   const watched = async <T>(_p: Principal, accountId: string, result: T): Promise<T> => {
-    await watchBalances({ db, now: inv.now(), netDays: inv.config.netDays }, accountId);
+    await watchBalances(watchDeps(live), accountId);
     return result;
   };
   const settings = async (req: HttpRequest, p: Principal) => ok({ account_id: req.params.account_id!, settings: await listCreditSettings(db, p.environmentId, req.params.account_id!) });

@@ -76,14 +76,17 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
  * periods keep theirs).
  */
 export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>): Promise<Balance[]> {
-  const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
+  const [account, grants] = await Promise.all([
+    db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('credit_grants')
+      .select(['id', 'currency', 'expires_at', 'voided_at', 'priority', 'created_at', 'effective_at', 'usable_at', 'scope'])
+      .where('environment_id', '=', environmentId)
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute(),
+  ]);
   if (!account) throw notFound('account', accountId);
-  const grants = await db
-    .selectFrom('credit_grants')
-    .select(['id', 'currency', 'expires_at', 'voided_at', 'priority', 'created_at', 'effective_at', 'usable_at', 'scope'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .execute();
   if (grants.length === 0) return [];
   const [entries, heldRows, open] = await Promise.all([
     db.selectFrom('credit_entries').select(['grant_id', 'type', 'amount', 'invoice_id', 'occurred_at', 'currency']).where('account_id', '=', accountId).execute(),

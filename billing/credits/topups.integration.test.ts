@@ -9,6 +9,7 @@ import { keySet, type KeySet } from '../../test/api-support.ts';
 import { parseInvoicingConfig } from '../invoicing/config.ts';
 import { createInvoicing } from '../invoicing/index.ts';
 import { schedulerTick } from '../invoicing/scheduler.ts';
+import { watchDeps as liveWatchDeps } from '../live/open-period.ts';
 import { webhookBodyProblems } from '../webhooks/payloads.ts';
 import { crossOrRearm, watchBalances } from './watch.ts';
 import { latestTrigger, thresholdAmount, triggerAt } from './topups.ts';
@@ -39,9 +40,20 @@ async function subscription(accountId: string, planId: string) {
   return res.body.id as string;
 }
 
+/**
+ * Ends a subscription with November: the open period (December, the test clock's) bills
+ * nothing live, so the live available balance the watch compares (pending included) is the
+ * ledger's, and these tests see what invoices burn and hold alone.
+ * billing/credits/live-watch.integration.test.ts tests the lines crossed by live usage.
+ */
+async function endingWithNovember(subscriptionId: string) {
+  const res = await post(`/api/v1/subscription/${subscriptionId}/cancel`, { cancel_date: '2026-12-01T00:00:00Z', reason: 'test' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
 const account = async (name: string) => ok201('/v1/accounts', { name });
 const grant = (body: Record<string, unknown>) => ok201('/v1/credits/grants', { effective_at: '2026-10-01', kind: 'free', ...body });
-// The ledger's balance at the test clock (what alerts and top-ups watch); the live one also counts the open period.
+// The ledger's balance at the test clock (the live one also counts the open period: nothing here, see endingWithNovember).
 const balance = async (accountId: string, currency = 'USD') => ((await get(`/v1/accounts/${accountId}/credits/balance?at=${new Date(clockMs).toISOString()}`)).body.balances as any[]).find((b) => b.currency === currency);
 const generate = async (accountId: string) => {
   const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: accountId });
@@ -50,7 +62,7 @@ const generate = async (accountId: string) => {
 };
 const invoicing = () => createInvoicing({ db: stack.tally.db!, usage: stack.tally.usage!, config: parseInvoicingConfig({ TALLY_INVOICE_GRACE_HOURS: '720' }), now: () => new Date(clockMs) });
 const tick = () => schedulerTick(invoicing());
-const watchDeps = () => ({ db: stack.tally.db!, now: new Date(clockMs), netDays: 30 });
+const watchDeps = () => liveWatchDeps(invoicing());
 
 async function events(event: string, accountId: string) {
   const rows = await stack.tally.db!.selectFrom('webhook_events').select('body').where('event', '=', event).orderBy('created_at').execute();
@@ -124,7 +136,7 @@ describe('credits.balance_low and credits.depleted', () => {
 
   it('a burn that crosses both lines sends each once, re-rating and scheduler ticks send nothing more; a top-up re-arms them', async () => {
     const acct = await account('alerts');
-    await subscription(acct, planA);
+    await endingWithNovember(await subscription(acct, planA));
     await put(`/v1/accounts/${acct}/credits/settings`, { currency: 'USD', low_balance_threshold: '30' });
     await grant({ account_id: acct, currency: 'USD', amount: '100' });
     expect(await events('credits.balance_low', acct)).toEqual([]);
@@ -189,7 +201,7 @@ describe('credits.balance_low and credits.depleted', () => {
 describe('top-ups', () => {
   it('threshold: a burn that falls below it grants up to the target once, paid, with its purchase invoice', async () => {
     const acct = await account('threshold');
-    await subscription(acct, planA);
+    await endingWithNovember(await subscription(acct, planA));
     await grant({ account_id: acct, currency: 'USD', amount: '100' });
     const rule = (await post('/v1/credits/topups', { account_id: acct, currency: 'USD', type: 'threshold', threshold: '50', target_balance: '200' })).body;
     expect(rule).toMatchObject({ type: 'threshold', kind: 'paid', threshold: '50.00', target_balance: '200.00', amount: null, usable: 'immediately', status: 'active' });
@@ -211,7 +223,7 @@ describe('top-ups', () => {
 
   it('threshold with an amount, Family B, KWD to the last fils; a new rule below its line tops up at once', async () => {
     const acct = await account('kwd');
-    await subscription(acct, planKwd);
+    await endingWithNovember(await subscription(acct, planKwd));
     const res = await post('/api/v1/credit/topups/create', { account_id: acct, currency: 'KWD', type: 'threshold', threshold: '0.001', target_balance: '1000000000000000.000', kind: 'free' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const grants = await topupGrants(res.body.id);

@@ -28,10 +28,11 @@ import { notFound } from '../../shared/db/db-errors.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { balanceAlertData } from '../webhooks/payloads.ts';
-import { accountBalances } from './ledger.ts';
+import { accountBalances, type OpenPeriod } from './ledger.ts';
 import { creditAmount } from './money-input.ts';
 import { thresholdTopups, runThresholdTopup, type TopupRow } from './topups.ts';
 
@@ -43,6 +44,8 @@ const WATCH_LOCK_KEY = 734_190_212;
 
 /** How many marked balances one pass looks at (the next pass goes on). */
 const WATCH_BATCH = 500;
+/** How many marked balances one pass of the usage watch looks at: its cost is bounded under any load (the rest wait for the next pass or the scheduler's tick). */
+const USAGE_WATCH_BATCH = 100;
 
 /** A line the available balance can cross downward. */
 export interface Line {
@@ -58,11 +61,20 @@ export function isPast(line: Line, available: string): boolean {
   return line.watch === 'depleted' ? a.lte(line.threshold) : a.lt(line.threshold);
 }
 
-/** Who runs the watch: the database, the clock and the net days of a top-up's purchase invoice. */
+/**
+ * The open periods of an account rated at an instant (billing/live/open-period.ts
+ * `watchDeps`): the available balance the lines are compared with includes the live
+ * `pending` usage, as the balance endpoint shows it, on every path that runs the watch
+ * (one figure everywhere, or a line would be crossed by one path and re-armed by another).
+ */
+export type LiveRating = (environmentId: string, accountId: string, at: Date) => Promise<readonly OpenPeriod[]>;
+
+/** Who runs the watch: the database, the clock, the net days of a top-up's purchase invoice, and the live rating. */
 export interface WatchDeps {
   db: Db;
   now: Date;
   netDays: number;
+  live: LiveRating;
 }
 
 /**
@@ -71,8 +83,8 @@ export interface WatchDeps {
  * to it, or to the next pass), reads the balance after the marks it saw, writes the
  * crossings, and deletes those marks. Returns how many balances it looked at.
  */
-export async function watchBalances(deps: WatchDeps, accountId?: string): Promise<number> {
-  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).distinct().orderBy('account_id').orderBy('currency').limit(WATCH_BATCH);
+export async function watchBalances(deps: WatchDeps, accountId?: string, limit = WATCH_BATCH): Promise<number> {
+  let q = deps.db.selectFrom('credit_watch_dirty').select(['account_id', 'currency']).distinct().orderBy('account_id').orderBy('currency').limit(limit);
   if (accountId) q = q.where('account_id', '=', accountId);
   let seen = 0;
   for (const mark of await q.execute()) {
@@ -108,7 +120,7 @@ async function watchOne(tx: Tx, deps: WatchDeps, accountId: string, currency: st
 /** Compares the balance now with each line; returns whether a top-up was granted. */
 async function watchLines(tx: Tx, deps: WatchDeps, key: { environmentId: string; accountId: string; currency: string }, lowThreshold: string | null, rules: readonly TopupRow[]): Promise<boolean> {
   const { environmentId, accountId, currency } = key;
-  const balance = (await accountBalances(tx, environmentId, accountId, deps.now)).find((b) => b.currency === currency);
+  const balance = (await accountBalances(tx, environmentId, accountId, deps.now, () => deps.live(environmentId, accountId, deps.now))).find((b) => b.currency === currency);
   const zero = formatMoney(new Dec(0), currency);
   // No grant in the currency yet: nothing to alert on, but a threshold top-up sees a balance of 0.
   const available = balance?.available ?? zero;
@@ -170,6 +182,26 @@ export async function crossOrRearm(tx: Tx, w: Where, line: Line): Promise<number
   return row ? row.crossing : null;
 }
 
+/**
+ * Marks for the watch the balances of these accounts (new usage: their `pending` grew)
+ * that have a line to cross: a grant (depleted), a low-balance threshold or an active
+ * threshold top-up in the currency; a balance already marked is not marked twice.
+ * Returns how many it marked.
+ */
+export async function markUsedBalances(db: Db, environmentId: string, accountIds: readonly string[]): Promise<number> {
+  if (accountIds.length === 0) return 0;
+  const ids = [...accountIds];
+  const res = await sql`
+    INSERT INTO credit_watch_dirty (account_id, currency, environment_id)
+    SELECT l.account_id, l.currency, ${environmentId} FROM (
+      SELECT account_id, currency FROM credit_grants WHERE environment_id = ${environmentId} AND account_id = ANY(${ids}::text[])
+      UNION SELECT account_id, currency FROM credit_settings WHERE environment_id = ${environmentId} AND account_id = ANY(${ids}::text[])
+      UNION SELECT account_id, currency FROM credit_topups WHERE environment_id = ${environmentId} AND account_id = ANY(${ids}::text[]) AND type = 'threshold' AND disabled_at IS NULL
+    ) l
+    WHERE NOT EXISTS (SELECT 1 FROM credit_watch_dirty d WHERE d.account_id = l.account_id AND d.currency = l.currency)`.execute(db);
+  return Number(res.numAffectedRows ?? 0);
+}
+
 /** Marks a balance for the watch (a threshold or a rule changed: the lines are looked at again). */
 export async function markBalance(db: Db | Tx, environmentId: string, accountId: string, currency: string): Promise<void> {
   await db.insertInto('credit_watch_dirty').values({ account_id: accountId, currency, environment_id: environmentId }).execute();
@@ -223,4 +255,42 @@ export async function setLowBalanceThreshold(db: Db, environmentId: string, acco
     await markBalance(tx, environmentId, accountId, currency);
   });
   return { account_id: accountId, currency, low_balance_threshold: threshold };
+}
+
+/**
+ * The watch of live usage: the accounts with new events stored (`touched`, from the live
+ * usage cache's poll, usage-cache.ts) are marked every `intervalMs` when they have a line
+ * to cross (`markUsedBalances`), and the marked balances are looked at with their live
+ * `pending`: an alert or a threshold top-up fires as agents work, not only when an
+ * invoice burns. Each crossing once, as for every other path of the watch. A pass looks
+ * at most USAGE_WATCH_BATCH balances: under a load that touches more accounts than that
+ * a pass, the marks wait (once each) for the next passes and the scheduler's tick.
+ */
+export function startUsageWatch(deps: () => WatchDeps, intervalMs: number): { touched: (environmentId: string, accountIds: readonly string[]) => void; loop: Loop } {
+  let pending = new Map<string, Set<string>>();
+  // The last pass looked at as many balances as it may: marks may be left for the next.
+  let more = false;
+  const touched = (environmentId: string, accountIds: readonly string[]) => {
+    let set = pending.get(environmentId);
+    if (!set) pending.set(environmentId, (set = new Set()));
+    for (const id of accountIds) set.add(id);
+  };
+  const loop = startLoop({
+    name: 'credit-usage-watch',
+    intervalMs,
+    run: async () => {
+      const batch = pending;
+      pending = new Map();
+      const d = deps();
+      let marked = 0;
+      try {
+        for (const [env, ids] of batch) marked += await markUsedBalances(d.db, env, [...ids]);
+      } catch (err) {
+        for (const [env, ids] of batch) touched(env, [...ids]);
+        throw err;
+      }
+      if (marked > 0 || more) more = (await watchBalances(d, undefined, USAGE_WATCH_BATCH)) >= USAGE_WATCH_BATCH;
+    },
+  });
+  return { touched, loop };
 }

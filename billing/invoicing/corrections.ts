@@ -43,6 +43,7 @@ import { loadSubject, rateSubscription } from './rate-subscription.ts';
 import { applyCredits, CREDITS_LINE_TYPE, releaseCredits } from '../credits/invoice-credits.ts';
 import { creditOverpayment } from '../credits/grants.ts';
 import { watchBalances } from '../credits/watch.ts';
+import { watchDeps } from '../live/open-period.ts';
 import { assignNumber, getInvoiceRow, invoiceEvent, invoiceView, lineValues, linesOf, slotHead, type InvoiceRow, type LineRow, type Tx } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -291,6 +292,6 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
   countInvoiceGenerated('correction');
   countInvoiceFinalized('correction');
   // Credits released, burned anew, or an overpayment credited: the balance lines are looked at at once.
-  await watchBalances({ db: inv.db, now, netDays: inv.config.netDays }, row.account_id);
+  await watchBalances(watchDeps(inv, now), row.account_id);
   return result;
 }

@@ -4,6 +4,7 @@
  * store.ts; rating happens before the short storing transaction.
  */
 import { watchBalances } from '../credits/watch.ts';
+import { watchDeps } from '../live/open-period.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { AppError, isUnavailableError } from '../../shared/errors.ts';
 import { logger } from '../../shared/log.ts';
@@ -59,7 +60,7 @@ export async function generateInvoice(inv: Invoicing, subject: BillingSubject, p
   });
   countStored(opts.source, outcome, invoice.status);
   // A burn that crossed a balance line (low, depleted, a threshold top-up) acts at once.
-  if (outcome !== 'unchanged') await watchBalances({ db: inv.db, now: inv.now(), netDays: inv.config.netDays }, invoice.account_id);
+  if (outcome !== 'unchanged') await watchBalances(watchDeps(inv), invoice.account_id);
   return { outcome, invoice: invoiceView(invoice) };
 }
 

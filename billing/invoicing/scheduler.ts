@@ -35,6 +35,7 @@ import { expireGrants } from '../credits/ledger.ts';
 import { advanceCommitments } from '../credits/commitments.ts';
 import { runRecurringTopups } from '../credits/topups.ts';
 import { watchBalances } from '../credits/watch.ts';
+import { watchDeps } from '../live/open-period.ts';
 
 const log = logger('billing-scheduler');
 
@@ -144,7 +145,7 @@ export async function runSchedulerPass(base: Invoicing): Promise<Omit<TickReport
     log.warn('credit expiry failed', { err });
   }
   // Recurring top-ups due, then every balance changed and not yet looked at (alerts, threshold top-ups).
-  const watch = { db: inv.db, now, netDays: inv.config.netDays };
+  const watch = watchDeps(inv, now);
   try {
     report.topups = await runRecurringTopups(watch);
     report.watched = await watchBalances(watch);

@@ -26,6 +26,9 @@ import { billableSubscriptionIds } from '../invoicing/generate.ts';
 import { loadSubject, rateSubscription } from '../invoicing/rate-subscription.ts';
 import type { StoredLine } from '../invoicing/lines.ts';
 import { findInvoice } from '../invoicing/store.ts';
+import type { WatchDeps } from '../credits/watch.ts';
+import { inlineRater } from '../invoicing/rater.ts';
+import type { UsageSource } from '../invoicing/context.ts';
 
 /** One subscription's open period rated with the usage so far. */
 export interface OpenPeriodCharge {
@@ -77,4 +80,18 @@ export async function openPeriodCharges(inv: Invoicing, environmentId: string, a
   const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
   const out = await Promise.all(ids.map((id) => openPeriodOf(inv, environmentId, id, now)));
   return out.filter((c): c is OpenPeriodCharge => c !== null && (opts.currency === undefined || c.currency === opts.currency));
+}
+
+/** What the balance watch (credits/watch.ts) needs of an invoicing context: its balances include the open periods rated live. */
+export function watchDeps(inv: Invoicing, now: Date = inv.now()): WatchDeps {
+  return { db: inv.db, now, netDays: inv.config.netDays, live: (environmentId, accountId, at) => openPeriodCharges(inv, environmentId, accountId, { now: at }) };
+}
+
+/**
+ * The invoicing context of live figures: usage from the live usage cache (usage-cache.ts),
+ * and one account's open period rated inline (the same pure rating, without a worker
+ * hand-off on every read).
+ */
+export function liveInvoicing(inv: Invoicing, usage: UsageSource | undefined): Invoicing {
+  return { ...inv, usage: usage ?? inv.usage, rater: inlineRater() };
 }

@@ -216,4 +216,40 @@ describe('live pending balance', () => {
       await loop.stop();
     }
   });
+  it('the usage cache answers a window of per-agent queries from one load, refreshed per poll: the first read of an agent asks no ClickHouse, and each answer equals ClickHouse\'s', async () => {
+    const env = stack.keys.development.id;
+    const [a, b, c] = await Promise.all(['Window A', 'Window B', 'Window C'].map(async (n) => createAgent(stack, 'development', { accountId: await account(n) })));
+    await actions(a!.id, 2);
+    await actions(c!.id, 1);
+    const store = new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!);
+    const cache = new LiveUsageCache(store);
+    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkFloorOf(stack.tally.nc!, stack.tally.names, 0), 50);
+    const q = (agents: string[]) => ({ environmentId: env, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'agent' as const, agentInstanceIds: agents });
+    const count = async (agent: string) => (await cache.query(q([agent])))[0]?.actions ?? '0';
+    try {
+      // Every event stored (both of a's: they may land in two inserts).
+      await waitFor(() => store.query(q([a!.id, c!.id])), (rows) => rows.map((r) => `${r.agent_instance_id === a!.id ? 'a' : 'c'}${r.actions}`).sort().join() === 'a2,c1');
+      // The first query loads the window in the background and is answered on its own.
+      expect(await count(a!.id)).toBe('2');
+      await waitFor(async () => cache.answersFromWindow(q([a!.id, b!.id, c!.id])), (yes) => yes);
+      expect(cache.readyWindows).toBe(1);
+      const misses = cache.misses;
+      // Agents never asked for: from the window, no ClickHouse query; one with no usage has no row.
+      expect(await cache.query(q([c!.id]))).toEqual(await store.query(q([c!.id])));
+      expect(await cache.query(q([b!.id]))).toEqual([]);
+      expect(await cache.query(q([a!.id, b!.id, c!.id]))).toEqual([...(await store.query(q([a!.id]))), ...(await store.query(q([c!.id])))]);
+      expect((await cache.query(q([a!.id])))[0]!.actions).toBe('2');
+      expect(cache.misses).toBe(misses);
+      // New events: the poll drops the agents' figures and refreshes them in the window.
+      await actions(a!.id, 1);
+      await actions(b!.id, 4);
+      await waitFor(async () => [await count(a!.id), await count(b!.id)], (n) => n[0] === '3' && n[1] === '4', 5000);
+      await waitFor(async () => cache.answersFromWindow(q([a!.id, b!.id, c!.id])), (yes) => yes);
+      const after = cache.misses;
+      for (const agent of [a!.id, b!.id, c!.id]) expect(await cache.query(q([agent]))).toEqual(await store.query(q([agent])));
+      expect(cache.misses).toBe(after);
+    } finally {
+      await loop.stop();
+    }
+  });
 });

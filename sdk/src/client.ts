@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { retryDelay, parseRetryAfter } from './backoff.ts';
 import { BoundedBuffer } from './buffer.ts';
+import { TallyCredits } from './credits.ts';
 import { TallyBufferOverflowError, TallyDeliveryError, TallyRejectedError, type TallyError } from './errors.ts';
 
 /** Options of {@link Tally}. Defaults follow the interface spec (client defaults). */
@@ -118,6 +119,8 @@ export class Tally {
   #notBefore = 0;
   #pack: ((v: unknown) => Uint8Array) | undefined;
   readonly #stats = { delivered: 0, rejected: 0, dropped: 0, retries: 0 };
+  /** Prepaid credits (grants, balance, ledger, top-ups); see {@link TallyCredits}. */
+  readonly credits: TallyCredits;
 
   constructor(options: TallyOptions) {
     this.#o = resolve(options);
@@ -130,6 +133,8 @@ export class Tally {
       ...(this.#o.apiKey ? { authorization: `Bearer ${this.#o.apiKey}` } : { 'x-agent-secret': this.#o.agentKey! }),
     };
     this.#buffer = new BoundedBuffer(this.#o.maxBufferedEvents);
+    const { apiKey, agentKey, timeoutMs, maxRetries, retryBaseMs, retryMaxMs } = this.#o;
+    this.credits = new TallyCredits({ v1, apiKey, agentKey, userAgent: USER_AGENT, timeoutMs, maxRetries, retryBaseMs, retryMaxMs });
     this.#timer = setInterval(() => void this.flush().catch(() => {}), this.#o.flushIntervalMs);
     this.#timer.unref();
     if (this.#o.flushOnExit) process.on('beforeExit', this.#onBeforeExit);

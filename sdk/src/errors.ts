@@ -51,3 +51,25 @@ export class TallyBufferOverflowError extends TallyError {
     this.name = 'TallyBufferOverflowError';
   }
 }
+
+/**
+ * A credits call (or another control-plane call) was answered with an error: `status` is
+ * the HTTP status (0: no answer, network error or timeout), `code` the service's error code
+ * (`validation_failed`, `not_found`, `conflict`, `unauthorized`, …; `network_error`), and
+ * `details` its per-field details. `retryable`: a 429, a 5xx or no answer, after the
+ * client's own retries of calls that are safe to repeat.
+ */
+export class TallyApiError extends TallyError {
+  constructor(
+    code: string,
+    message: string,
+    readonly status: number,
+    readonly details: readonly unknown[] = [],
+    readonly retryable = false,
+    /** The service's Retry-After, in ms (429, 503). */
+    readonly retryAfterMs?: number,
+  ) {
+    super(code, message, []);
+    this.name = 'TallyApiError';
+  }
+}

@@ -11,7 +11,8 @@ and at-least-once delivery. Standard library only.
 from .backoff import BackoffOptions, backoff_delay, parse_retry_after, retry_delay
 from .buffer import BoundedBuffer
 from .client import USER_AGENT, Tally, TallyStats, __version__
-from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
+from .credits import Money, TallyCredits
+from .errors import TallyApiError, TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
 from .events import EventKind, OutcomeValue, PendingEvent
 
 __all__ = [
@@ -24,6 +25,9 @@ __all__ = [
     "TallyRejectedError",
     "TallyDeliveryError",
     "TallyBufferOverflowError",
+    "TallyApiError",
+    "TallyCredits",
+    "Money",
     "BackoffOptions",
     "backoff_delay",
     "parse_retry_after",

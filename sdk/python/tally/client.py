@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from .backoff import BackoffOptions, parse_retry_after, retry_delay
 from .buffer import BoundedBuffer
+from .credits import CreditsTransport, TallyCredits
 from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
 from .events import EventKind, OutcomeValue, PendingEvent, encode_event, iso_timestamp, value_text
 
@@ -140,6 +141,11 @@ class Tally:
         else:
             self._headers["x-agent-secret"] = self._o.agent_key or ""
         self._backoff = BackoffOptions(base_ms=self._o.retry_base_ms, max_ms=self._o.retry_max_ms)
+        #: Prepaid credits (grants, balance, ledger, top-ups): see :class:`TallyCredits`.
+        self.credits = TallyCredits(CreditsTransport(
+            target=self._target, v1=self._paths["action"].rsplit("/", 1)[0], api_key=self._o.api_key, agent_key=self._o.agent_key,
+            user_agent=USER_AGENT, timeout_ms=self._o.timeout_ms, max_retries=self._o.max_retries, backoff=self._backoff,
+        ))
 
         self._cond = threading.Condition(threading.Lock())
         # Everything below is guarded by self._cond.

@@ -45,3 +45,22 @@ class TallyBufferOverflowError(TallyError):
 
     def __init__(self, events: Sequence["PendingEvent"]) -> None:
         super().__init__("buffer_overflow", f"buffer full: dropped the {len(events)} oldest events", events)
+
+
+class TallyApiError(TallyError):
+    """A credits call (a control-plane call) was answered with an error, raised to the caller.
+
+    ``status`` is the HTTP status (0: no answer: network error or timeout), ``code`` the
+    service's error code (``validation_failed``, ``not_found``, ``conflict``,
+    ``unauthorized``, ...; ``network_error``; ``missing_credentials``), ``details`` its
+    per-field details. ``retryable``: a 429, a 5xx or no answer (after the client's own
+    retries of calls that are safe to repeat).
+    """
+
+    def __init__(self, code: str, message: str, status: int, details: Sequence[object] = (), retryable: bool = False, retry_after_ms: Optional[int] = None) -> None:
+        super().__init__(code, message, [])
+        self.status = status
+        self.details: Tuple[object, ...] = tuple(details)
+        self.retryable = retryable
+        #: The service's Retry-After, in ms (429, 503).
+        self.retry_after_ms = retry_after_ms

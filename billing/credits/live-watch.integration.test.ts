@@ -1,0 +1,126 @@
+/**
+ * Balance alerts and threshold top-ups on the live balance (real Postgres, NATS JetStream
+ * and ClickHouse, all roles in one process): usage alone, with no invoice generated,
+ * lowers the available balance through `pending`, and the api role's watch of accounts
+ * with new usage (TALLY_CREDIT_USAGE_WATCH_MS) sends `credits.balance_low` and
+ * `credits.depleted` and makes a threshold top-up's grant, each once per crossing; more
+ * usage, scheduler ticks and watches again send nothing more.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { keySet, type KeySet } from '../../test/api-support.ts';
+import { parseInvoicingConfig } from '../invoicing/config.ts';
+import { createInvoicing } from '../invoicing/index.ts';
+import { schedulerTick } from '../invoicing/scheduler.ts';
+import { watchDeps } from '../live/open-period.ts';
+import { watchBalances } from './watch.ts';
+
+let stack: TestStack;
+let dev: KeySet;
+// November 2026 is the open period (its events are in the past of the real clock, as ingest requires).
+const clockMs = Date.parse('2026-11-20T12:00:00Z');
+let plan: string; // USD: 1.00 per @action, nothing else
+
+const post = (path: string, body?: unknown) => call(stack, 'POST', path, { key: dev.admin, ...(body !== undefined ? { body } : {}) });
+const get = (path: string) => call(stack, 'GET', path, { key: dev.admin });
+async function ok201(path: string, body: unknown) {
+  const res = await post(path, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+/** An account with an agent, a subscription listing it (active since October 1) and a free grant of 10.00. */
+async function account(name: string) {
+  const acct = await ok201('/v1/accounts', { name });
+  const agent = await createAgent(stack, 'development', { accountId: acct });
+  const sub = await ok201('/v1/subscriptions', { account_id: acct, rate_plan_id: plan, agent_instance_ids: [agent.id] });
+  const from = new Date('2026-10-01T00:00:00Z');
+  await stack.tally.db!.updateTable('subscription_events').set({ effective_at: from }).where('subscription_id', '=', sub).execute();
+  await stack.tally.db!.updateTable('subscriptions').set({ contract_effective_date: from }).where('id', '=', sub).execute();
+  await ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10.00', effective_at: '2026-10-01' });
+  return { acct, agent: agent.id };
+}
+
+let seq = 0;
+/** `n` actions of November in one request; resolves when they are acknowledged. */
+async function actions(agentId: string, n: number) {
+  const body = Array.from({ length: n }, () => ({ agent_key: agentId, action_type: 'work', id: `watch-${process.pid}-${++seq}`, timestamp: '2026-11-10T10:00:00Z' }));
+  const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+const live = async (acct: string) => ((await get(`/v1/accounts/${acct}/credits/balance`)).body.balances as any[]).find((b) => b.currency === 'USD');
+async function events(event: string, acct: string) {
+  const rows = await stack.tally.db!.selectFrom('webhook_events').select('body').where('event', '=', event).orderBy('created_at').execute();
+  return rows.map((r) => JSON.parse(r.body)).filter((b) => b.data.account_id === acct);
+}
+const topupGrants = async (acct: string) => ((await get(`/v1/credits/grants?account_id=${acct}&limit=100`)).body.grants as any[]).filter((g) => g.metadata.topup_id);
+/** The watch of every path once more (scheduler tick, a watch pass), then a few usage-watch intervals. */
+async function everyWatchAgain() {
+  const inv = createInvoicing({ db: stack.tally.db!, usage: stack.tally.usage!, config: parseInvoicingConfig({}), now: () => new Date(clockMs) });
+  await schedulerTick(inv);
+  await watchBalances(watchDeps(inv));
+  await new Promise((r) => setTimeout(r, 600));
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({
+    env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_INVOICE_GRACE_HOURS: '720', TALLY_CREDIT_USAGE_WATCH_MS: '100' },
+    now: () => new Date(clockMs),
+  });
+  dev = await keySet(stack, 'development');
+  const typeId = (await post('/api/v1/agent_type/create', { name: 'worker' })).body.id;
+  const product = await ok201('/api/v1/products', { name: 'Watch', agent_type_id: typeId });
+  const perAction = await ok201('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
+  plan = await ok201(`/api/v1/products/${product}/rateplans`, { name: 'usage', billing_cycle_code: 'monthly', currency: 'USD' });
+  await ok201(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '1' } });
+});
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+describe('alerts and threshold top-ups on live usage', () => {
+  it('credits.balance_low, then credits.depleted, fire from usage alone (no invoice), each once', async () => {
+    const { acct, agent } = await account('Live alerts');
+    expect((await put(acct, { currency: 'USD', low_balance_threshold: '4.00' })).status).toBe(200);
+    await actions(agent, 5); // available 5.00: above the threshold
+    await waitFor(() => live(acct), (b) => b?.pending === '5.00');
+    await everyWatchAgain();
+    expect(await events('credits.balance_low', acct)).toEqual([]);
+    await actions(agent, 2); // available 3.00: below 4.00
+    const low = await waitFor(() => events('credits.balance_low', acct), (e) => e.length > 0, 5000);
+    expect(low.map((e) => [e.data.available, e.data.threshold, e.data.crossing])).toEqual([['3.00', '4.00', 1]]);
+    expect(await events('credits.depleted', acct)).toEqual([]);
+    // No invoice burned or holds anything: the ledger has the grant alone, the live pending did it.
+    expect(((await get(`/v1/credits/entries?account_id=${acct}`)).body.entries as any[]).map((e) => e.type)).toEqual(['grant']);
+    expect((await live(acct)).held).toBe('0.00');
+    await actions(agent, 3); // available 0.00
+    const depleted = await waitFor(() => events('credits.depleted', acct), (e) => e.length > 0, 5000);
+    expect(depleted.map((e) => [e.data.available, e.data.threshold, e.data.crossing])).toEqual([['0.00', '0.00', 1]]);
+    // Still past both lines: more usage, the scheduler and the watch again send nothing more.
+    await actions(agent, 2);
+    await waitFor(() => live(acct), (b) => b?.pending === '12.00');
+    await everyWatchAgain();
+    expect(await events('credits.balance_low', acct)).toHaveLength(1);
+    expect(await events('credits.depleted', acct)).toHaveLength(1);
+    expect(await live(acct)).toMatchObject({ granted: '10.00', pending: '12.00', pending_covered: '10.00', available: '0.00' });
+  });
+
+  it('a threshold top-up grants once when usage takes the available balance below its line', async () => {
+    const { acct, agent } = await account('Live top-up');
+    const rule = await ok201('/v1/credits/topups', { account_id: acct, currency: 'USD', type: 'threshold', threshold: '4', amount: '5', kind: 'free' });
+    await actions(agent, 7); // available 3.00: below 4, tops up 5.00 (available 8.00)
+    const grants = await waitFor(() => topupGrants(acct), (g) => g.length > 0, 5000);
+    expect(grants.map((g) => [g.amount, g.metadata.topup_id, g.metadata.trigger])).toEqual([['5.00', rule, 'crossing:1']]);
+    const crossing = await stack.tally.db!.selectFrom('credit_crossings').select(['available', 'crossing']).where('account_id', '=', acct).where('watch', '=', `topup:${rule}`).execute();
+    expect(crossing).toEqual([{ available: '3.00', crossing: 1 }]);
+    // 3.00 more usage: 5.00 left, above the line: nothing more, however often the watch looks.
+    await actions(agent, 3);
+    await waitFor(() => live(acct), (b) => b?.pending === '10.00');
+    await everyWatchAgain();
+    expect(await topupGrants(acct)).toHaveLength(1);
+    expect(await live(acct)).toMatchObject({ granted: '15.00', pending: '10.00', available: '5.00' });
+  });
+});
+
+const put = (acct: string, body: unknown) => call(stack, 'PUT', `/v1/accounts/${acct}/credits/settings`, { key: dev.admin, body });
