@@ -30,6 +30,8 @@ import { Sink, type SinkHooks } from '../ingest/sink/sink.ts';
 import { usageRoutes } from '../billing/api/usage-routes.ts';
 import { WebhookDispatcher } from '../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../billing/api/index.ts';
+import { consoleBundle } from '../console/bundle.ts';
+import { consoleRoutes } from '../console/server.ts';
 import { createInvoicing, parseInvoicingConfig, startScheduler, type Invoicing, type InvoicingConfig } from '../billing/invoicing/index.ts';
 import { OutcomeNotifier, parseOutcomeNotifierConfig, type OutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
 import { parseWebhookConfig, type WebhookConfig } from '../billing/webhooks/config.ts';
@@ -230,6 +232,7 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   p.stops.push(() => invalidation.stop());
   p.http.add(...usageRoutes(auth, usage));
   p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, liveUsage, webhooks: cfg.webhooks, now: p.now }));
+  p.http.add(...consoleRoutes(await consoleBundle()));
   p.readiness.set('api', () => !p.nc.isClosed());
 }
 

@@ -1,0 +1,218 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Tally } from '../sdk/src/index.ts';
+import { call, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+import { CONSOLE_CSP } from './server.ts';
+
+/** Debian's chromium (apt package `chromium`; .ci/run installs it). */
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
+if (!CHROMIUM) console.warn('console browser tests SKIPPED: no chromium (apt-get install -y chromium, or set CHROMIUM_PATH)');
+
+const XSS_NAME = '<img src=x onerror=alert(1)>';
+const XSS_SCRIPT = '<script>alert(2)</script>';
+const XSS_URL = 'javascript:alert(3)';
+const shot = (page: Page, name: string) => page.screenshot({ path: `docs/console/${name}.png` });
+
+describe.skipIf(!CHROMIUM)('console in a real browser', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let page: Page;
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+  let admin: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    admin = stack.keys.development.admin;
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void (d.type() === 'confirm' ? d.accept() : d.dismiss());
+    });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.cleanup();
+  });
+
+  const nav = async (label: string) => {
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: label, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: label }).waitFor();
+  };
+
+  it('serves the page with a strict Content-Security-Policy and no outside request', async () => {
+    const outside: string[] = [];
+    page.on('request', (r) => !r.url().startsWith(stack.baseUrl) && outside.push(r.url()));
+    const res = await page.goto(`${stack.baseUrl}/console`);
+    expect(res!.status()).toBe(200);
+    const csp = res!.headers()['content-security-policy']!;
+    expect(csp).toBe(CONSOLE_CSP);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    await page.getByLabel('API key').waitFor();
+    expect(outside).toEqual([]);
+  });
+
+  it('refuses a bad key with the API message and request id, then signs in', async () => {
+    await page.getByLabel('API key').fill('sk_api_not_a_real_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toMatch(/401.*request id: \S+/s);
+    await page.getByLabel('API key').fill(admin);
+    await page.getByLabel('Environment name (optional)').fill('development');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    // The key is only in sessionStorage: not in the URL, a cookie or localStorage.
+    expect(page.url()).not.toContain(admin);
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
+    expect(await page.evaluate<string>("sessionStorage.getItem('tally.console.sessions')")).toContain(admin);
+  });
+
+  let agentSecret = '';
+  it('creates an agent type and an agent whose secret is shown once', async () => {
+    await nav('Agents');
+    await page.getByLabel('Agent type name').fill('Recruiter');
+    await page.getByRole('button', { name: 'Add agent type' }).click();
+    await page.getByRole('cell', { name: 'Recruiter', exact: true }).waitFor();
+    await page.getByLabel('Agent name').fill(XSS_SCRIPT);
+    await page.getByRole('button', { name: 'Add agent', exact: true }).click();
+    agentSecret = (await page.getByTestId('shown-once').textContent())!;
+    expect(agentSecret.length).toBeGreaterThan(10);
+    await page.getByRole('cell', { name: XSS_SCRIPT, exact: true }).waitFor();
+  });
+
+  let planId = '';
+  it('builds a catalog: product, rate plan, a tiered charge with tiers edited as a table, and simulates it', async () => {
+    await nav('Catalog');
+    await page.getByLabel('Product name').fill(XSS_NAME);
+    await page.getByLabel('Product description').fill(XSS_URL);
+    await page.getByRole('button', { name: 'Add product' }).click();
+    await page.getByRole('heading', { name: `Product: ${XSS_NAME}` }).waitFor();
+    await page.getByLabel('Rate plan name').fill('Standard');
+    await page.getByRole('button', { name: 'Add rate plan' }).click();
+    await page.getByRole('heading', { name: /Rate plan: Standard \(USD/ }).waitFor();
+    await page.getByLabel('Charge name').fill('Actions');
+    await page.getByLabel('Charge model').selectOption('tiered');
+    await page.getByLabel('Tier 1 price per unit').fill('0.02');
+    await page.getByRole('button', { name: 'Add tier' }).click();
+    await page.getByLabel('Tier 2 from unit').fill('10');
+    await page.getByLabel('Tier 2 price per unit').fill('0.01');
+    await page.getByRole('button', { name: 'Add charge' }).click();
+    await page.getByRole('cell', { name: 'Actions', exact: true }).waitFor();
+    await page.getByLabel('Usage @action').fill('20');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    // 10 units at 0.02 and 10 at 0.01.
+    await expect.poll(() => page.getByTestId('sim-total').textContent()).toBe('0.30');
+    await shot(page, 'catalog');
+    const plans = await call(stack, 'GET', '/v1/pricing/rate-plans', { key: admin });
+    planId = plans.body.rate_plans.find((p: { name: string }) => p.name === 'Standard').id;
+  });
+
+  it('creates a customer and subscribes them', async () => {
+    await nav('Customers');
+    await page.getByLabel('Account name').fill('Acme');
+    await page.getByLabel('Account description').fill(`${XSS_SCRIPT} ${XSS_URL}`);
+    await page.getByRole('button', { name: 'Add account' }).click();
+    await page.getByRole('cell', { name: 'Acme', exact: true }).waitFor();
+    await page.getByLabel('Rate plan id').fill(planId);
+    await page.getByRole('button', { name: /Subscribe/ }).click();
+    await expect.poll(() => page.getByTestId('sub-status').first().textContent()).toBe('active');
+  });
+
+  it('shows events sent with the TypeScript SDK on the overview within seconds', async () => {
+    await nav('Overview');
+    const actions = page.getByTestId('actions');
+    await expect.poll(() => actions.textContent()).toMatch(/^\d+$/);
+    const before = Number(await actions.textContent());
+    const sdk = new Tally({ baseUrl: stack.baseUrl, apiKey: stack.keys.development.sdk, agentKey: agentSecret, flushIntervalMs: 100 });
+    for (let i = 0; i < 7; i++) sdk.sendAction({ action_type: 'screen_candidate' });
+    await sdk.close();
+    expect(sdk.stats.delivered).toBe(7);
+    await expect.poll(() => actions.textContent(), { timeout: 15_000 }).toBe(String(before + 7));
+    expect(Number(await page.locator('figure.chart').first().getAttribute('data-points'))).toBeGreaterThan(1);
+    await shot(page, 'overview');
+  });
+
+  it('generates and finalizes an invoice and opens its HTML', async () => {
+    await nav('Invoices');
+    await page.getByRole('button', { name: 'Generate invoices' }).click();
+    const status = page.getByTestId('invoice-status').first();
+    await expect.poll(() => status.textContent()).toBe('draft');
+    await page.getByRole('button', { name: /^Finalize invoice/ }).first().click();
+    await expect.poll(() => status.textContent()).toBe('finalized');
+    await page.getByRole('button', { name: /^Open the HTML of invoice/ }).first().click();
+    const frame = page.frameLocator('iframe[title="Invoice HTML"]');
+    await expect.poll(() => frame.locator('body').textContent(), { timeout: 10_000 }).toMatch(/Invoice INV-\d+[\s\S]*Status: finalized/);
+    await shot(page, 'invoice');
+  });
+
+  it('rotates an API key, and the old key is refused', async () => {
+    await nav('Settings: API keys');
+    await page.getByLabel('Name', { exact: true }).fill('reporting');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const oldKey = (await page.getByTestId('shown-once').textContent())!;
+    expect((await call(stack, 'GET', '/api/v1/account/all', { key: oldKey })).status).toBe(200);
+    await page.getByRole('button', { name: 'Rotate reporting and revoke the old key now' }).click();
+    await expect.poll(() => page.getByTestId('shown-once').textContent()).not.toBe(oldKey);
+    const newKey = (await page.getByTestId('shown-once').textContent())!;
+    await waitFor(() => call(stack, 'GET', '/api/v1/account/all', { key: oldKey }).then((r) => r.status), (s) => s === 401);
+    expect((await call(stack, 'GET', '/api/v1/account/all', { key: newKey })).status).toBe(200);
+  });
+
+  it('runs an SQL query and exports CSV', async () => {
+    await nav('SQL');
+    await page.getByRole('button', { name: 'Actions by type (each event once)' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('cell', { name: 'screen_candidate', exact: true }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV (whole result)' }).click()]);
+    const csv = await readFile((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]!.trim()).toBe('"action_type","actions"');
+    expect(csv).toContain('"screen_candidate",7');
+    await shot(page, 'sql');
+  });
+
+  it('renders names, descriptions and metadata as text: no script ran', async () => {
+    await nav('Catalog');
+    await page.getByRole('button', { name: XSS_NAME, exact: true }).waitFor();
+    await page.getByRole('cell', { name: XSS_URL, exact: true }).waitFor();
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('labels every control and reaches them by keyboard', async () => {
+    await nav('Customers');
+    // (Page scripts are strings: this file is type-checked without the DOM library.)
+    const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
+      .filter((e) => !((e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || (e.textContent ?? '').trim()))
+      .map((e) => e.outerHTML.slice(0, 80))`);
+    expect(unlabelled).toEqual([]);
+    // After a reload (the session survives it, in sessionStorage) the first Tab reaches the skip link.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    // Tabbing reaches the screen's first form field.
+    let reached = false;
+    for (let i = 0; i < 60 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate<boolean>("document.activeElement?.name === 'Account name'");
+    }
+    expect(reached).toBe(true);
+  });
+
+  it('is usable on a 390-px wide phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await nav('Overview');
+    await expect.poll(() => page.getByTestId('actions').textContent()).toMatch(/^\d+$/);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await shot(page, 'phone');
+  });
+});

@@ -1,0 +1,42 @@
+import uPlot from 'uplot';
+import { useEffect, useRef } from 'preact/hooks';
+
+/**
+ * A time-series chart (uPlot): x in seconds since the epoch, one or more series. Money
+ * series are drawn from their decimal text (a pixel position needs a number); figures
+ * are shown as text beside the chart.
+ */
+export function TimeChart({ title, x, series, height = 180 }: { title: string; x: readonly number[]; series: readonly { label: string; values: readonly (number | null)[]; color: string }[]; height?: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | undefined>(undefined);
+  const labels = series.map((s) => s.label).join('|');
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const width = () => Math.max(240, el.clientWidth);
+    const u = new uPlot(
+      {
+        width: width(),
+        height,
+        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
+        axes: [{}, { size: 60 }],
+        legend: { show: true },
+      },
+      [x as number[], ...series.map((s) => s.values as (number | null)[])],
+      el,
+    );
+    plot.current = u;
+    const resize = new ResizeObserver(() => u.setSize({ width: width(), height }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      u.destroy();
+      plot.current = undefined;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [labels, height]);
+  useEffect(() => {
+    plot.current?.setData([x as number[], ...series.map((s) => s.values as (number | null)[])]);
+  });
+  return <figure class="chart" aria-label={title} data-points={x.length}><figcaption>{title}</figcaption><div ref={box} /></figure>;
+}

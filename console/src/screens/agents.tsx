@@ -1,0 +1,101 @@
+import { useState } from 'preact/hooks';
+import { must } from '../api';
+import { useSession } from '../context';
+import { monthStart } from '../dates';
+import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, Table, useAction, useLoad } from '../ui';
+
+/** Agents: agent types and instances, their secrets (shown once on create, rotate), usage per agent this month. */
+export function Agents() {
+  const { client, canWrite } = useSession();
+  const [version, setVersion] = useState(0);
+  const [typeName, setTypeName] = useState('');
+  const [name, setName] = useState('');
+  const [typeId, setTypeId] = useState('');
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const bump = () => setVersion((v) => v + 1);
+  const types = useLoad(() => must(client.GET('/api/v1/agent_type/all', { params: { query: { limit: 100 } } })), [version]);
+  const typeOptions = (types.data?.agent_types ?? []).map((t) => [t.id, t.name] as const);
+  const now = new Date();
+  const usage = useLoad(() => must(client.GET('/v1/usage', { params: { query: { start_date: monthStart(now).toISOString(), end_date: now.toISOString(), group_by: 'agent' } } })), [version]);
+  return (
+    <>
+      <Panel title="Agent types">
+        <Paged
+          caption="Agent types"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/agent_type/all', { params: { query: { skip, limit } } }));
+            return { items: r.agent_types, total: r.total };
+          }}
+          columns={[
+            ['Name', (t) => t.name],
+            ['Description', (t) => t.description ?? ''],
+            ['Id', (t) => t.id],
+          ]}
+        />
+        {canWrite ? (
+          <form class="row" onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.POST('/api/v1/agent_type/create', { body: { name: typeName } })), setTypeName(''), bump())))}>
+            <Field label="Agent type name" value={typeName} onInput={setTypeName} required />
+            <button type="submit" disabled={action.busy}>
+              Add agent type
+            </button>
+          </form>
+        ) : null}
+      </Panel>
+      <Panel title="Agent instances">
+        <Paged
+          caption="Agent instances"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/agent_instance/all', { params: { query: { skip, limit } } }));
+            return { items: r.agent_instances, total: r.total };
+          }}
+          columns={[
+            ['Name', (a) => a.name],
+            ['Id', (a) => a.id],
+            ['Account', (a) => a.account_id ?? ''],
+            ['Active', (a) => (a.is_active ? 'yes' : 'no')],
+            ['', (a) => (canWrite ? <button type="button" class="small" aria-label={`Rotate the secret of ${a.name}`} onClick={() => void action.run(async () => setSecret((await must(client.POST('/api/v1/agent_instance/{agent_instance_id}/refresh', { params: { path: { agent_instance_id: a.id } } }))).secret))}>Rotate secret</button> : null)],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId || typeOptions[0]?.[0] || '' } }));
+                setSecret(a.secret);
+                setName('');
+                bump();
+              });
+            }}
+          >
+            <Field label="Agent name" value={name} onInput={setName} required />
+            <Select label="Agent type" value={typeId || typeOptions[0]?.[0] || ''} onChange={setTypeId} options={typeOptions} />
+            <button type="submit" disabled={action.busy}>
+              Add agent
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error ?? types.error} />
+        <ShownOnce label="Agent secret" value={secret} />
+      </Panel>
+      <Panel title="Usage per agent this month">
+        <ErrorBox error={usage.error} />
+        <Table
+          rows={usage.data?.usage ?? []}
+          csvName="usage-per-agent"
+          columns={[
+            ['Agent', (u) => u.agent_instance_id ?? ''],
+            ['Actions', (u) => u.actions],
+            ['Outcomes', (u) => u.outcomes],
+            ['Outcome value', (u) => u.outcome_value],
+            ['Tokens', (u) => u.total_tokens],
+          ]}
+        />
+      </Panel>
+    </>
+  );
+}
