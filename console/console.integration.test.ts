@@ -120,9 +120,58 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByLabel('Account description').fill(`${XSS_SCRIPT} ${XSS_URL}`);
     await page.getByRole('button', { name: 'Add account' }).click();
     await page.getByRole('cell', { name: 'Acme', exact: true }).waitFor();
+    // The new account opens: a credit grant whose metadata holds a script, shown as text.
+    await page.getByRole('heading', { name: 'Account: Acme' }).waitFor();
+    await page.getByLabel('Grant amount').fill('100');
+    await page.getByLabel('Grant note (metadata)').fill(XSS_SCRIPT);
+    await page.getByRole('button', { name: 'Grant credits' }).click();
+    await page.getByRole('cell', { name: JSON.stringify({ note: XSS_SCRIPT }), exact: true }).waitFor();
+    await page.getByRole('cell', { name: '100.00 USD', exact: true }).first().waitFor();
     await page.getByLabel('Rate plan id').fill(planId);
     await page.getByRole('button', { name: /Subscribe/ }).click();
-    await expect.poll(() => page.getByTestId('sub-status').first().textContent()).toBe('active');
+    const status = page.getByTestId('sub-status').first();
+    await expect.poll(() => status.textContent()).toBe('active');
+    // An effective date before the activation is refused by the API: its message and request id shown.
+    await page.getByLabel('Effective date (empty: now)').fill('2020-01-01');
+    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/400 validation_failed.*effective_date.*request id: \S+/s);
+    await page.getByLabel('Effective date (empty: now)').fill('');
+    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await expect.poll(() => status.textContent()).toBe('paused');
+    await page.getByRole('button', { name: /^resume subscription/ }).click();
+    await expect.poll(() => status.textContent()).toBe('active');
+  });
+
+  it('pages through a long list without loading it all', async () => {
+    for (let i = 0; i < 25; i++) expect((await call(stack, 'POST', '/api/v1/account/create', { key: admin, body: { name: `Bulk ${String(i).padStart(2, '0')}` } })).status).toBe(201);
+    await nav('Overview');
+    const pages: string[] = [];
+    page.on('request', (r) => r.url().includes('/api/v1/account/all') && pages.push(new URL(r.url()).search));
+    await nav('Customers');
+    const accounts = page.getByRole('navigation', { name: 'Accounts pages' });
+    await expect.poll(() => accounts.textContent()).toMatch(/1–20 of 26/);
+    await accounts.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => accounts.textContent()).toMatch(/21–26 of 26/);
+    expect(pages).toEqual(['?skip=0&limit=20', '?skip=20&limit=20']);
+  });
+
+  it('shows a read-only key no edit controls, and switches environments', async () => {
+    const ro = await call(stack, 'POST', '/api/v1/api_keys', { key: admin, body: { name: 'viewer', permission: 'read-only' } });
+    await page.getByRole('button', { name: 'Add environment' }).click();
+    await page.getByLabel('API key').fill(ro.body.key);
+    await page.getByLabel('Environment name (optional)').fill('viewer');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await nav('Catalog');
+    await page.getByRole('button', { name: XSS_NAME, exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Add product' }).count()).toBe(0);
+    expect(await page.getByLabel('Environment').inputValue()).toBe('1');
+    await expect.poll(() => page.getByLabel('Environment').locator('option:checked').textContent()).toBe('viewer (read-only)');
+    await nav('Settings: API keys');
+    await page.getByText('API keys are managed with an admin key.').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByLabel('Environment').locator('option:checked').textContent()).toBe('development (admin)');
+    await nav('Catalog');
+    await page.getByRole('button', { name: 'Add product' }).waitFor();
   });
 
   it('shows events sent with the TypeScript SDK on the overview within seconds', async () => {

@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'preact/hooks';
  * series are drawn from their decimal text (a pixel position needs a number); figures
  * are shown as text beside the chart.
  */
-export function TimeChart({ title, x, series, height = 180 }: { title: string; x: readonly number[]; series: readonly { label: string; values: readonly (number | null)[]; color: string }[]; height?: number }) {
+export function TimeChart({ title, x, series, height = 180, windowSeconds }: { title: string; x: readonly number[]; series: readonly { label: string; values: readonly (number | null)[]; color: string }[]; height?: number; /** Show the last this many seconds (a live chart). */ windowSeconds?: number }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const labels = series.map((s) => s.label).join('|');
@@ -20,6 +20,7 @@ export function TimeChart({ title, x, series, height = 180 }: { title: string; x
         height,
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
         axes: [{}, { size: 60 }],
+        ...(windowSeconds ? { scales: { x: { time: true, range: (_u: uPlot, _min: number, max: number) => [max - windowSeconds, max] as uPlot.Range.MinMax } } } : {}),
         legend: { show: true },
       },
       [x as number[], ...series.map((s) => s.values as (number | null)[])],

@@ -90,6 +90,17 @@ export function pricingStrategy(kind: Kind, unit: string, fields: Readonly<Recor
   return out;
 }
 
+/** A charge's prices in a line: its tiers as `from N: price`, else its price fields. */
+function pricingText(p: Record<string, unknown> | undefined): string {
+  if (!p) return '';
+  const tiers = p.tiers as { start: string; price: string; counter?: string }[] | undefined;
+  if (tiers) return tiers.map((t) => `from ${t.start}: ${t.price}${t.counter && t.counter !== '1' ? ` per ${t.counter}` : ''}`).join('; ');
+  return Object.entries(p)
+    .filter(([k]) => k !== 'kind' && k !== 'unit_of_measure')
+    .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(', ');
+}
+
 /** A charge's form: its model's fields (a table of tiers for tiered and volume), then the charge. */
 function ChargeForm({ plan, onCreated }: { plan: Schemas['RatePlan']; onCreated: () => void }) {
   const { client } = useSession();
@@ -196,8 +207,9 @@ function RatePlanView({ planId }: { planId: string }) {
           columns={[
             ['Name', (c) => c.name],
             ['Type', (c) => c.charge_type ?? ''],
-            ['Model', (c) => String((c as Record<string, unknown>).charge_model_type ?? (c as Record<string, unknown>).model ?? '')],
-            ['Pricing', (c) => <code>{JSON.stringify((c as Record<string, unknown>).resolved_pricing ?? {})}</code>],
+            ['Model', (c) => String((c.resolved_pricing as { kind?: string } | undefined)?.kind ?? '')],
+            ['Unit', (c) => c.unit_of_measure ?? ''],
+            ['Pricing', (c) => pricingText(c.resolved_pricing as Record<string, unknown> | undefined)],
           ]}
         />
         {canWrite ? <ChargeForm plan={p} onCreated={plan.reload} /> : null}

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
-import { ErrorBox, Field, Paged, Panel, Select, useAction } from '../ui';
+import { ErrorBox, Field, Paged, Panel, useAction } from '../ui';
+import { AccountView } from './account';
 
 /** The subscription actions each status allows (README, Subscriptions). */
 const ACTIONS: Readonly<Record<string, readonly ('activate' | 'pause' | 'resume' | 'renew' | 'cancel' | 'change-plan')[]>> = {
@@ -55,6 +56,7 @@ export function Customers() {
   const [email, setEmail] = useState('');
   const [description, setDescription] = useState('');
   const [accountId, setAccountId] = useState('');
+  const [shown, setShown] = useState<string | undefined>(undefined);
   const [planId, setPlanId] = useState('');
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
@@ -72,7 +74,15 @@ export function Customers() {
             ['Name', (a) => a.name],
             ['Email', (a) => a.email ?? ''],
             ['Description', (a) => a.description ?? ''],
-            ['Id', (a) => <button type="button" class="link" onClick={() => setAccountId(a.id)} aria-label={`Use account ${a.name} below`}>{a.id}</button>],
+            ['Id', (a) => a.id],
+            [
+              '',
+              (a) => (
+                <button type="button" class="small" onClick={() => (setAccountId(a.id), setShown(a.id))} aria-label={`Open account ${a.name}`}>
+                  Open
+                </button>
+              ),
+            ],
           ]}
         />
         {canWrite ? (
@@ -83,6 +93,7 @@ export function Customers() {
               void action.run(async () => {
                 const a = await must(client.POST('/api/v1/account/create', { body: { name, ...(email ? { email } : {}), ...(description ? { description } : {}) } }));
                 setAccountId(a.id);
+                setShown(a.id);
                 setName('');
                 setEmail('');
                 setDescription('');
@@ -99,6 +110,7 @@ export function Customers() {
           </form>
         ) : null}
       </Panel>
+      {shown ? <AccountView key={`${shown}:${version}`} accountId={shown} /> : null}
       <Panel title="Subscriptions">
         <p class="muted">{EFFECTIVE_RULE}</p>
         <Paged

@@ -64,6 +64,7 @@ function LiveUsage() {
       </dl>
       <TimeChart
         title="Actions and outcomes this period (live)"
+        windowSeconds={(WINDOW * POLL_MS) / 1000}
         x={samples.map((s) => s.t)}
         series={[
           { label: 'actions', values: samples.map((s) => s.actions), color: '#2563eb' },
