@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Tally } from '../sdk/src/index.ts';
@@ -127,7 +129,20 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: 'Grant credits' }).click();
     await page.getByRole('cell', { name: JSON.stringify({ note: XSS_SCRIPT }), exact: true }).waitFor();
     await page.getByRole('cell', { name: '100.00 USD', exact: true }).first().waitFor();
+    // An agent of this customer, whose events the subscription bills.
+    const accountId = await page.getByLabel('Account id', { exact: true }).inputValue();
+    await nav('Agents');
+    await page.getByLabel('Agent name').fill('acme-worker');
+    await page.getByLabel('Customer account id (optional)').fill(accountId);
+    await page.getByRole('button', { name: 'Add agent', exact: true }).click();
+    agentSecret = (await page.getByTestId('shown-once').textContent())!;
+    const agents = await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin });
+    const worker = agents.body.agent_instances.find((a: { name: string }) => a.name === 'acme-worker');
+    expect(worker.account_id).toBe(accountId);
+    await nav('Customers');
+    await page.getByLabel('Account id', { exact: true }).fill(accountId);
     await page.getByLabel('Rate plan id').fill(planId);
+    await page.getByLabel('Agent instance ids (comma-separated, of that account)').fill(worker.id);
     await page.getByRole('button', { name: /Subscribe/ }).click();
     const status = page.getByTestId('sub-status').first();
     await expect.poll(() => status.textContent()).toBe('active');
@@ -198,6 +213,8 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: /^Open the HTML of invoice/ }).first().click();
     const frame = page.frameLocator('iframe[title="Invoice HTML"]');
     await expect.poll(() => frame.locator('body').textContent(), { timeout: 10_000 }).toMatch(/Invoice INV-\d+[\s\S]*Status: finalized/);
+    // The 7 actions sent above, on the first tier at 0.02.
+    expect(await frame.locator('body').textContent()).toMatch(/Total\s*0\.14 USD/);
     await shot(page, 'invoice');
   });
 
@@ -224,6 +241,45 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     expect(csv.split('\n')[0]!.trim()).toBe('"action_type","actions"');
     expect(csv).toContain('"screen_candidate",7');
     await shot(page, 'sql');
+  });
+
+  it('sends a webhook test event and shows its delivery; a failed one is on the overview', async () => {
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(req.url ?? '');
+      res.writeHead(500).end('no');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      await nav('Webhooks');
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      await page.getByLabel('URL').fill(url);
+      await page.getByLabel('Webhook description').fill(XSS_SCRIPT);
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      expect(await page.getByTestId('shown-once').textContent()).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: url, exact: true }).click();
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.getByRole('cell', { name: 'invoice.created', exact: true }).waitFor();
+      expect(received).toEqual(['/hook']);
+      await nav('Overview');
+      await page.getByRole('region', { name: 'Failed webhook deliveries' }).getByRole('cell', { name: 'invoice.created' }).waitFor();
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('opens every screen without an error', async () => {
+    for (const screen of ['Overview', 'Agents', 'Catalog', 'Customers', 'Invoices', 'Reports', 'Costs & rules', 'Webhooks', 'Settings: API keys', 'SQL']) {
+      await nav(screen);
+      // Every list and figure loaded, and no error shown.
+      await page.waitForLoadState('networkidle');
+      expect(await page.getByRole('alert').count(), screen).toBe(0);
+      if (screen === 'Reports') {
+        // The finalized invoice's revenue, in the P&L totals.
+        await page.getByRole('table', { name: 'Totals' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();
+        await shot(page, 'reports');
+      }
+    }
   });
 
   it('renders names, descriptions and metadata as text: no script ran', async () => {

@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'preact/hooks';
  * series are drawn from their decimal text (a pixel position needs a number); figures
  * are shown as text beside the chart.
  */
-export function TimeChart({ title, x, series, height = 180, windowSeconds }: { title: string; x: readonly number[]; series: readonly { label: string; values: readonly (number | null)[]; color: string }[]; height?: number; /** Show the last this many seconds (a live chart). */ windowSeconds?: number }) {
+export function TimeChart({ title, x, series, height = 180, windowSeconds, xRange }: { title: string; x: readonly number[]; series: readonly { label: string; values: readonly (number | null)[]; color: string }[]; height?: number; /** Show the last this many seconds (a live chart). */ windowSeconds?: number; /** The x range shown (seconds), else the data's. */ xRange?: readonly [number, number] }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const labels = series.map((s) => s.label).join('|');
@@ -21,6 +21,7 @@ export function TimeChart({ title, x, series, height = 180, windowSeconds }: { t
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
         axes: [{}, { size: 60 }],
         ...(windowSeconds ? { scales: { x: { time: true, range: (_u: uPlot, _min: number, max: number) => [max - windowSeconds, max] as uPlot.Range.MinMax } } } : {}),
+        ...(xRange ? { scales: { x: { time: true, range: [xRange[0], xRange[1]] as uPlot.Range.MinMax } } } : {}),
         legend: { show: true },
       },
       [x as number[], ...series.map((s) => s.values as (number | null)[])],
@@ -35,7 +36,7 @@ export function TimeChart({ title, x, series, height = 180, windowSeconds }: { t
       plot.current = undefined;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [labels, height]);
+  }, [labels, height, xRange?.[0], xRange?.[1]]);
   useEffect(() => {
     plot.current?.setData([x as number[], ...series.map((s) => s.values as (number | null)[])]);
   });

@@ -187,7 +187,7 @@ export function Paged<T>(props: { load: (skip: number, limit: number) => Promise
 /** A titled panel. */
 export function Panel({ title, children }: { title: string; children: ComponentChildren }) {
   return (
-    <section class="panel">
+    <section class="panel" aria-label={title}>
       <h2>{title}</h2>
       {children}
     </section>

@@ -11,6 +11,7 @@ export function Agents() {
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
   const [typeId, setTypeId] = useState('');
+  const [accountId, setAccountId] = useState('');
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
@@ -65,7 +66,7 @@ export function Agents() {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId || typeOptions[0]?.[0] || '' } }));
+                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId || typeOptions[0]?.[0] || '', ...(accountId.trim() ? { account_id: accountId.trim() } : {}) } }));
                 setSecret(a.secret);
                 setName('');
                 bump();
@@ -74,6 +75,7 @@ export function Agents() {
           >
             <Field label="Agent name" value={name} onInput={setName} required />
             <Select label="Agent type" value={typeId || typeOptions[0]?.[0] || ''} onChange={setTypeId} options={typeOptions} />
+            <Field label="Customer account id (optional)" value={accountId} onInput={setAccountId} />
             <button type="submit" disabled={action.busy}>
               Add agent
             </button>

@@ -58,6 +58,7 @@ export function Customers() {
   const [accountId, setAccountId] = useState('');
   const [shown, setShown] = useState<string | undefined>(undefined);
   const [planId, setPlanId] = useState('');
+  const [agentIds, setAgentIds] = useState('');
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
   return (
@@ -135,7 +136,7 @@ export function Customers() {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const s = await must(client.POST('/api/v1/subscription/create', { body: { account_id: accountId, rate_plan_id: planId } }));
+                const s = await must(client.POST('/api/v1/subscription/create', { body: { account_id: accountId, rate_plan_id: planId, agent_instance_ids: agentIds.split(',').map((a) => a.trim()).filter(Boolean) } }));
                 await must(client.POST('/api/v1/subscription/{subscription_id}/activate', { params: { path: { subscription_id: s.id } }, body: {} }));
                 bump();
               });
@@ -143,6 +144,7 @@ export function Customers() {
           >
             <Field label="Account id" value={accountId} onInput={setAccountId} required />
             <Field label="Rate plan id" value={planId} onInput={setPlanId} required />
+            <Field label="Agent instance ids (comma-separated, of that account)" value={agentIds} onInput={setAgentIds} />
             <button type="submit" disabled={action.busy}>
               Subscribe (created and activated now)
             </button>

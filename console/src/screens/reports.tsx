@@ -38,6 +38,7 @@ export function Reports() {
         {pnlGroup === 'none' ? (
           <TimeChart
             title="Revenue, cost and margin per period"
+            xRange={[Date.parse(from) / 1000, Date.parse(`${to}T23:59:59Z`) / 1000]}
             x={rows.map((r) => Date.parse(r.period_start ?? '') / 1000)}
             series={[
               { label: 'revenue', values: rows.map((r) => Number(r.revenue ?? 0)), color: '#2563eb' },
