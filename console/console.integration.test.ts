@@ -216,6 +216,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // The 7 actions sent above, on the first tier at 0.02.
     expect(await frame.locator('body').textContent()).toMatch(/Total\s*0\.14 USD/);
     await shot(page, 'invoice');
+    // A bill run today: its outcome listed.
+    await page.getByRole('button', { name: 'Run billing' }).click();
+    await expect.poll(() => page.getByRole('navigation', { name: 'Bill runs pages' }).textContent()).toMatch(/1–1 of 1/);
   });
 
   it('rotates an API key, and the old key is refused', async () => {

@@ -35,6 +35,7 @@ export function Invoices() {
   const [period, setPeriod] = useState(yearMonth(new Date()));
   const [version, setVersion] = useState(0);
   const [html, setHtml] = useState<string | undefined>(undefined);
+  const [billingDate, setBillingDate] = useState(new Date().toISOString().slice(0, 10));
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
   const id = (i: Schemas['Invoice']) => ({ params: { path: { invoice_id: i.id } } });
@@ -120,6 +121,23 @@ export function Invoices() {
         </Panel>
       ) : null}
       <Panel title="Bill runs">
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                await must(client.POST('/api/v1/invoice/bill-runs/create', { body: { billing_date: billingDate } }));
+                bump();
+              });
+            }}
+          >
+            <Field label="Billing date (each subscription's last period ended by then)" type="date" value={billingDate} onInput={setBillingDate} />
+            <button type="submit" disabled={action.busy}>
+              Run billing
+            </button>
+          </form>
+        ) : null}
         <Paged
           caption="Bill runs"
           deps={[version]}
