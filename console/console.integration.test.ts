@@ -112,6 +112,27 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // 10 units at 0.02 and 10 at 0.01.
     await expect.poll(() => page.getByTestId('sim-total').textContent()).toBe('0.30');
     await shot(page, 'catalog');
+    // A 3-decimal currency: 3 units at 0.125 KWD.
+    await page.getByLabel('Rate plan name').fill('Kuwait');
+    await page.getByLabel('Currency').fill('KWD');
+    await page.getByRole('button', { name: 'Add rate plan' }).click();
+    await page.getByRole('heading', { name: /Rate plan: Kuwait \(KWD/ }).waitFor();
+    await page.getByLabel('Charge name').fill('Per action');
+    await page.getByLabel('Unit price (KWD)').fill('0.125');
+    await page.getByRole('button', { name: 'Add charge' }).click();
+    await page.getByRole('cell', { name: 'Per action', exact: true }).waitFor();
+    await page.getByLabel('Usage @action').fill('3');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await expect.poll(() => page.getByTestId('sim-total').textContent()).toBe('0.375');
+    // A 0-decimal currency: a minimum commitment with decimals is refused, a whole one kept.
+    await page.getByLabel('Rate plan name').fill('Yen');
+    await page.getByLabel('Currency').fill('JPY');
+    await page.getByLabel('Minimum commitment (optional)').fill('1000.5');
+    await page.getByRole('button', { name: 'Add rate plan' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/minimum_commitment.*JPY.*request id/s);
+    await page.getByLabel('Minimum commitment (optional)').fill('1000');
+    await page.getByRole('button', { name: 'Add rate plan' }).click();
+    await page.getByRole('cell', { name: '1000', exact: true }).waitFor();
     const plans = await call(stack, 'GET', '/v1/pricing/rate-plans', { key: admin });
     planId = plans.body.rate_plans.find((p: { name: string }) => p.name === 'Standard').id;
   });

@@ -7,7 +7,7 @@ export function compareDecimal(a: string, b: string): number {
   const na = ia.padStart(64, '0') + fa.padEnd(width, '0');
   const nb = ib.padStart(64, '0') + fb.padEnd(width, '0');
   const c = na < nb ? -1 : na > nb ? 1 : 0;
-  return sa * c;
+  return sa * c || 0;
 }
 
 function parts(v: string): [sign: number, int: string, frac: string] {
