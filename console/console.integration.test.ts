@@ -267,6 +267,28 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await shot(page, 'sql');
   });
 
+  it("shows an agent's usage over time and this month", async () => {
+    await nav('Agents');
+    const month = page.getByRole('region', { name: 'Usage per agent this month' });
+    await month.getByRole('cell', { name: '7', exact: true }).first().waitFor();
+    const chart = page.getByRole('figure', { name: 'Actions per day per agent' });
+    expect(await chart.getAttribute('data-points')).toBe('30');
+    // One line (the busy agent) in the legend.
+    await expect.poll(() => chart.locator('.u-series').count()).toBe(2);
+  });
+
+  it('tags and untags an action', async () => {
+    await nav('Costs & rules');
+    await page.getByLabel('Action to tag').fill('screen_candidate');
+    await page.getByLabel('Tag description').fill(XSS_URL);
+    await page.getByRole('button', { name: 'Tag action' }).click();
+    await page.getByRole('region', { name: 'Tagged actions' }).getByRole('cell', { name: XSS_URL, exact: true }).waitFor();
+    const tags = await call(stack, 'GET', '/api/v1/tagged_actions', { key: admin });
+    expect(tags.body.tagged_actions.map((t: { action_name: string }) => t.action_name)).toEqual(['screen_candidate']);
+    await page.getByRole('button', { name: 'Untag screen_candidate' }).click();
+    await expect.poll(async () => (await call(stack, 'GET', '/api/v1/tagged_actions', { key: admin })).body.total).toBe(0);
+  });
+
   it('sends a webhook test event and shows its delivery; a failed one is on the overview', async () => {
     const received: string[] = [];
     const receiver = createServer((req, res) => {

@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { apiClient, apiError, ApiError } from './api';
+import { apiClient, apiError } from './api';
 import { SessionContext } from './context';
 import { keyHint, loadSessions, saveSessions, type Permission, type Session } from './session';
 import { ErrorBox, Field, useAction } from './ui';
@@ -92,19 +92,11 @@ function App() {
     () => (session ? { session, client: apiClient(session.key), canWrite: session.permission !== 'read-only', isAdmin: session.permission === 'admin' } : undefined),
     [session],
   );
-  // A key refused later (revoked, rotated out): back to sign-in with the reason.
-  const [refused, setRefused] = useState<ApiError | undefined>(undefined);
-  useEffect(() => {
-    const on = (e: PromiseRejectionEvent) => e.reason instanceof ApiError && e.reason.status === 401 && setRefused(e.reason);
-    addEventListener('unhandledrejection', on);
-    return () => removeEventListener('unhandledrejection', on);
-  }, []);
   if (!ctx || adding) {
     return (
       <SignIn
         onSignIn={(s) => {
           setAdding(false);
-          setRefused(undefined);
           set([...state.sessions, s], state.sessions.length);
         }}
       />
@@ -153,7 +145,6 @@ function App() {
       </nav>
       <main id="main" tabIndex={-1}>
         <h1>{screen[1]}</h1>
-        {refused ? <ErrorBox error={refused} /> : null}
         <Screen key={`${state.current}:${screen[0]}`} />
       </main>
     </SessionContext.Provider>

@@ -1,12 +1,49 @@
 import { useState } from 'preact/hooks';
-import { must } from '../api';
+import { fetchText, must } from '../api';
+import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { monthStart } from '../dates';
 import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, Table, useAction, useLoad } from '../ui';
 
+const DAYS = 30;
+/** Actions per day per agent, each event once (docs/analytics.md), over the last 30 days. */
+const PER_DAY = `SELECT toString(toDate(t)) AS day, agent_instance_id, count() AS actions
+FROM (SELECT argMin(ts, ingested_at) AS t, agent_instance_id FROM actions
+      WHERE ts >= now() - INTERVAL ${DAYS + 36} DAY GROUP BY agent_instance_id, event_id)
+WHERE t >= today() - ${DAYS - 1}
+GROUP BY day, agent_instance_id ORDER BY day`;
+
+const COLORS = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c'];
+
+/** Usage per agent over time (the SQL endpoint: admin keys): the 5 busiest agents, a line each. */
+function UsageOverTime() {
+  const { session } = useSession();
+  const rows = useLoad(async () => {
+    const text = await fetchText(session.key, '/v1/sql', { method: 'POST', body: JSON.stringify({ query: PER_DAY, format: 'JSONEachRow' }), contentType: 'application/json' });
+    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { day: string; agent_instance_id: string; actions: string });
+  }, []);
+  const data = rows.data ?? [];
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const days = Array.from({ length: DAYS }, (_, i) => new Date(today - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const totals = new Map<string, number>();
+  for (const r of data) totals.set(r.agent_instance_id, (totals.get(r.agent_instance_id) ?? 0) + Number(r.actions));
+  const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, COLORS.length).map(([id]) => id);
+  const series = top.map((id, i) => ({
+    label: id,
+    color: COLORS[i]!,
+    values: days.map((d) => Number(data.find((r) => r.day === d && r.agent_instance_id === id)?.actions ?? 0)),
+  }));
+  return (
+    <Panel title={`Actions per day, busiest agents (last ${DAYS} days)`}>
+      <ErrorBox error={rows.error} />
+      <TimeChart title="Actions per day per agent" x={days.map((d) => Date.parse(d) / 1000)} series={series} />
+    </Panel>
+  );
+}
+
 /** Agents: agent types and instances, their secrets (shown once on create, rotate), usage per agent this month. */
 export function Agents() {
-  const { client, canWrite } = useSession();
+  const { client, canWrite, isAdmin } = useSession();
   const [version, setVersion] = useState(0);
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
@@ -84,6 +121,7 @@ export function Agents() {
         <ErrorBox error={action.error ?? types.error} />
         <ShownOnce label="Agent secret" value={secret} />
       </Panel>
+      {isAdmin ? <UsageOverTime /> : null}
       <Panel title="Usage per agent this month">
         <ErrorBox error={usage.error} />
         <Table
