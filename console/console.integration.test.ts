@@ -30,9 +30,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     admin = stack.keys.development.admin;
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    // The console's own confirm() questions are accepted; any other dialog (an alert from an
+    // injected script) is recorded, and the XSS test expects none.
     page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void (d.type() === 'confirm' ? d.accept() : d.dismiss());
+      if (d.type() === 'confirm') return void d.accept();
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      void d.dismiss();
     });
     page.on('pageerror', (e) => pageErrors.push(e.message));
   });
@@ -287,6 +290,21 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     expect(tags.body.tagged_actions.map((t: { action_name: string }) => t.action_name)).toEqual(['screen_candidate']);
     await page.getByRole('button', { name: 'Untag screen_candidate' }).click();
     await expect.poll(async () => (await call(stack, 'GET', '/api/v1/tagged_actions', { key: admin })).body.total).toBe(0);
+  });
+
+  it('adds and deletes a cost rule', async () => {
+    await nav('Costs & rules');
+    await page.getByLabel('Cost rule name').fill('Screening model');
+    await page.getByLabel('Basis').selectOption('per_action');
+    await page.getByLabel('Rate').fill('0.005');
+    await page.getByLabel('Only for action type (optional)').fill('screen_candidate');
+    await page.getByRole('button', { name: 'Add cost rule' }).click();
+    const rules = page.getByRole('region', { name: 'Cost rules' });
+    await rules.getByRole('cell', { name: 'Screening model', exact: true }).waitFor();
+    const stored = await call(stack, 'GET', '/v1/cost_rules', { key: admin });
+    expect(stored.body.cost_rules.map((r: { name: string; rate: string; action_type: string }) => [r.name, r.rate, r.action_type])).toEqual([['Screening model', '0.005', 'screen_candidate']]);
+    await page.getByRole('button', { name: 'Delete cost rule Screening model' }).click();
+    await expect.poll(async () => (await call(stack, 'GET', '/v1/cost_rules', { key: admin })).body.cost_rules.length).toBe(0);
   });
 
   it('sends a webhook test event and shows its delivery; a failed one is on the overview', async () => {
