@@ -179,6 +179,10 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await expect.poll(() => status.textContent()).toBe('paused');
     await page.getByRole('button', { name: /^resume subscription/ }).click();
     await expect.poll(() => status.textContent()).toBe('active');
+    await page.getByRole('button', { name: /^History of subscription/ }).first().click();
+    const history = page.getByRole('table', { name: 'Subscription events' });
+    // The pause (to paused) and the resume (from paused) are there.
+    await expect.poll(() => history.getByRole('cell', { name: 'paused', exact: true }).count()).toBeGreaterThanOrEqual(2);
   });
 
   it('pages through a long list without loading it all', async () => {

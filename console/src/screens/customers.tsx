@@ -48,6 +48,29 @@ function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; on
   );
 }
 
+/** A subscription's state changes, newest first, paged. */
+function SubscriptionHistory({ id }: { id: string }) {
+  const { client } = useSession();
+  return (
+    <Panel title={`History of ${id}`}>
+      <Paged
+        caption="Subscription events"
+        load={async (skip, limit) => {
+          const r = await must(client.GET('/api/v1/subscription/{subscription_id}/events', { params: { path: { subscription_id: id }, query: { skip, limit } } }));
+          return { items: r.events, total: r.total };
+        }}
+        columns={[
+          ['Change', (e) => e.type],
+          ['From', (e) => e.from_status ?? ''],
+          ['To', (e) => e.to_status ?? ''],
+          ['Rate plan', (e) => e.rate_plan_id ?? ''],
+          ['Effective', (e) => e.effective_at],
+        ]}
+      />
+    </Panel>
+  );
+}
+
 /** Customers: accounts, their subscriptions (create, activate, change plan, pause, resume, cancel). */
 export function Customers() {
   const { client, canWrite } = useSession();
@@ -57,6 +80,7 @@ export function Customers() {
   const [description, setDescription] = useState('');
   const [accountId, setAccountId] = useState('');
   const [shown, setShown] = useState<string | undefined>(undefined);
+  const [history, setHistory] = useState<string | undefined>(undefined);
   const [planId, setPlanId] = useState('');
   const [agentIds, setAgentIds] = useState('');
   const action = useAction();
@@ -127,6 +151,7 @@ export function Customers() {
             ['Rate plan', (s) => s.rate_plan_id],
             ['Status', (s) => <span data-testid="sub-status">{s.status}</span>],
             ['Since', (s) => s.contract_effective_date ?? ''],
+            ['History', (s) => <button type="button" class="small" aria-label={`History of subscription ${s.id}`} onClick={() => setHistory(s.id)}>History</button>],
             ['Actions', (s) => (canWrite ? <SubscriptionActions sub={s} onDone={bump} /> : null)],
           ]}
         />
@@ -152,6 +177,7 @@ export function Customers() {
         ) : null}
         <ErrorBox error={action.error} />
       </Panel>
+      {history ? <SubscriptionHistory key={`${history}:${version}`} id={history} /> : null}
     </>
   );
 }
