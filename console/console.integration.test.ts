@@ -385,6 +385,8 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await nav('Overview');
     await expect.poll(() => page.getByTestId('actions').textContent()).toMatch(/^\d+$/);
+    // This month's revenue: the finalized invoice's 0.14.
+    await page.getByRole('region', { name: 'Revenue, cost and margin: this month against the last' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot(page, 'phone');
   });
