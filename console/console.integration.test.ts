@@ -331,7 +331,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       await page.getByRole('button', { name: url, exact: true }).click();
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByRole('cell', { name: 'invoice.created', exact: true }).waitFor();
-      expect(received).toEqual(['/hook']);
+      // Delivered to the receiver (which refuses it, so the dispatcher may try again).
+      await poll(() => received.length).toBeGreaterThanOrEqual(1);
+      expect([...new Set(received)]).toEqual(['/hook']);
       await nav('Overview');
       await page.getByRole('region', { name: 'Failed webhook deliveries' }).getByRole('cell', { name: 'invoice.created' }).waitFor();
     } finally {
