@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -17,7 +19,9 @@ const XSS_SCRIPT = '<script>alert(2)</script>';
 const XSS_URL = 'javascript:alert(3)';
 /** expect.poll with room for a loaded machine (its default waits 1 s). */
 const poll = <T>(fn: () => T | Promise<T>, opts: { timeout?: number } = {}) => expect.poll(fn, { timeout: 15_000, ...opts });
-const shot = (page: Page, name: string) => page.screenshot({ path: `docs/console/${name}.png` });
+/** Screenshots: into docs/console (the README's) with CONSOLE_SCREENSHOTS=1, else a temporary directory (a test run leaves the tree clean). */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? 'docs/console' : path.join(os.tmpdir(), `tally-console-shots-${process.pid}`);
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
 describe.skipIf(!CHROMIUM)('console in a real browser', () => {
   let stack: TestStack;
@@ -44,6 +48,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.cleanup();
+    if (SHOTS !== 'docs/console') rmSync(SHOTS, { recursive: true, force: true });
   });
 
   const nav = async (label: string) => {
