@@ -20,7 +20,7 @@ export function TimeChart({ title, x, series, height = 180, windowSeconds, xRang
         height,
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
         // A live window labels its ticks with the time of day (UTC), without dates.
-        axes: [windowSeconds ? { values: (_u: uPlot, splits: number[]) => splits.map((t) => new Date(t * 1000).toISOString().slice(11, 19)) } : {}, { size: 60 }],
+        axes: [windowSeconds ? { space: 90, values: (_u: uPlot, splits: number[]) => splits.map((t) => new Date(t * 1000).toISOString().slice(11, 19)) } : {}, { size: 60 }],
         ...(windowSeconds ? { scales: { x: { time: true, range: (_u: uPlot, _min: number, max: number) => [max - windowSeconds, max] as uPlot.Range.MinMax } } } : {}),
         ...(xRange ? { scales: { x: { time: true, range: [xRange[0], xRange[1]] as uPlot.Range.MinMax } } } : {}),
         legend: { show: true },
