@@ -32,6 +32,7 @@ import { Sink, type SinkHooks } from '../ingest/sink/sink.ts';
 import { usageRoutes } from '../billing/api/usage-routes.ts';
 import { WebhookDispatcher } from '../billing/webhooks/dispatcher.ts';
 import { apiRoutes } from '../billing/api/index.ts';
+import { servedConsole } from '../console/bundle.ts';
 import { createInvoicing, parseInvoicingConfig, startScheduler, type Invoicing, type InvoicingConfig } from '../billing/invoicing/index.ts';
 import { OutcomeNotifier, parseOutcomeNotifierConfig, type OutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
 import { parseWebhookConfig, type WebhookConfig } from '../billing/webhooks/config.ts';
@@ -234,6 +235,8 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   p.stops.push(() => invalidation.stop(), () => usageWatch.loop.stop());
   p.http.add(...usageRoutes(auth, usage));
   p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, liveUsage, webhooks: cfg.webhooks, now: p.now }));
+  // The console (/console), built from console/src as the role starts.
+  p.http.add(...(await servedConsole((err) => log.error('the console is not served: its build failed', { err }))));
   p.readiness.set('api', () => !p.nc.isClosed());
 }
 

@@ -41,7 +41,7 @@ describe('OpenAPI document', () => {
     const ops = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => [m.toUpperCase(), p] as const));
     expect(ops.length).toBeGreaterThan(50);
     expect(ops.filter(([m, p]) => doc.paths[p]![m.toLowerCase()]!.security?.length === 0).map(([m, p]) => `${m} ${p}`).sort()).toEqual(
-      ['GET /api/v1/openapi.json', 'GET /healthz', 'GET /metrics', 'GET /readyz', 'GET /v1/openapi.json'],
+      ['GET /api/v1/openapi.json', 'GET /console', 'GET /console/app.css', 'GET /console/app.js', 'GET /healthz', 'GET /metrics', 'GET /readyz', 'GET /v1/openapi.json'],
     );
     for (const [method, p] of ops) {
       // Health, readiness, metrics and this document need no credential (`security: []`).

@@ -202,6 +202,9 @@ const OTHER_ENDPOINTS: readonly DocumentedRoute[] = [
     },
   },
   { method: 'GET', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics (text exposition format)', response: Type.String(), responseTypes: ['text/plain'] },
+  { method: 'GET', path: '/console', tag: 'Console', summary: 'The console (HTML page; signs in with an API key kept in the tab)', response: Type.String(), responseTypes: ['text/html'] },
+  { method: 'GET', path: '/console/app.js', tag: 'Console', summary: "The console's script", response: Type.String(), responseTypes: ['text/javascript'] },
+  { method: 'GET', path: '/console/app.css', tag: 'Console', summary: "The console's style sheet", response: Type.String(), responseTypes: ['text/css'] },
   { method: 'GET', path: '/v1/openapi.json', tag: 'Operations', summary: 'This OpenAPI document', response: Type.Object({}, { description: 'OpenAPI 3.1 document' }) },
   { method: 'GET', path: '/api/v1/openapi.json', tag: 'Operations', summary: 'This OpenAPI document', response: Type.Object({}, { description: 'OpenAPI 3.1 document' }) },
 ];
@@ -392,6 +395,7 @@ function openApiDocument(endpoints: readonly Endpoint[]): Record<string, unknown
       { name: 'Family B', description: 'The /api/v1 API (skip/limit paging)' },
       { name: 'Ingest', description: 'Events and OTLP traces' },
       { name: 'Operations', description: 'Health, readiness, metrics and this document (no credential)' },
+      { name: 'Console', description: 'The web console served by the api role (no credential: it signs in with an API key the person types)' },
     ],
     paths,
     webhooks: webhookOperations(),

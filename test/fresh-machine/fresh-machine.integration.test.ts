@@ -41,6 +41,7 @@ function expectFirstRun(found: Record<string, any>): void {
   expect(found.keys).toBe(true);
   expect(found.sendStatus).toBe(200);
   expect(found.batchAccepted).toBe(3);
+  expect(found.console).toEqual({ page: 200, csp: true, script: 200, scriptBytes: true });
   expect(found.usage?.[0]?.actions).toBe('4');
   expect(found.exit).toEqual({ code: 0, signal: null });
   expect(found.leftovers).toEqual([]);
@@ -109,6 +110,8 @@ describe('started from another directory', () => {
         const sim = await post('/v1/pricing/simulate', { rate_plan_id: plan.body.id, usage: { '@action': 10 } });
         expect(sim.status, JSON.stringify(sim.body)).toBe(200);
         expect(sim.body.total).toBe('5.00');
+        // The console, built from the clone however the process was started.
+        expect((await fetch(`http://127.0.0.1:${port}/console/app.js`)).status).toBe(200);
         expect(child.exitCode, stderr.slice(-2000)).toBeNull();
       } finally {
         child.kill('SIGTERM');

@@ -64,6 +64,10 @@ if (found.ready) {
     if (send.status !== 200) found.sendBody = { agent, send };
     const batch = await call('POST', '/v1/actions', dev.sdk_key, [2, 3, 4].map((n) => ({ agent_key: agent.body.id, action_type: 'batched_call', id: `fresh-${n}` })));
     found.batchAccepted = batch.body.accepted;
+    // The console: served ready by the api role, no build step.
+    const page = await fetch(`http://127.0.0.1:${port}/console`);
+    const script = await fetch(`http://127.0.0.1:${port}/console/app.js`);
+    found.console = { page: page.status, csp: (page.headers.get('content-security-policy') ?? '').includes("script-src 'self'"), script: script.status, scriptBytes: (await script.arrayBuffer()).byteLength > 10_000 };
     found.node = /"msg":"tally started".*?"node":"(v[^"]+)"/.exec(stderr)?.[1];
     found.httpServer = /"msg":"tally started".*?"http_server":"([^"]+)"/.exec(stderr)?.[1];
     // Read back: the sink stores it in chDB within a moment.

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { toCsv } from './csv';
+import { compareDecimal, count } from './money';
+import { pricingStrategy, pricingText } from './pricing';
+
+describe('compareDecimal (exact, on decimal text)', () => {
+  it.each([
+    ['0', '0', 0],
+    ['0.00', '0', 0],
+    ['-0.000', '0', 0],
+    ['1', '1.000', 0],
+    ['1235', '1234', 1], // JPY: no decimals
+    ['0.375', '0.370', 1], // KWD: 3 decimals
+    ['0.1', '0.09', 1],
+    ['-5.50', '-5.5', 0],
+    ['-5.51', '-5.5', -1],
+    ['-1', '0.01', -1],
+    ['999999999999999.99', '999999999999999.98', 1], // largest money values: beyond a double's precision
+    ['9007199254740993', '9007199254740992', 1],
+    ['100000000000000000000000000000', '99999999999999999999999999999.999', 1],
+  ])('%s against %s', (a, b, sign) => {
+    expect(Math.sign(compareDecimal(a, b))).toBe(sign);
+    expect(Math.sign(compareDecimal(b, a))).toBe(-sign || 0);
+  });
+
+  it('counts integer text', () => {
+    expect(count('0')).toBe(0);
+    expect(count('7')).toBe(7);
+    expect(count(undefined)).toBe(0);
+  });
+});
+
+describe('toCsv', () => {
+  it('quotes commas, quotes and line breaks, and defuses spreadsheet formulas', () => {
+    expect(toCsv(['a', 'b'], [['1,5', 'say "hi"'], ['line\nbreak', '=HYPERLINK("x")'], ['-12.50', '@SUM(A1)']])).toBe(
+      'a,b\r\n"1,5","say ""hi"""\r\n"line\nbreak","\'=HYPERLINK(""x"")"\r\n-12.50,\'@SUM(A1)\r\n',
+    );
+  });
+});
+
+describe('pricingStrategy: the form as the API takes it, prices as decimal text', () => {
+  it('keeps tiers as text, leaves out a package size of 1', () => {
+    expect(pricingStrategy('tiered', '@action', {}, [{ start: '0', price: '0.02', counter: '1' }, { start: ' 10 ', price: '0.010', counter: '100' }])).toEqual({
+      unit_of_measure: '@action',
+      tiers: [{ start: '0', price: '0.02' }, { start: '10', price: '0.010', counter: '100' }],
+    });
+  });
+
+  it('takes only the fields of the chosen model, and the largest and smallest values unchanged', () => {
+    const fields = { unit_price: '999999999999999.999', amount: '5', package_size: '' };
+    expect(pricingStrategy('per_unit', '@outcome', fields, [])).toEqual({ unit_of_measure: '@outcome', unit_price: '999999999999999.999' });
+    expect(pricingStrategy('flat', '', { amount: '0' }, [])).toEqual({ amount: '0' });
+    expect(pricingStrategy('discount', '', { percent: '12.5', amount: '' }, [])).toEqual({ percent: '12.5' });
+  });
+
+  it('shows a stored charge in a line', () => {
+    expect(pricingText({ kind: 'tiered', tiers: [{ start: '1', price: '0.02', counter: '1' }, { start: '11', price: '0.01', counter: '5' }] })).toBe('from 1: 0.02; from 11: 0.01 per 5');
+    expect(pricingText({ kind: 'per_unit', unit_of_measure: '@action', unit_price: '1235' })).toBe('unit_price 1235');
+  });
+});

@@ -1,0 +1,141 @@
+import { useState } from 'preact/hooks';
+import { fetchText, must } from '../api';
+import { TimeChart } from '../chart';
+import { useSession } from '../context';
+import { monthStart } from '../dates';
+import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, Table, useAction, useLoad } from '../ui';
+
+const DAYS = 30;
+/** Actions per day per agent, each event once (docs/analytics.md), over the last 30 days. */
+const PER_DAY = `SELECT toString(toDate(t)) AS day, agent_instance_id, count() AS actions
+FROM (SELECT argMin(ts, ingested_at) AS t, agent_instance_id FROM actions
+      WHERE ts >= now() - INTERVAL ${DAYS + 36} DAY GROUP BY agent_instance_id, event_id)
+WHERE t >= today() - ${DAYS - 1}
+GROUP BY day, agent_instance_id ORDER BY day`;
+
+const COLORS = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c'];
+
+/** Usage per agent over time (the SQL endpoint: admin keys): the 5 busiest agents, a line each. */
+function UsageOverTime() {
+  const { session } = useSession();
+  const rows = useLoad(async () => {
+    const text = await fetchText(session.key, '/v1/sql', { method: 'POST', body: JSON.stringify({ query: PER_DAY, format: 'JSONEachRow' }), contentType: 'application/json' });
+    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { day: string; agent_instance_id: string; actions: string });
+  }, []);
+  const data = rows.data ?? [];
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const days = Array.from({ length: DAYS }, (_, i) => new Date(today - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const totals = new Map<string, number>();
+  for (const r of data) totals.set(r.agent_instance_id, (totals.get(r.agent_instance_id) ?? 0) + Number(r.actions));
+  const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, COLORS.length).map(([id]) => id);
+  const series = top.map((id, i) => ({
+    label: id,
+    color: COLORS[i]!,
+    values: days.map((d) => Number(data.find((r) => r.day === d && r.agent_instance_id === id)?.actions ?? 0)),
+  }));
+  return (
+    <Panel title={`Actions per day, busiest agents (last ${DAYS} days)`}>
+      <ErrorBox error={rows.error} />
+      <TimeChart title="Actions per day per agent" x={days.map((d) => Date.parse(d) / 1000)} series={series} />
+    </Panel>
+  );
+}
+
+/** Agents: agent types and instances, their secrets (shown once on create, rotate), usage per agent this month. */
+export function Agents() {
+  const { client, canWrite, isAdmin } = useSession();
+  const [version, setVersion] = useState(0);
+  const [typeName, setTypeName] = useState('');
+  const [name, setName] = useState('');
+  const [typeId, setTypeId] = useState('');
+  const [accountId, setAccountId] = useState('');
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const bump = () => setVersion((v) => v + 1);
+  const types = useLoad(() => must(client.GET('/api/v1/agent_type/all', { params: { query: { limit: 100 } } })), [version]);
+  const typeOptions = (types.data?.agent_types ?? []).map((t) => [t.id, t.name] as const);
+  const now = new Date();
+  const usage = useLoad(() => must(client.GET('/v1/usage', { params: { query: { start_date: monthStart(now).toISOString(), end_date: now.toISOString(), group_by: 'agent' } } })), [version]);
+  return (
+    <>
+      <Panel title="Agent types">
+        <Paged
+          caption="Agent types"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/agent_type/all', { params: { query: { skip, limit } } }));
+            return { items: r.agent_types, total: r.total };
+          }}
+          columns={[
+            ['Name', (t) => t.name],
+            ['Description', (t) => t.description ?? ''],
+            ['Id', (t) => t.id],
+          ]}
+        />
+        {canWrite ? (
+          <form class="row" onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.POST('/api/v1/agent_type/create', { body: { name: typeName } })), setTypeName(''), bump())))}>
+            <Field label="Agent type name" value={typeName} onInput={setTypeName} required />
+            <button type="submit" disabled={action.busy}>
+              Add agent type
+            </button>
+          </form>
+        ) : null}
+      </Panel>
+      <Panel title="Agent instances">
+        <Paged
+          caption="Agent instances"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/agent_instance/all', { params: { query: { skip, limit } } }));
+            return { items: r.agent_instances, total: r.total };
+          }}
+          columns={[
+            ['Name', (a) => a.name],
+            ['Id', (a) => a.id],
+            ['Account', (a) => a.account_id ?? ''],
+            ['Active', (a) => (a.is_active ? 'yes' : 'no')],
+            ['', (a) => (canWrite ? <button type="button" class="small" aria-label={`Rotate the secret of ${a.name}`} onClick={() => void action.run(async () => setSecret((await must(client.POST('/api/v1/agent_instance/{agent_instance_id}/refresh', { params: { path: { agent_instance_id: a.id } } }))).secret))}>Rotate secret</button> : null)],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId || typeOptions[0]?.[0] || '', ...(accountId.trim() ? { account_id: accountId.trim() } : {}) } }));
+                setSecret(a.secret);
+                setName('');
+                bump();
+              });
+            }}
+          >
+            <Field label="Agent name" value={name} onInput={setName} required />
+            <Select label="Agent type" value={typeId || typeOptions[0]?.[0] || ''} onChange={setTypeId} options={typeOptions} />
+            <Field label="Customer account id (optional)" value={accountId} onInput={setAccountId} />
+            <button type="submit" disabled={action.busy}>
+              Add agent
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error ?? types.error} />
+        <ShownOnce label="Agent secret" value={secret} />
+      </Panel>
+      {isAdmin ? <UsageOverTime /> : null}
+      <Panel title="Usage per agent this month">
+        <ErrorBox error={usage.error} />
+        <Table
+          rows={usage.data?.usage ?? []}
+          csvName="usage-per-agent"
+          columns={[
+            ['Agent', (u) => u.agent_instance_id ?? ''],
+            ['Actions', (u) => u.actions],
+            ['Outcomes', (u) => u.outcomes],
+            ['Outcome value', (u) => u.outcome_value],
+            ['Tokens', (u) => u.total_tokens],
+          ]}
+        />
+      </Panel>
+    </>
+  );
+}

@@ -1,0 +1,290 @@
+import { useState } from 'preact/hooks';
+import { must, type Schemas } from '../api';
+import { useSession } from '../context';
+import { yearMonth } from '../dates';
+import { MODEL_FIELDS, pricingStrategy, pricingText, type Kind, type TierRow } from '../pricing';
+import { ErrorBox, Field, Paged, Panel, Select, Table, useAction, useLoad } from '../ui';
+
+const KINDS: readonly (readonly [Kind, string])[] = [
+  ['per_unit', 'Per unit'],
+  ['tiered', 'Tiered (graduated)'],
+  ['volume', 'Volume'],
+  ['package', 'Package'],
+  ['overage', 'Overage'],
+  ['flat', 'Flat fee'],
+  ['one_time', 'One-time'],
+  ['discount', 'Discount'],
+];
+
+/** The tiers table: one row per band (start inclusive, price per unit, package size). */
+function TiersTable({ tiers, onChange }: { tiers: TierRow[]; onChange: (t: TierRow[]) => void }) {
+  const set = (i: number, k: keyof TierRow, v: string) => onChange(tiers.map((t, j) => (j === i ? { ...t, [k]: v } : t)));
+  return (
+    <fieldset class="tiers">
+      <legend>Tiers</legend>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">From unit</th>
+            <th scope="col">Price per unit</th>
+            <th scope="col">Units per price</th>
+            <th scope="col">
+              <span class="sr">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tiers.map((t, i) => (
+            <tr key={i}>
+              {(['start', 'price', 'counter'] as const).map((k) => (
+                <td key={k}>
+                  <input aria-label={`Tier ${i + 1} ${k === 'start' ? 'from unit' : k === 'price' ? 'price per unit' : 'units per price'}`} name={`tier-${i}-${k}`} inputMode="decimal" value={t[k]} onInput={(e) => set(i, k, (e.target as HTMLInputElement).value)} />
+                </td>
+              ))}
+              <td>
+                <button type="button" class="small" aria-label={`Remove tier ${i + 1}`} disabled={tiers.length === 1} onClick={() => onChange(tiers.filter((_, j) => j !== i))}>
+                  ×
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" class="small" onClick={() => onChange([...tiers, { start: '', price: '', counter: '1' }])}>
+        Add tier
+      </button>
+    </fieldset>
+  );
+}
+
+/** A charge's form: its model's fields (a table of tiers for tiered and volume), then the charge. */
+function ChargeForm({ plan, onCreated }: { plan: Schemas['RatePlan']; onCreated: () => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<Kind>('per_unit');
+  const [chargeType, setChargeType] = useState<'usage' | 'recurring' | 'one_time'>('usage');
+  const [unit, setUnit] = useState('@action');
+  const [description, setDescription] = useState('');
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [tiers, setTiers] = useState<TierRow[]>([{ start: '0', price: '', counter: '1' }]);
+  const action = useAction();
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          const model = await must(client.POST('/api/v1/charge_models', { body: { name, description, type: kind, pricing_strategy: pricingStrategy(kind, kind === 'discount' ? '' : unit, fields, tiers) } }));
+          await must(client.POST('/api/v1/products/rateplans/{rate_plan_id}/charges', { params: { path: { rate_plan_id: plan.id } }, body: { name, charge_model_id: model.id, charge_type_code: chargeType, ...(description ? { description } : {}) } }));
+          setName('');
+          onCreated();
+        });
+      }}
+    >
+      <div class="row">
+        <Field label="Charge name" value={name} onInput={setName} required />
+        <Select label="Charge model" value={kind} onChange={(v) => setKind(v as Kind)} options={KINDS} />
+        <Select label="Charge type" value={chargeType} onChange={(v) => setChargeType(v as typeof chargeType)} options={[['usage', 'usage'], ['recurring', 'recurring'], ['one_time', 'one-time']]} />
+        {kind === 'discount' ? null : <Select label="Unit of measure" value={unit} onChange={setUnit} options={[['@action', 'action'], ['@outcome', 'outcome'], ['@user', 'user'], ['@seat', 'seat']]} />}
+      </div>
+      <Field label="Description" value={description} onInput={setDescription} />
+      <div class="row">
+        {MODEL_FIELDS[kind].map(([f, label]) => (
+          <Field key={f} label={`${label} (${plan.currency})`} value={fields[f] ?? ''} onInput={(v) => setFields({ ...fields, [f]: v })} />
+        ))}
+      </div>
+      {kind === 'tiered' || kind === 'volume' ? <TiersTable tiers={tiers} onChange={setTiers} /> : null}
+      <button type="submit" disabled={action.busy}>
+        Add charge
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+/** The pricing simulator: the invoice a usage would produce on a plan (nothing stored). */
+function Simulator({ plan }: { plan: Schemas['RatePlan'] }) {
+  const { client } = useSession();
+  const [usage, setUsage] = useState<Record<string, string>>({ '@action': '1000', '@outcome': '0', '@user': '0', '@seat': '0' });
+  const [period, setPeriod] = useState(yearMonth(new Date()));
+  const [result, setResult] = useState<{ total: string; subtotal: string; currency: string; charges: Record<string, unknown>[] } | undefined>(undefined);
+  const action = useAction();
+  return (
+    <Panel title="Pricing simulator">
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            const usage_data = Object.fromEntries(Object.entries(usage).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()]));
+            setResult(await must(client.POST('/api/v1/simulation/charges', { body: { rate_plan_id: plan.id, usage_data, billing_period: period } })));
+          });
+        }}
+      >
+        {Object.keys(usage).map((k) => (
+          <Field key={k} label={`Usage ${k}`} value={usage[k] ?? ''} onInput={(v) => setUsage({ ...usage, [k]: v })} />
+        ))}
+        <Field label="Billing period" type="month" value={period} onInput={setPeriod} />
+        <button type="submit" disabled={action.busy}>
+          Simulate
+        </button>
+      </form>
+      <ErrorBox error={action.error} />
+      {result ? (
+        <>
+          <Table
+            rows={result.charges}
+            caption="Simulated invoice"
+            columns={[
+              ['Charge', (c) => String(c.name ?? c.charge_name ?? c.type ?? '')],
+              ['Quantity', (c) => String(c.quantity ?? '')],
+              ['Amount', (c) => String(c.amount ?? '')],
+            ]}
+          />
+          <p>
+            Total: <strong data-testid="sim-total">{result.total}</strong> {result.currency}
+          </p>
+        </>
+      ) : null}
+    </Panel>
+  );
+}
+
+function RatePlanView({ planId }: { planId: string }) {
+  const { client, canWrite } = useSession();
+  const plan = useLoad(() => must(client.GET('/api/v1/products/rateplans/{rate_plan_id}', { params: { path: { rate_plan_id: planId } } })), [planId]);
+  if (!plan.data) return <ErrorBox error={plan.error} />;
+  const p = plan.data;
+  return (
+    <div class="two">
+      <Panel title={`Rate plan: ${p.name} (${p.currency}, ${p.billing_cycle_code ?? ''})`}>
+        <Table
+          rows={p.charges}
+          caption="Charges"
+          columns={[
+            ['Name', (c) => c.name],
+            ['Type', (c) => c.charge_type ?? ''],
+            ['Model', (c) => String((c.resolved_pricing as { kind?: string } | undefined)?.kind ?? '')],
+            ['Unit', (c) => c.unit_of_measure ?? ''],
+            ['Pricing', (c) => pricingText(c.resolved_pricing as Record<string, unknown> | undefined)],
+          ]}
+        />
+        {canWrite ? <ChargeForm plan={p} onCreated={plan.reload} /> : null}
+      </Panel>
+      <Simulator plan={p} />
+    </div>
+  );
+}
+
+function ProductView({ product }: { product: Schemas['Product'] }) {
+  const { client, canWrite } = useSession();
+  const [plan, setPlan] = useState<string | undefined>(undefined);
+  const [name, setName] = useState('');
+  const [cycle, setCycle] = useState('monthly');
+  const [currency, setCurrency] = useState('USD');
+  const [minimum, setMinimum] = useState('');
+  const [version, setVersion] = useState(0);
+  const action = useAction();
+  return (
+    <>
+      <Panel title={`Product: ${product.name}`}>
+        <p class="muted">{product.description ?? ''}</p>
+        <Paged
+          caption="Rate plans"
+          deps={[product.id, version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/products/{product_id}/rateplans', { params: { path: { product_id: product.id }, query: { skip, limit } } }));
+            return { items: r.rate_plans, total: r.total };
+          }}
+          columns={[
+            ['Name', (r) => <button type="button" class="link" onClick={() => setPlan(r.id)}>{r.name}</button>],
+            ['Cycle', (r) => r.billing_cycle_code ?? ''],
+            ['Currency', (r) => r.currency],
+            ['Minimum', (r) => r.minimum_commitment ?? ''],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const r = await must(client.POST('/api/v1/products/{product_id}/rateplans', { params: { path: { product_id: product.id } }, body: { name, billing_cycle_code: cycle as 'monthly', currency, ...(minimum.trim() ? { minimum_commitment: minimum.trim() } : {}) } }));
+                setName('');
+                setVersion((v) => v + 1);
+                setPlan(r.id);
+              });
+            }}
+          >
+            <Field label="Rate plan name" value={name} onInput={setName} required />
+            <Select label="Billing cycle" value={cycle} onChange={setCycle} options={[['monthly', 'monthly'], ['quarterly', 'quarterly'], ['annual', 'annual']]} />
+            <Field label="Currency" value={currency} onInput={(v) => setCurrency(v.toUpperCase())} />
+            <Field label="Minimum commitment (optional)" value={minimum} onInput={setMinimum} />
+            <button type="submit" disabled={action.busy}>
+              Add rate plan
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error} />
+      </Panel>
+      {plan ? <RatePlanView key={plan} planId={plan} /> : null}
+    </>
+  );
+}
+
+/** Catalog: products, rate plans, charges (a form per model), and the pricing simulator. */
+export function Catalog() {
+  const { client, canWrite } = useSession();
+  const [product, setProduct] = useState<Schemas['Product'] | undefined>(undefined);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [type, setType] = useState('');
+  const [version, setVersion] = useState(0);
+  const types = useLoad(() => must(client.GET('/api/v1/agent_type/all', { params: { query: { limit: 100 } } })), [version]);
+  const action = useAction();
+  const typeOptions = (types.data?.agent_types ?? []).map((t) => [t.id, t.name] as const);
+  return (
+    <>
+      <Panel title="Products">
+        <Paged
+          caption="Products"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/products', { params: { query: { skip, limit } } }));
+            return { items: r.products, total: r.total };
+          }}
+          columns={[
+            ['Name', (p) => <button type="button" class="link" onClick={() => setProduct(p)}>{p.name}</button>],
+            ['Description', (p) => p.description ?? ''],
+            ['Created', (p) => p.created_at ?? ''],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const agentTypeId = type || typeOptions[0]?.[0];
+                if (!agentTypeId) throw new Error('Create an agent type first (Agents)');
+                const p = await must(client.POST('/api/v1/products', { body: { name, description, agent_type_id: agentTypeId } }));
+                setName('');
+                setDescription('');
+                setVersion((v) => v + 1);
+                setProduct(p);
+              });
+            }}
+          >
+            <Field label="Product name" value={name} onInput={setName} required />
+            <Field label="Product description" value={description} onInput={setDescription} />
+            <Select label="Agent type" value={type || typeOptions[0]?.[0] || ''} onChange={setType} options={typeOptions} />
+            <button type="submit" disabled={action.busy}>
+              Add product
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error ?? types.error} />
+      </Panel>
+      {product ? <ProductView key={product.id} product={product} /> : null}
+    </>
+  );
+}

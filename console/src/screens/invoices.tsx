@@ -1,0 +1,159 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { fetchText, must, type Schemas } from '../api';
+import { useSession } from '../context';
+import { yearMonth } from '../dates';
+import { ErrorBox, Field, Paged, Panel, Select, useAction } from '../ui';
+
+type Status = 'draft' | 'finalized' | 'paid' | 'void';
+
+/**
+ * The invoice's HTML in a sandboxed frame (no scripts run in it). The page's policy allows
+ * no inline style, so the template's own style sheet is applied as a constructed sheet.
+ */
+function InvoiceHtml({ html }: { html: string }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  useEffect(() => {
+    const win = frame.current?.contentWindow as (Window & typeof globalThis) | null | undefined;
+    const doc = frame.current?.contentDocument;
+    if (!win || !doc) return;
+    const parsed = new DOMParser().parseFromString(html, 'text/html');
+    for (const s of parsed.querySelectorAll('script')) s.remove();
+    const css = [...parsed.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n');
+    doc.documentElement.replaceWith(doc.importNode(parsed.documentElement, true));
+    const sheet = new win.CSSStyleSheet();
+    sheet.replaceSync(css);
+    doc.adoptedStyleSheets = [sheet];
+  }, [html]);
+  return <iframe ref={frame} class="invoice" title="Invoice HTML" sandbox="allow-same-origin" src="about:blank" />;
+}
+
+/** Invoices: list with filters, generate, finalize, record payment, void, correct, the HTML invoice, bill runs. */
+export function Invoices() {
+  const { client, session, canWrite } = useSession();
+  const [status, setStatus] = useState('');
+  const [account, setAccount] = useState('');
+  const [period, setPeriod] = useState(yearMonth(new Date()));
+  const [version, setVersion] = useState(0);
+  const [html, setHtml] = useState<string | undefined>(undefined);
+  const [billingDate, setBillingDate] = useState(new Date().toISOString().slice(0, 10));
+  const action = useAction();
+  const bump = () => setVersion((v) => v + 1);
+  const id = (i: Schemas['Invoice']) => ({ params: { path: { invoice_id: i.id } } });
+  return (
+    <>
+      <Panel title="Invoices">
+        <div class="row">
+          <Select label="Status" value={status} onChange={setStatus} options={[['', 'any'], ['draft', 'draft'], ['finalized', 'finalized'], ['paid', 'paid'], ['void', 'void']]} />
+          <Field label="Customer (account id)" value={account} onInput={setAccount} />
+        </div>
+        <Paged
+          caption="Invoices"
+          deps={[status, account, version]}
+          load={async (skip, limit) => {
+            const query = { skip, limit, ...(status ? { status: status as Status } : {}), ...(account.trim() ? { account_id: account.trim() } : {}) };
+            const r = await must(client.GET('/api/v1/invoice/invoices', { params: { query } }));
+            return { items: r.invoices, total: r.total };
+          }}
+          columns={[
+            ['Number', (i) => i.number ?? i.id],
+            ['Kind', (i) => i.kind ?? 'invoice'],
+            ['Account', (i) => i.account_id],
+            ['Period', (i) => i.billing_period ?? ''],
+            ['Status', (i) => <span data-testid="invoice-status">{i.status}</span>],
+            ['Total', (i) => `${i.total} ${i.currency}`],
+            [
+              'Actions',
+              (i) => (
+                <span class="actions">
+                  <button type="button" class="small" aria-label={`Open the HTML of invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => setHtml(await fetchText(session.key, `/api/v1/invoice/invoices/${encodeURIComponent(i.id)}/html`)))}>
+                    HTML
+                  </button>
+                  {canWrite && i.status === 'draft' ? (
+                    <button type="button" class="small" aria-label={`Finalize invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/finalize', id(i))), bump()))}>
+                      Finalize
+                    </button>
+                  ) : null}
+                  {canWrite && (i.status === 'draft' || i.status === 'finalized') && i.kind !== 'credit_note' ? (
+                    <>
+                      <button type="button" class="small" aria-label={`Record payment of invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/pay', { ...id(i), body: {} })), bump()))}>
+                        Record payment
+                      </button>
+                      <button type="button" class="small danger" aria-label={`Void invoice ${i.number ?? i.id}`} onClick={() => confirm('Void this invoice?') && void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/void', id(i))), bump()))}>
+                        Void
+                      </button>
+                    </>
+                  ) : null}
+                  {canWrite && i.status !== 'draft' && i.kind !== 'credit_note' ? (
+                    <button type="button" class="small" aria-label={`Correct invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/correct', { ...id(i), body: {} })), bump()))}>
+                      Correct
+                    </button>
+                  ) : null}
+                </span>
+              ),
+            ],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                await must(client.POST('/v1/invoices/generate', { body: { billing_period: period, ...(account.trim() ? { account_id: account.trim() } : {}) } }));
+                bump();
+              });
+            }}
+          >
+            <Field label="Billing period to generate" type="month" value={period} onInput={setPeriod} />
+            <button type="submit" disabled={action.busy}>
+              Generate invoices
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error} />
+      </Panel>
+      {html ? (
+        <Panel title="Invoice">
+          <button type="button" class="small" onClick={() => setHtml(undefined)}>
+            Close invoice
+          </button>
+          <InvoiceHtml html={html} />
+        </Panel>
+      ) : null}
+      <Panel title="Bill runs">
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                await must(client.POST('/api/v1/invoice/bill-runs/create', { body: { billing_date: billingDate } }));
+                bump();
+              });
+            }}
+          >
+            <Field label="Billing date (each subscription's last period ended by then)" type="date" value={billingDate} onInput={setBillingDate} />
+            <button type="submit" disabled={action.busy}>
+              Run billing
+            </button>
+          </form>
+        ) : null}
+        <Paged
+          caption="Bill runs"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/invoice/bill-runs', { params: { query: { skip, limit } } }));
+            return { items: r.bill_runs, total: r.total };
+          }}
+          columns={[
+            ['Id', (b) => b.id],
+            ['Status', (b) => b.status],
+            ['Considered', (b) => String(b.subscriptions_considered ?? '')],
+            ['Created', (b) => String(b.invoices_created ?? '')],
+            ['Failures', (b) => ((b.failures ?? []) as { subscription_id: string; message: string }[]).map((f) => `${f.subscription_id}: ${f.message}`).join('; ')],
+          ]}
+        />
+      </Panel>
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+import { useState } from 'preact/hooks';
+import { must, type Schemas } from '../api';
+import { useSession } from '../context';
+import { ErrorBox, Field, Paged, Panel, ShownOnce, useAction } from '../ui';
+
+function Deliveries({ hook }: { hook: Schemas['WebhookEndpoint'] }) {
+  const { client, canWrite } = useSession();
+  const [version, setVersion] = useState(0);
+  const action = useAction();
+  return (
+    <Panel title={`Deliveries to ${hook.url}`}>
+      {canWrite ? (
+        <button type="button" class="small" onClick={() => void action.run(async () => void (await must(client.POST('/v1/webhooks/test', { body: { webhook_id: hook.id, event: 'invoice.created' } })), setVersion((v) => v + 1)))}>
+          Send a test event
+        </button>
+      ) : null}
+      <ErrorBox error={action.error} />
+      <Paged
+        caption="Deliveries"
+        deps={[hook.id, version]}
+        load={async (skip, limit) => {
+          const r = await must(client.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: hook.id }, query: { skip, limit } } }));
+          return { items: r.deliveries, total: r.total };
+        }}
+        columns={[
+          ['Event', (d) => d.event],
+          ['Status', (d) => d.status],
+          ['Attempts', (d) => String(d.attempt_count ?? '')],
+          ['Last code', (d) => String(d.last_status_code ?? '')],
+          ['Error', (d) => d.last_error ?? ''],
+          ['', (d) => (canWrite ? <button type="button" class="small" aria-label={`Resend delivery ${d.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/webhook_deliveries/{delivery_id}/resend', { params: { path: { delivery_id: d.id } } })), setVersion((v) => v + 1)))}>Resend</button> : null)],
+        ]}
+      />
+    </Panel>
+  );
+}
+
+/** Webhooks: endpoints (create, rotate secret, delete), deliveries, resend, test event. */
+export function Webhooks() {
+  const { client, canWrite } = useSession();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('*');
+  const [description, setDescription] = useState('');
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [selected, setSelected] = useState<Schemas['WebhookEndpoint'] | undefined>(undefined);
+  const [version, setVersion] = useState(0);
+  const action = useAction();
+  return (
+    <>
+      <Panel title="Endpoints">
+        <Paged
+          caption="Webhook endpoints"
+          deps={[version]}
+          load={async (skip, limit) => {
+            const r = await must(client.GET('/api/v1/webhooks', { params: { query: { skip, limit } } }));
+            return { items: r.webhooks, total: r.total };
+          }}
+          columns={[
+            ['URL', (w) => <button type="button" class="link" onClick={() => setSelected(w)}>{w.url}</button>],
+            ['Events', (w) => w.events.join(', ')],
+            ['Description', (w) => w.description ?? ''],
+            ['Active', (w) => (w.is_active ? 'yes' : 'no')],
+            ['Secret', (w) => w.secret_hint ?? ''],
+            [
+              '',
+              (w) =>
+                canWrite ? (
+                  <span class="actions">
+                    <button type="button" class="small" aria-label={`Rotate the secret of ${w.url}`} onClick={() => void action.run(async () => setSecret((await must(client.POST('/api/v1/webhooks/{webhook_id}/rotate-secret', { params: { path: { webhook_id: w.id } }, body: {} }))).secret))}>
+                      Rotate secret
+                    </button>
+                    <button type="button" class="small danger" aria-label={`Delete ${w.url}`} onClick={() => confirm('Delete this endpoint?') && void action.run(async () => void (await must(client.DELETE('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: w.id } } })), setVersion((v) => v + 1)))}>
+                      Delete
+                    </button>
+                  </span>
+                ) : null,
+            ],
+          ]}
+        />
+        {canWrite ? (
+          <form
+            class="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const list = events.split(',').map((s) => s.trim()).filter(Boolean);
+                const w = await must(client.POST('/api/v1/webhooks', { body: { url, events: list as never, ...(description ? { description } : {}) } }));
+                setSecret(w.secret);
+                setVersion((v) => v + 1);
+              });
+            }}
+          >
+            <Field label="URL" type="url" value={url} onInput={setUrl} required />
+            <Field label="Events (comma-separated, * for all)" value={events} onInput={setEvents} />
+            <Field label="Webhook description" value={description} onInput={setDescription} />
+            <button type="submit" disabled={action.busy}>
+              Add endpoint
+            </button>
+          </form>
+        ) : null}
+        <ErrorBox error={action.error} />
+        <ShownOnce label="Signing secret" value={secret} />
+      </Panel>
+      {selected ? <Deliveries key={selected.id} hook={selected} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,205 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api';
+import { toCsv, downloadText } from './csv';
+
+/** An error from the API: its message and request id (to quote to an operator). */
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const e = error instanceof ApiError ? error : undefined;
+  return (
+    <div class="error" role="alert">
+      <strong>{e ? `${e.status} ${e.code}` : 'Error'}</strong>: {error instanceof Error ? error.message : String(error)}
+      {e?.requestId ? <div class="muted">request id: <code>{e.requestId}</code></div> : null}
+    </div>
+  );
+}
+
+/** Runs an action, keeping its error and whether it is under way. */
+export function useAction(): { busy: boolean; error: unknown; run: (fn: () => Promise<void>) => Promise<void>; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = useCallback(async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
+/** Loads data when `deps` change; `reload` loads again. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { data: T | undefined; error: unknown; reload: () => void } {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (d) => {
+        if (live) {
+          setData(d);
+          setError(undefined);
+        }
+      },
+      (e: unknown) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  return { data, error, reload: () => setTick((t) => t + 1) };
+}
+
+let fieldIds = 0;
+/** A labelled input. */
+export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: 'text' | 'password' | 'number' | 'date' | 'month' | 'url' | 'email'; required?: boolean; placeholder?: string; name?: string }) {
+  const [id] = useState(() => `f${++fieldIds}`);
+  return (
+    <label class="field" for={id}>
+      <span>{props.label}</span>
+      <input {...({ type: props.type ?? 'text' } as { type: 'text' })} id={id} name={props.name ?? props.label} value={props.value} required={props.required} placeholder={props.placeholder} onInput={(e) => props.onInput((e.target as HTMLInputElement).value)} />
+    </label>
+  );
+}
+
+/** A labelled select of [value, label] options. */
+export function Select(props: { label: string; value: string; options: readonly (readonly [string, string])[]; onChange: (v: string) => void; name?: string }) {
+  const [id] = useState(() => `f${++fieldIds}`);
+  return (
+    <label class="field" for={id}>
+      <span>{props.label}</span>
+      <select id={id} name={props.name ?? props.label} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {props.options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export type Column<T> = readonly [header: string, cell: (row: T) => ComponentChildren];
+
+/** A table; every cell is rendered as text or the given elements (never HTML strings). */
+export function Table<T>({ rows, columns, caption, csvName }: { rows: readonly T[]; columns: readonly Column<T>[]; caption?: string; csvName?: string }) {
+  return (
+    <div class="table-wrap">
+      {csvName ? (
+        <button type="button" class="small" onClick={() => downloadText(`${csvName}.csv`, toCsv(columns.map((c) => c[0]), rows.map((r) => columns.map((c) => plain(c[1](r))))), 'text/csv')}>
+          Export CSV
+        </button>
+      ) : null}
+      <table>
+        {caption ? <caption>{caption}</caption> : null}
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" key={c[0]}>
+                {c[0]}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 ? (
+            <tr>
+              <td colSpan={columns.length} class="muted">
+                none
+              </td>
+            </tr>
+          ) : (
+            rows.map((r, i) => (
+              <tr key={i}>
+                {columns.map((c) => (
+                  <td key={c[0]}>{c[1](r)}</td>
+                ))}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A cell's text for CSV (elements give their string children). */
+function plain(v: ComponentChildren): string {
+  if (v === null || v === undefined || typeof v === 'boolean') return '';
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return v.map(plain).join('');
+  const props = (v as { props?: { children?: ComponentChildren } }).props;
+  return props ? plain(props.children) : '';
+}
+
+/** A table of rows whose columns are their keys (reports, SQL results). */
+export function RecordTable({ rows, csvName, caption }: { rows: readonly Record<string, unknown>[]; csvName: string; caption?: string }) {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const columns: Column<Record<string, unknown>>[] = keys.map((k) => [k, (r) => cellText(r[k])] as const);
+  return <Table rows={rows} columns={columns} csvName={csvName} {...(caption ? { caption } : {})} />;
+}
+
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly total: number;
+}
+
+/**
+ * A list paged through the API (skip/limit): only one page is ever loaded, however
+ * long the list.
+ */
+export function Paged<T>(props: { load: (skip: number, limit: number) => Promise<Page<T>>; columns: readonly Column<T>[]; caption: string; pageSize?: number; deps?: readonly unknown[]; csvName?: string }) {
+  const limit = props.pageSize ?? 20;
+  const [skip, setSkip] = useState(0);
+  const { data, error } = useLoad(() => props.load(skip, limit), [skip, limit, ...(props.deps ?? [])]);
+  const total = data?.total ?? 0;
+  return (
+    <section class="paged" aria-label={props.caption}>
+      <ErrorBox error={error} />
+      <Table rows={data?.items ?? []} columns={props.columns} caption={props.caption} {...(props.csvName ? { csvName: props.csvName } : {})} />
+      <nav class="pager" aria-label={`${props.caption} pages`}>
+        <button type="button" class="small" disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - limit))}>
+          Previous
+        </button>
+        <span>
+          {total === 0 ? '0' : `${skip + 1}–${Math.min(skip + limit, total)}`} of {total}
+        </span>
+        <button type="button" class="small" disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
+          Next
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+/** A titled panel. */
+export function Panel({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="panel" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A secret shown once, with a note that it cannot be shown again. */
+export function ShownOnce({ label, value }: { label: string; value: string | undefined }) {
+  if (!value) return null;
+  return (
+    <div class="once" role="status">
+      {label} (shown once, copy it now): <code data-testid="shown-once">{value}</code>
+    </div>
+  );
+}
