@@ -30,7 +30,7 @@ const path = (action: string) => `/api/v1/subscription/:subscription_id/${action
 /** Subscriptions on both families, their state machine (Family B) and their recorded state changes. */
 export function subscriptionEndpoints({ db, now = () => new Date(), invoicing }: ApiDeps): Endpoint[] {
   // Net days of a prepaid commitment's invoices (issued on activate and cancel).
-  const netDays = invoicing?.config.netDays ?? DEFAULT_NET_DAYS;
+  const netDays = invoicing?.config?.netDays ?? DEFAULT_NET_DAYS;
   const move = (action: SubscriptionAction, summary: string): Endpoint => ({
     method: 'POST',
     path: path(action === 'change_plan' ? 'change-plan' : action),

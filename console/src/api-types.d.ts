@@ -3272,6 +3272,14 @@ export interface components {
             id: string;
             minimum_commitment: string | null;
             name: string;
+            prepaid_commitment: {
+                /** @description committed for each term, at the currency's minor units */
+                amount: string;
+                /** @description 1: invoiced up front */
+                installments: number;
+                renews: boolean;
+                term_months: number;
+            } | null;
             product_id: string;
             /** Format: date-time */
             updated_at: string;
@@ -3287,6 +3295,14 @@ export interface components {
             id: string;
             minimum_commitment: string | null;
             name: string;
+            prepaid_commitment: {
+                /** @description committed for each term, at the currency's minor units */
+                amount: string;
+                /** @description 1: invoiced up front */
+                installments: number;
+                renews: boolean;
+                term_months: number;
+            } | null;
             product_id: string;
             /** Format: date-time */
             updated_at: string;
@@ -3298,14 +3314,53 @@ export interface components {
             cancel_date: string | null;
             cancel_reason: string | null;
             cancelled_at: string | null;
+            /** @description the terms of its prepaid commitment (on reads of one subscription) */
+            commitment_terms?: {
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                ends_at: string;
+                /** @description the paid credit grant scoped to the subscription that carries the amount (its ledger entries: GET /v1/credits/entries?grant_id=) */
+                grant_id: string;
+                installments: {
+                    amount: string;
+                    /** Format: date-time */
+                    due_at: string;
+                    invoice_id: string | null;
+                    n: number;
+                }[];
+                renews: boolean;
+                /** Format: date-time */
+                starts_at: string;
+                /** @description numbered from 1; a renewal is the next */
+                term: number;
+            }[];
             contract_effective_date: string | null;
             /** Format: date-time */
             created_at: string;
             id: string;
             minimum_commitment: string | null;
             paused_at: string | null;
+            prepaid_commitment: {
+                /** @description committed for each term, at the currency's minor units */
+                amount: string;
+                /** @description 1: invoiced up front */
+                installments: number;
+                renews: boolean;
+                term_months: number;
+            } | null;
+            /** @description the rate plan in force now (a plan change effective later is in scheduled_changes) */
             rate_plan_id: string;
             renewed_at: string | null;
+            /** @description moves recorded to take effect later, in the order they take effect, each with the status and plan the subscription has once it takes effect */
+            scheduled_changes: {
+                /** Format: date-time */
+                effective_at: string;
+                rate_plan_id: string;
+                status: "draft" | "active" | "paused" | "cancelled";
+                type: string;
+            }[];
+            /** @description the status in force now: a cancellation, pause or activation effective later is in scheduled_changes */
             status: "draft" | "active" | "paused" | "cancelled";
             /** Format: date-time */
             updated_at: string;
@@ -4974,6 +5029,8 @@ export interface operations {
                             scope: {
                                 charge_ids?: string[];
                                 product_ids?: string[];
+                                /** @description a prepaid commitment's grant: only this subscription's invoices */
+                                subscription_id?: string;
                                 units?: string[];
                             } | null;
                             status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -5041,6 +5098,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -5111,6 +5170,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -5200,6 +5261,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -6705,6 +6768,17 @@ export interface operations {
                     /** @description minimum billed per billing period, in the currency (decimal, at most its minor units); null: none */
                     minimum_commitment?: string | number | null;
                     name: string;
+                    /** @description prepaid commitment: an amount for a term, invoiced up front or in installments, drawn down by the subscription's invoices; null: none (on a subscription: the plan's) */
+                    prepaid_commitment?: {
+                        /** @description the amount committed for a term, in the currency (decimal, at most its minor units); 0 on a subscription: none */
+                        amount: string | number;
+                        /** @description invoiced in this many equal parts, the first at the term start (default 1: up front) */
+                        installments?: number;
+                        /** @description a new term starts when one ends (default true) */
+                        renews?: boolean;
+                        /** @description length of a term in months (default 12) */
+                        term_months?: number;
+                    } | null;
                 };
             };
         };
@@ -7274,6 +7348,17 @@ export interface operations {
                     contract_effective_date?: string;
                     /** @description minimum billed per billing period, in the currency (decimal, at most its minor units); null: none */
                     minimum_commitment?: string | number | null;
+                    /** @description prepaid commitment: an amount for a term, invoiced up front or in installments, drawn down by the subscription's invoices; null: none (on a subscription: the plan's) */
+                    prepaid_commitment?: {
+                        /** @description the amount committed for a term, in the currency (decimal, at most its minor units); 0 on a subscription: none */
+                        amount: string | number;
+                        /** @description invoiced in this many equal parts, the first at the term start (default 1: up front) */
+                        installments?: number;
+                        /** @description a new term starts when one ends (default true) */
+                        renews?: boolean;
+                        /** @description length of a term in months (default 12) */
+                        term_months?: number;
+                    } | null;
                     rate_plan_id: string;
                 };
             };
@@ -8886,6 +8971,8 @@ export interface operations {
                             scope: {
                                 charge_ids?: string[];
                                 product_ids?: string[];
+                                /** @description a prepaid commitment's grant: only this subscription's invoices */
+                                subscription_id?: string;
                                 units?: string[];
                             } | null;
                             status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -8976,6 +9063,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -9041,6 +9130,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -9111,6 +9202,8 @@ export interface operations {
                         scope: {
                             charge_ids?: string[];
                             product_ids?: string[];
+                            /** @description a prepaid commitment's grant: only this subscription's invoices */
+                            subscription_id?: string;
                             units?: string[];
                         } | null;
                         status: "pending_payment" | "active" | "depleted" | "expired" | "void";
@@ -10034,6 +10127,17 @@ export interface operations {
                     contract_effective_date?: string;
                     /** @description minimum billed per billing period, in the currency (decimal, at most its minor units); null: none */
                     minimum_commitment?: string | number | null;
+                    /** @description prepaid commitment: an amount for a term, invoiced up front or in installments, drawn down by the subscription's invoices; null: none (on a subscription: the plan's) */
+                    prepaid_commitment?: {
+                        /** @description the amount committed for a term, in the currency (decimal, at most its minor units); 0 on a subscription: none */
+                        amount: string | number;
+                        /** @description invoiced in this many equal parts, the first at the term start (default 1: up front) */
+                        installments?: number;
+                        /** @description a new term starts when one ends (default true) */
+                        renews?: boolean;
+                        /** @description length of a term in months (default 12) */
+                        term_months?: number;
+                    } | null;
                     rate_plan_id: string;
                 };
             };
