@@ -11,6 +11,7 @@ import * as m0009 from './0009_cost_rollup.ts';
 import * as m0010 from './0010_commitments.ts';
 import * as m0011 from './0011_credits.ts';
 import * as m0012 from './0012_credit_topups.ts';
+import * as m0014 from './0014_spend_limits.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010_commitments': m0010,
   '0011_credits': m0011,
   '0012_credit_topups': m0012,
+  '0014_spend_limits': m0014,
 };
