@@ -15,6 +15,12 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { record, measure } from './evaluator.ts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Tally, TallySpendLimitError, type TallyError } from '../../sdk/src/index.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let stack: TestStack;
 let dev: KeySet;
@@ -126,15 +132,18 @@ describe('a block limit at the edge', () => {
     const span = { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'chat', startTimeUnixNano: String(BigInt(Date.now() - 1000) * 1_000_000n), endTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n), attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }] };
     const http = await call(stack, 'POST', '/v1/traces', { headers: { 'x-agent-secret': agent.secret }, body: { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span] }] }] } });
     expect(http.status).toBe(402);
-    expect(http.body).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, error: { code: 'spend_limit_reached' } });
+    expect(http.body).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, error: { code: 'spend_limit_reached' } });
     expect(http.headers.get('retry-after')).toBeNull();
 
     const spans = recordSpans();
     const exporter = new GrpcExporter({ url: `http://127.0.0.1:${stack.tally.ingest!.grpcPort}`, metadata: metadata({ 'x-agent-secret': agent.secret }) });
-    const r = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
+    const started = Date.now();
+    const r = await new Promise<{ code: number; error?: Error & { code?: number } }>((resolve) => exporter.export(spans, resolve));
     await exporter.shutdown();
     expect(r.code).not.toBe(0);
     expect(String(r.error?.message ?? r.error)).toContain('spend limit');
+    // Not retried: the exporter gives up on its first answer (its retries back off 1 s and more).
+    expect(Date.now() - started).toBeLessThan(1000);
 
     const ce = await call(stack, 'POST', '/api/v1/events', {
       key: dev.sdk,
@@ -214,12 +223,10 @@ describe('flag limits, agent state, alerts once', () => {
     await sendN(agent.id, 1);
     await waitFor(() => stateOf(lim), (s) => s.reached === true);
     const id = `flagged-${process.pid}-${seq++}`;
-    await waitFor(
-      async () => (await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: { agent_key: agent.id, action_type: 'work', id: `${id}-${seq++}`, metadata: { step: 1 } } })).status,
-      (s) => s === 200,
-    );
+    // Sent until one is marked (the edge has the state a moment after the API shows it); each is accepted.
     const flaggedRows = await waitFor(
       async () => {
+        expect((await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: { agent_key: agent.id, action_type: 'work', id: `${id}-${seq++}`, metadata: { step: 1 } } })).status).toBe(200);
         const rs = await stack.tally.ch!.query({
           query: `SELECT metadata FROM ${stack.env.CLICKHOUSE_DATABASE}.actions WHERE agent_instance_id = {a:String} AND JSONExtractString(metadata, 'tally_over_limit') = {l:String}`,
           query_params: { a: agent.id, l: lim },
@@ -283,6 +290,66 @@ describe('flag limits, agent state, alerts once', () => {
     expect(alerts.filter((a) => a.event === 'limit.reset')).toHaveLength(1);
   });
 });
+
+describe('the SDKs on a reached limit', () => {
+  it('TypeScript: a TallySpendLimitError per refused event, never retried; limits() reads the agent state', async () => {
+    const agent = await createAgent(stack);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 0, action: 'block' });
+    await blocked(agent.id);
+    const errors: TallyError[] = [];
+    const client = new Tally({ baseUrl: stack.baseUrl, agentKey: agent.secret, flushOnExit: false, onError: (e) => errors.push(e) });
+    const state = await client.limits();
+    expect(state).toMatchObject({ agent_instance_id: agent.id, blocked: true });
+    expect(state.limits.find((l) => l.limit_id === lim)).toMatchObject({ remaining: '0', blocked: true });
+    client.sendAction({ action_type: 'work' });
+    client.sendAction({ action_type: 'work' });
+    await client.close();
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toBeInstanceOf(TallySpendLimitError);
+    expect((errors[0] as TallySpendLimitError).limit).toMatchObject({ id: lim, value: '0' });
+    expect(client.stats).toMatchObject({ retries: 0, rejected: 2, buffered: 0 });
+  });
+
+  it('Python: TallySpendLimitError through on_error, never retried; limits() reads the agent state', async () => {
+    const agent = await createAgent(stack);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 0, action: 'block' });
+    await blocked(agent.id);
+    const script = [
+      'import dataclasses, json, sys',
+      'from tally import Tally, TallySpendLimitError',
+      'errors = []',
+      'client = Tally(sys.argv[1], agent_key=sys.argv[2], on_error=errors.append)',
+      'state = client.limits()',
+      'client.send_action("work")',
+      'client.close()',
+      'print(json.dumps({"blocked": state["blocked"], "limit": [l for l in state["limits"] if l["limit_id"] == sys.argv[3]][0]["blocked"],',
+      '  "errors": [[type(e).__name__, e.code, (e.limit or {}).get("id")] for e in errors], "stats": dataclasses.asdict(client.stats)}))',
+    ].join('\n');
+    // Spawned, not spawnSync: the service answering it runs in this process.
+    const run = await python(['-c', script, stack.baseUrl, agent.secret, lim]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({ blocked: true, limit: true, errors: [['TallySpendLimitError', 'spend_limit_reached', lim]] });
+    expect(out.stats).toMatchObject({ retries: 0, rejected: 1 });
+  });
+});
+
+/** Runs python3 with the SDK's source on PYTHONPATH; resolves when it exits (killed after 60 s). */
+function python(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', args, { env: { ...process.env, PYTHONPATH: path.join(repo, 'sdk/python') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
 
 function recordSpans(): ReadableSpan[] {
   const mem = new InMemorySpanExporter();

@@ -161,7 +161,7 @@ export async function exportTraces(
       });
     }
   }
-  // Every span refused by a reached spend limit: the export fails as a whole, permanently (402; gRPC RESOURCE_EXHAUSTED without RetryInfo).
+  // Every span refused by a reached spend limit: the export fails as a whole, permanently (HTTP 402, gRPC FAILED_PRECONDITION: neither is retried by OTLP exporters).
   const refused = tally.allRefusedBy('spend_limit_reached');
   if (refused) throw new AppError('spend_limit_reached', refused);
   return tally.result();
@@ -252,7 +252,9 @@ function success(encoding: Encoding, { rejectedSpans, message }: ExportResult): 
 export function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
   if (status === 403) return 7; // PERMISSION_DENIED
-  if (status === 402) return 8; // RESOURCE_EXHAUSTED, without RetryInfo: not retried (a spend limit is reached)
+  // A spend limit is reached: FAILED_PRECONDITION, which no OTLP exporter retries (the Python,
+  // JavaScript and Go exporters retry RESOURCE_EXHAUSTED, some even without a RetryInfo).
+  if (status === 402) return 9; // FAILED_PRECONDITION
   if (status === 429) return 8; // RESOURCE_EXHAUSTED
   if (status === 503) return 14; // UNAVAILABLE
   if (status >= 500) return 13; // INTERNAL

@@ -11,7 +11,7 @@ and at-least-once delivery. Standard library only.
 from .backoff import BackoffOptions, backoff_delay, parse_retry_after, retry_delay
 from .buffer import BoundedBuffer
 from .client import USER_AGENT, Tally, TallyStats, __version__
-from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
+from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError, TallySpendLimitError
 from .events import EventKind, OutcomeValue, PendingEvent
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "OutcomeValue",
     "TallyError",
     "TallyRejectedError",
+    "TallySpendLimitError",
     "TallyDeliveryError",
     "TallyBufferOverflowError",
     "BackoffOptions",
