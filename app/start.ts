@@ -257,7 +257,7 @@ async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billin
   costRollup.start(invoicing.config.costRollupIntervalMs);
   // Spend limits: evaluated as usage arrives, alerts once, the reached set pushed to every ingest process.
   const limits = new LimitEvaluator({ db, invoicing, ch, chDatabase: database, floor: () => sinkFloor(0), nc: p.nc, names: p.names }, cfg.limits);
-  limits.start();
+  await limits.start();
   p.stops.push(() => limits.stop());
   p.readiness.set('billing', () => !p.nc.isClosed());
 }

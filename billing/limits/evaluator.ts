@@ -218,7 +218,13 @@ export class LimitEvaluator {
     this.#inv = { ...deps.invoicing, usage: this.#usage, rater: inlineRater() };
   }
 
-  start(): void {
+  /**
+   * Publishes the reached set Postgres holds (the last evaluations, whichever process made
+   * them) at once, so ingest processes converge as soon as a billing process is back, then
+   * evaluates on every pass.
+   */
+  async start(): Promise<void> {
+    await this.#publish();
     // An ingest process that starts asks for the state at once (no cold start).
     this.#requests = this.deps.nc.subscribe(this.deps.names.limitStateRequestSubject, {
       callback: (_err, msg) => {
@@ -237,7 +243,9 @@ export class LimitEvaluator {
   async pass(): Promise<void> {
     const now = this.#inv.now();
     const started = new Date();
+    const debug = process.env.TALLY_LIMIT_DEBUG ? (what: string) => process.stderr.write(`limits ${what} +${Date.now() - started.getTime()}ms\n`) : undefined;
     const ids = await this.#due(now);
+    debug?.(`due ${ids === 'all' ? 'all' : ids.size}`);
     const limits = ids === 'all' ? await this.#limits() : ids.size ? await this.#limits([...ids]) : [];
     await inBatches(limits, CONCURRENCY, async (l) => {
       try {
@@ -247,9 +255,11 @@ export class LimitEvaluator {
         log.warn('spend limit evaluation failed', { limit_id: l.id, err });
       }
     });
+    debug?.('evaluated');
     // Changes made while this pass ran are looked at on the next (a second of overlap: clocks of two processes).
     this.#cursor = new Date(started.getTime() - 1000);
     await this.#publish();
+    debug?.('published');
     this.passes++;
   }
 
