@@ -8,8 +8,9 @@
  *   sink's floor advanced and the newly covered events name them (billing/live/usage-cache.ts
  *   `touchedScopes`, the same signal the live credit balance uses);
  * - those created or changed since the last pass (`updated_at`);
- * - every reached limit, and every limit whose period ended: raising a limit, a new
- *   credit grant or the period's reset unblocks on the next pass;
+ * - every limit whose period ended, and every reached available-balance limit: the
+ *   period's reset or a new credit grant unblocks on the next pass (raising a limit is a
+ *   change, above; usage only grows within a period, so other reached limits wait);
  * - all of them on the first pass and every `fullPassMs` (anything else missed: a voided
  *   grant, a subscription change).
  *
@@ -299,7 +300,9 @@ export class LimitEvaluator {
       .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
       .select('l.id')
       .where('l.deleted_at', 'is', null)
-      .where((eb) => eb.or([eb('s.reached', '=', true), eb('s.period_end', '<=', now)]))
+      // Usage only grows within a period: a reached limit is unblocked by a change to it (above), its period's end,
+      // or, for a balance, a grant; the rest (a voided invoice, a subscription change) waits for the full pass.
+      .where((eb) => eb.or([eb('s.period_end', '<=', now), eb.and([eb('s.reached', '=', true), eb('l.metric', '=', 'available_balance')])]))
       .execute();
     for (const r of [...changed, ...pending]) ids.add(r.id);
     return ids;
