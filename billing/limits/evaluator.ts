@@ -70,6 +70,9 @@ export interface EvaluatorDeps {
   names: NatsNames;
 }
 
+/** How often the gauges of limits near, at and over are counted again when nothing changed. */
+const COUNT_INTERVAL_MS = 5000;
+
 /** How many limits are evaluated at once. */
 const CONCURRENCY = 8;
 
@@ -207,6 +210,8 @@ export class LimitEvaluator {
   #state: LimitState = { at: 0, limits: [] };
   #loop: Loop | undefined;
   #requests: Subscription | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #publishing: Promise<void> | undefined;
   /** Passes completed (tests wait on it). */
   passes = 0;
 
@@ -226,6 +231,10 @@ export class LimitEvaluator {
    */
   async start(): Promise<void> {
     await this.#publish();
+    // The heartbeat: what Postgres holds, every heartbeatMs, however long a pass takes (a full
+    // pass over many limits must not leave the edge without a fresh state and failing open).
+    this.#heartbeat = setInterval(() => void this.#publish().catch((err) => log.warn('spend-limit state publish failed', { err })), this.config.heartbeatMs);
+    this.#heartbeat.unref();
     // An ingest process that starts asks for the state at once (no cold start).
     this.#requests = this.deps.nc.subscribe(this.deps.names.limitStateRequestSubject, {
       callback: (_err, msg) => {
@@ -236,6 +245,7 @@ export class LimitEvaluator {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#heartbeat);
     await this.#loop?.stop();
     this.#requests?.unsubscribe();
   }
@@ -314,13 +324,19 @@ export class LimitEvaluator {
     return q.orderBy('id').execute();
   }
 
-  /** Publishes the reached set when it changed, and every heartbeat anyway (the edge's freshness). */
-  async #publish(): Promise<void> {
+  /** Publishes the reached set when it changed, and every heartbeat anyway (the edge's freshness); one at a time. */
+  #publish(): Promise<void> {
+    const run = (this.#publishing ?? Promise.resolve()).then(() => this.#publishNow());
+    this.#publishing = run.catch(() => {});
+    return run;
+  }
+
+  async #publishNow(): Promise<void> {
     const limits = await reachedLimits(this.deps.db);
     const text = JSON.stringify(limits);
     const at = Date.now();
     if (text === this.#published && at - this.#publishedAt < this.config.heartbeatMs) return;
-    if (text !== this.#published || at - this.#lastCount >= this.config.heartbeatMs) await this.#count();
+    if (text !== this.#published || at - this.#lastCount >= COUNT_INTERVAL_MS) await this.#count();
     this.#state = { at, limits };
     this.deps.nc.publish(this.deps.names.limitStateSubject, encodeLimitState(this.#state));
     this.#published = text;

@@ -9,7 +9,8 @@
  * least every heartbeat (TALLY_LIMIT_STATE_HEARTBEAT_MS); an ingest process asks for it
  * once when it starts (no cold start), then listens.
  *
- * Fail open: a state older than TALLY_LIMIT_STATE_MAX_AGE_MS (billing down, NATS cut) is
+ * Fail open: a state that arrived longer ago than TALLY_LIMIT_STATE_MAX_AGE_MS (billing
+ * down, NATS cut; billing publishes every heartbeat whatever its evaluations do) is
  * not enforced: events are accepted unflagged, `tally_ingest_limit_state_stale` is 1 and a
  * warning is logged once per stale spell. A billing outage must not stop a fleet forever;
  * what is accepted meanwhile is still metered and billed, and the limit catches up (and
@@ -88,9 +89,12 @@ export class LimitGate {
     gates.delete(this);
   }
 
-  /** Takes a state (a newer one replaces the set; an older one, from a slower billing process, is ignored). */
+  /** Takes a state (a newer one replaces the set; an older one, from a slower billing process, is ignored, but still says billing is alive). */
   set(s: LimitState): void {
-    if (s.at < this.#state.at) return;
+    if (s.at < this.#state.at) {
+      this.#receivedAt = Date.now();
+      return;
+    }
     const m = new Map<string, ReachedLimit>();
     for (const l of s.limits) {
       const k = key(l.environment_id, l.scope, l.scope_id);
@@ -111,13 +115,14 @@ export class LimitGate {
     if (s) this.set(s);
   }
 
-  /** Age of the state (ms), -1 before any. */
+  /** Time since the last state arrived (ms), -1 before any. */
   ageMs(): number {
-    return this.#state.at === 0 ? -1 : Date.now() - this.#state.at;
+    return this.#receivedAt === 0 ? -1 : Date.now() - this.#receivedAt;
   }
 
+  /** Whether the state is too old to enforce: by this process's clock, since it arrived (no clock of another machine is compared). */
   stale(nowMs: number): boolean {
-    return this.#state.at === 0 || nowMs - this.#state.at > this.maxAgeMs;
+    return this.#receivedAt === 0 || nowMs - this.#receivedAt > this.maxAgeMs;
   }
 
   count(action: 'block' | 'flag'): number {
@@ -133,7 +138,7 @@ export class LimitGate {
     if (this.stale(now)) {
       if (!this.#staleLogged) {
         this.#staleLogged = true;
-        log.warn('spend-limit state is stale; failing open (limits not enforced until billing publishes again)', { age_ms: now - this.#state.at, max_age_ms: this.maxAgeMs });
+        log.warn('spend-limit state is stale; failing open (limits not enforced until billing publishes again)', { age_ms: now - this.#receivedAt, max_age_ms: this.maxAgeMs });
       }
       return undefined;
     }

@@ -205,6 +205,11 @@ describe('runPipeline', () => {
 });
 
 describe('the spend_limit step', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => vi.useRealTimers());
   const reached = (scope: 'account' | 'agent_instance' | 'environment', scope_id: string, action: 'block' | 'flag', limit_id = `lim_${scope}_${action}`) => ({
     limit_id,
     environment_id: ENV,
@@ -252,8 +257,13 @@ describe('the spend_limit step', () => {
     expect(both.out.results[0]).toMatchObject({ status: 'rejected', error: { code: 'spend_limit_reached' } });
   });
 
-  it('fails open on a state older than its bound', async () => {
-    const { out } = await run(gate([reached('account', 'acct_1', 'block')], Date.now() - 6000), [event('s1')]);
-    expect(out.results[0]!.status).toBe('processed');
+  it('fails open once no state arrived for longer than its bound', async () => {
+    const g = gate([reached('account', 'acct_1', 'block')]);
+    expect((await run(g, [event('s0')])).out.results[0]!.status).toBe('rejected');
+    vi.setSystemTime(NOW + 5001);
+    expect((await run(g, [event('s1')])).out.results[0]!.status).toBe('processed');
+    // A heartbeat: enforced again.
+    g.set({ at: Date.now(), limits: [reached('account', 'acct_1', 'block')] });
+    expect((await run(g, [event('s2')])).out.results[0]!.status).toBe('rejected');
   });
 });
