@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
 import type { Invoicing } from '../invoicing/context.ts';
-import { createLimit, deleteLimit, getLimit, limitStates, listAlerts, listLimits, updateLimit, type LimitInput } from '../limits/store.ts';
+import { checkSubject, createLimit, deleteLimit, getLimit, limitStates, listAlerts, listLimits, updateLimit, type LimitInput } from '../limits/store.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
 import { Id } from './schemas.ts';
@@ -53,7 +53,11 @@ export function limitEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoi
     return deleted(req.params.limit_id!);
   };
   const state = async (req: HttpRequest, p: Principal) => ok((await limitStates(db, p.environmentId, { limit_id: req.params.limit_id! }))[0]);
-  const accountStates = async (req: HttpRequest, p: Principal) => ok({ account_id: req.params.account_id!, limits: await limitStates(db, p.environmentId, { account_id: req.params.account_id! }) });
+  const accountStates = async (req: HttpRequest, p: Principal) => {
+    const accountId = req.params.account_id!;
+    await checkSubject(db, p.environmentId, { account_id: accountId, agent_instance_id: null });
+    return ok({ account_id: accountId, limits: await limitStates(db, p.environmentId, { account_id: accountId }) });
+  };
   // What an agent may read with its X-Agent-Secret alone: the limits that apply to it (its own, its account's, its environment's).
   const agentStates = async (_req: HttpRequest, p: Principal) => {
     const limits = await limitStates(db, p.environmentId, { account_id: p.agentAccountId || null, agent_instance_id: p.agentInstanceId! });
@@ -81,7 +85,7 @@ export function limitEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoi
     { method: 'PATCH', path: '/v1/limits/:limit_id', capability: 'write', response: SpendLimit, requestBody: LimitUpdate, errors: [404], summary: updateSummary, handle: update },
     { method: 'DELETE', path: '/v1/limits/:limit_id', capability: 'write', response: Deleted, errors: [404], summary: 'Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)', handle: remove },
     { method: 'GET', path: '/v1/limits/:limit_id/state', capability: 'read', response: LimitState, errors: [404], summary: "A spend limit's state: current value, remaining, reached, blocked, when it resets", handle: state },
-    { method: 'GET', path: '/v1/accounts/:account_id/limits', capability: 'read', response: LimitStates, summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
+    { method: 'GET', path: '/v1/accounts/:account_id/limits', capability: 'read', response: LimitStates, errors: [404], summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
     { method: 'GET', path: '/v1/limit-alerts', capability: 'read', query: [PageQueryA, AlertQuery], response: listOfA('alerts', LimitAlert), summary: alertsSummary + ' (limit/offset; filter limit_id)', handle: alerts('A') },
     { method: 'GET', path: '/v1/agents/me/limits', capability: 'agent_self', response: AgentLimitStates, summary: agentSummary, handle: agentStates },
 
@@ -91,7 +95,7 @@ export function limitEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoi
     { method: 'PUT', path: '/api/v1/limit/:limit_id', capability: 'write', response: SpendLimit, requestBody: LimitUpdate, errors: [404], summary: updateSummary, handle: update },
     { method: 'DELETE', path: '/api/v1/limit/:limit_id', capability: 'write', response: Deleted, errors: [404], summary: 'Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)', handle: remove },
     { method: 'GET', path: '/api/v1/limit/:limit_id/state', capability: 'read', response: LimitState, errors: [404], summary: "A spend limit's state: current value, remaining, reached, blocked, when it resets", handle: state },
-    { method: 'GET', path: '/api/v1/account/:account_id/limits', capability: 'read', response: LimitStates, summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
+    { method: 'GET', path: '/api/v1/account/:account_id/limits', capability: 'read', response: LimitStates, errors: [404], summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
     { method: 'GET', path: '/api/v1/limit-alert/all', capability: 'read', query: [PageQueryB, AlertQuery], response: listOfB('alerts', LimitAlert), summary: alertsSummary + ' (skip/limit; filter limit_id)', handle: alerts('B') },
     { method: 'GET', path: '/api/v1/agent_instance/limits', capability: 'agent_self', response: AgentLimitStates, summary: agentSummary, handle: agentStates },
   ];

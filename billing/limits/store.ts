@@ -121,7 +121,8 @@ function checkLimit(input: LimitInput): Omit<LimitRow, 'id' | 'environment_id' |
   };
 }
 
-async function checkSubject(db: Db, environmentId: string, l: { account_id: string | null; agent_instance_id: string | null }): Promise<void> {
+/** 404 unless the account and agent instance named are of this environment. */
+export async function checkSubject(db: Db, environmentId: string, l: { account_id: string | null; agent_instance_id: string | null }): Promise<void> {
   if (l.account_id) {
     const a = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', l.account_id).executeTakeFirst();
     if (!a) throw notFound('account', l.account_id);
