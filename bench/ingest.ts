@@ -581,7 +581,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     const api = (method: string, p: string, b?: unknown) =>
       fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
     for (let c = 0; c < LIMIT_CROSSINGS; c++) {
-      const a = await api('POST', '/api/v1/agent_instance/create', { name: `crossing ${c}` });
+      const a = await createAgentInstance(db, { environmentId: keys.id, name: `crossing ${c}` });
       const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
       if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
       let acked = 0;
