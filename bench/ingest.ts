@@ -626,6 +626,8 @@ main()
   .finally(async () => {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));
+    // A process whose orderly stop hangs would keep the benchmark's ports (and its stream) after it.
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     if (!process.env.DATABASE_URL) await dropDatabase(env.DATABASE_URL).catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   });
