@@ -580,25 +580,33 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const crossings = (async () => {
     const api = (method: string, p: string, b?: unknown) =>
       fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
-    for (let c = 0; c < LIMIT_CROSSINGS; c++) {
-      const a = await createAgentInstance(db, { environmentId: keys.id, name: `crossing ${c}` });
-      const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
-      if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
-      let acked = 0;
-      let crossedAt = 0;
-      for (;;) {
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 20 }, () => ({ agent_key: a.id, action_type: 'crossing' }))) });
-        await res.arrayBuffer();
-        const at = Date.now();
-        if (res.status === 402) {
-          crossingTimes.push(at - crossedAt);
-          break;
+    // All at once: each waits for the same sink and evaluator, so they sample the same load.
+    await Promise.all(
+      Array.from({ length: LIMIT_CROSSINGS }, async (_, c) => {
+        const a = await createAgentInstance(db, { environmentId: keys.id, name: `crossing ${c}` });
+        const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
+        if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
+        let acked = 0;
+        let crossedAt = 0;
+        for (;;) {
+          const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 20 }, () => ({ agent_key: a.id, action_type: 'crossing' }))) });
+          await res.arrayBuffer();
+          const at = Date.now();
+          if (res.status === 402) {
+            crossingTimes.push(at - crossedAt);
+            return;
+          }
+          if (res.status === 200) acked += 20;
+          if (acked >= 200 && crossedAt === 0) crossedAt = at;
+          if (crossedAt !== 0 && at - crossedAt > 120_000) {
+            crossingTimes.push(Infinity);
+            return;
+          }
+          // After the crossing, one event every 20 ms: the first 402 is seen within that.
+          if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
         }
-        if (res.status === 200) acked += 20;
-        if (acked >= 200 && crossedAt === 0) crossedAt = at;
-        if (crossedAt !== 0 && at - crossedAt > 30_000) throw new Error('no 402 within 30 s of a crossing');
-      }
-    }
+      }),
+    );
     crossingsDone = true;
   })();
   const sustainedOn = await run(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), crossings meanwhile`, url, body, headers, ingests, LIMIT_SUSTAIN);
