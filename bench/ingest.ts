@@ -246,11 +246,14 @@ async function main() {
     const only: ChildProcess[] = [];
     for (let i = 0; i < INGEST_PROCESSES; i++) only.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off', TALLY_HTTP_SERVER: HTTP_SERVER }, 'Tally is running'));
     const e = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
-    await limitsPhase(only, keys, agent.secret, headers, Array.from({ length: 100 }, () => e));
-    // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind.
-    const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
-    await (await jetstreamManager(nc)).streams.delete(natsNames(env.TALLY_NATS_PREFIX).stream).catch(() => {});
-    await nc.close();
+    try {
+      await limitsPhase(only, keys, agent.secret, headers, Array.from({ length: 100 }, () => e));
+    } finally {
+      // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind, failed or not.
+      const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+      await (await jetstreamManager(nc)).streams.delete(natsNames(env.TALLY_NATS_PREFIX).stream).catch(() => {});
+      await nc.close();
+    }
     return;
   }
 
