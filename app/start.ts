@@ -36,6 +36,8 @@ import { servedConsole } from '../console/bundle.ts';
 import { createInvoicing, parseInvoicingConfig, startScheduler, type Invoicing, type InvoicingConfig } from '../billing/invoicing/index.ts';
 import { OutcomeNotifier, parseOutcomeNotifierConfig, type OutcomeNotifierConfig } from '../billing/outcomes/notifier.ts';
 import { parseWebhookConfig, type WebhookConfig } from '../billing/webhooks/config.ts';
+import { parseLimitConfig } from '../billing/limits/config.ts';
+import { LimitEvaluator, type EvaluatorConfig } from '../billing/limits/evaluator.ts';
 
 const log = logger('runtime');
 
@@ -78,7 +80,7 @@ export interface RoleConfigs {
   common: CommonConfig;
   ingest: { ingest: IngestConfig } | undefined;
   sink: { ingest: IngestConfig; sink: SinkConfig } | undefined;
-  billing: { invoicing: InvoicingConfig; notifier: OutcomeNotifierConfig; webhooks: WebhookConfig } | undefined;
+  billing: { invoicing: InvoicingConfig; notifier: OutcomeNotifierConfig; webhooks: WebhookConfig; limits: EvaluatorConfig } | undefined;
   api: { invoicing: InvoicingConfig; webhooks: WebhookConfig } | undefined;
 }
 
@@ -93,7 +95,9 @@ export function parseRoleConfigs(roles: ReadonlySet<Role>, env: Env): RoleConfig
     common: () => parseCommonConfig(env),
     ingest: when('ingest', () => ({ ingest: parseIngestConfig(env) })),
     sink: when('sink', () => parseAll({ ingest: () => parseIngestConfig(env), sink: () => parseSinkConfig(env) })),
-    billing: when('billing', () => parseAll({ invoicing: () => parseInvoicingConfig(env), notifier: () => parseOutcomeNotifierConfig(env), webhooks: () => parseWebhookConfig(env) })),
+    billing: when('billing', () =>
+      parseAll({ invoicing: () => parseInvoicingConfig(env), notifier: () => parseOutcomeNotifierConfig(env), webhooks: () => parseWebhookConfig(env), limits: () => parseLimitConfig(env) }),
+    ),
     api: when('api', () => parseAll({ invoicing: () => parseInvoicingConfig(env), webhooks: () => parseWebhookConfig(env) })),
   });
 }
@@ -258,6 +262,10 @@ async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billin
   p.stops.push(() => notifier.stop());
   await repairEmptyAccounts(db, ch, database);
   costRollup.start(invoicing.config.costRollupIntervalMs);
+  // Spend limits: evaluated as usage arrives, alerts once, the reached set pushed to every ingest process.
+  const limits = new LimitEvaluator({ db, invoicing, ch, chDatabase: database, floor: () => sinkFloor(0), nc: p.nc, names: p.names }, cfg.limits);
+  await limits.start();
+  p.stops.push(() => limits.stop());
   p.readiness.set('billing', () => !p.nc.isClosed());
 }
 

@@ -22,6 +22,14 @@
  * BENCH_SINK_NODE_ARGS (node options of the sink process; default docker-compose's sink's, --max-semi-space-size=32
  * --initial-old-space-size=128; add e.g. --cpu-prof --cpu-prof-dir=/tmp/prof),
  * BENCH_PROBE_POLL_MS (25: how often the sustained run asks whether its probes are queryable).
+ * Spend limits (README "Stopping runaway spend"): after the phases above, a `sink,billing,api`
+ * process starts, 10,000 limits are configured (1,000 of them reached `block` limits of
+ * other accounts, pushed to ingest), and the batch and sustained runs are repeated with
+ * and without them (alternating, BENCH_LIMIT_ROUNDS, default 3; sustained
+ * BENCH_LIMIT_SUSTAIN_SECONDS, default 20): their ratios (goal ≥ 0.97), and the time from
+ * the acknowledgement of the event crossing a block limit to the first 402, p50/p99 over
+ * BENCH_LIMIT_CROSSINGS (default 20) crossings made during the sustained run with limits.
+ * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase).
  * Every process it starts gets MALLOC_ARENA_MAX=2, as `npm start` and the image run Tally
  * (set MALLOC_ARENA_MAX to compare).
  */
@@ -234,6 +242,20 @@ async function main() {
   const probe = await createAgentInstance(db, { environmentId: keys.id, name: 'probe' });
   await db.destroy();
   const headers = { authorization: `Bearer ${keys.sdk_key}`, 'content-type': 'application/json' };
+  if (process.env.BENCH_ONLY_LIMITS) {
+    const only: ChildProcess[] = [];
+    for (let i = 0; i < INGEST_PROCESSES; i++) only.push(await startChild([...INGEST_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'ingest'], { TALLY_HTTP_PORT: '18080', TALLY_OTLP_GRPC_PORT: 'off', TALLY_HTTP_SERVER: HTTP_SERVER }, 'Tally is running'));
+    const e = { agent_key: agent.secret, action_type: 'llm_call', metadata: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 300 } };
+    try {
+      await limitsPhase(only, keys, agent.secret, headers, Array.from({ length: 100 }, () => e));
+    } finally {
+      // JetStream reserves a stream's max_bytes: never leave the benchmark's stream behind, failed or not.
+      const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+      await (await jetstreamManager(nc)).streams.delete(natsNames(env.TALLY_NATS_PREFIX).stream).catch(() => {});
+      await nc.close();
+    }
+    return;
+  }
 
   // Phase 1: ingest alone (INGEST_PROCESSES processes on one port); the sink is not running.
   // Single events and the baseline alternate for ROUNDS rounds (this machine's speed
@@ -475,6 +497,8 @@ async function main() {
       (batchAfter.non2xx + batchAfter.errors > 0 ? ` (WARNING: ${batchAfter.non2xx + batchAfter.errors} answers other than 2xx in the run after: not comparable)` : ''),
   );
 
+  await limitsPhase(ingests, keys, agent.secret, headers, batch);
+
   console.log(`\n## Peak RSS (goal: ingest < 300 MB at every load)\n`);
   console.log('| phase | ingest MB |\n|---|---|');
   for (const { phase, mb } of rssByPhase) console.log(`| ${phase} | ${mb.join(', ')} |`);
@@ -487,6 +511,124 @@ async function main() {
   await nc.close();
 }
 
+const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 3);
+const LIMIT_SUSTAIN = Number(process.env.BENCH_LIMIT_SUSTAIN_SECONDS ?? 20);
+const LIMIT_CROSSINGS = Number(process.env.BENCH_LIMIT_CROSSINGS ?? 20);
+const LIMITS = 10_000;
+const REACHED = 1_000;
+
+/** The ingest process's metric (first series matching). */
+async function ingestMetric(name: string, labels = ''): Promise<number> {
+  const text = await (await fetch('http://127.0.0.1:18080/metrics')).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name}{`)));
+  return line === undefined ? NaN : Number(line.split(' ').at(-1));
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await check())) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Batch and sustained runs with 10,000 spend limits configured against the same runs
+ * without (alternating), and the crossing-to-first-402 time. The limits are written
+ * straight into Postgres (10,000 accounts, one limit each; 1,000 reached `block` limits,
+ * their state written as the evaluator would), dated so that the evaluator does not
+ * evaluate them again (TALLY_LIMIT_FULL_PASS_MS of an hour): what is measured is the edge
+ * holding and checking the pushed set, and the evaluator's passes on the load's usage.
+ * "Without" deletes them (deleted limits are not pushed); "with" restores them.
+ */
+async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_api_key: string; sdk_key: string }, agentSecret: string, headers: Record<string, string>, batch: unknown[]): Promise<void> {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const billing = await startChild(['bin/tally.js', 'start', '--roles', 'sink,billing,api'], { TALLY_HTTP_PORT: '18082', TALLY_OTLP_GRPC_PORT: 'off', TALLY_LIMIT_FULL_PASS_MS: '3600000' }, 'Tally is running');
+  await until('the ingest process to hold a fresh limit state', async () => (await ingestMetric('tally_ingest_limit_state_stale')) === 0);
+  const db = createDb(env.DATABASE_URL, { max: 2 });
+  const old = new Date('2000-01-01T00:00:00Z');
+  const tomorrow = new Date(Date.now() + 86_400_000);
+  const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+  for (let i = 0; i < LIMITS; i += 1000) {
+    const n = Array.from({ length: 1000 }, (_, j) => i + j);
+    await db.insertInto('accounts').values(n.map((k) => ({ id: `acct_bench${k}`, environment_id: keys.id, name: `bench ${k}` }))).execute();
+    await db
+      .insertInto('spend_limits')
+      .values(n.map((k) => ({ id: `lim_bench${k}`, environment_id: keys.id, scope: 'account' as const, account_id: `acct_bench${k}`, agent_instance_id: null, metric: 'quantity' as const, currency: null, unit: '@action', window: 'day' as const, value: k < REACHED ? '0' : '1000000', thresholds: [100], action: 'block' as const, description: null, created_by: null, created_at: old, updated_at: old, deleted_at: old })))
+      .execute();
+    const reached = n.filter((k) => k < REACHED);
+    if (reached.length) await db.insertInto('spend_limit_states').values(reached.map((k) => ({ limit_id: `lim_bench${k}`, period_start: today, period_end: tomorrow, current: '0', reached: true, evaluated_at: old }))).execute();
+  }
+  const setLimits = async (on: boolean) => {
+    await db.updateTable('spend_limits').set({ deleted_at: on ? null : old }).where('id', 'like', 'lim_bench%').execute();
+    const want = on ? REACHED : 0;
+    await until(`${want} reached limits at the edge`, async () => (await ingestMetric('tally_ingest_limits_reached', '{action="block"}')) === want);
+  };
+  const body = JSON.stringify(batch);
+  const url = 'http://127.0.0.1:18080/v1/actions';
+  const rounds: { off: Run; on: Run }[] = [];
+  for (let i = 0; i < LIMIT_ROUNDS; i++) {
+    await setLimits(false);
+    const off = await run('100-event batch, JSON, no limits', url, body, headers, ingests);
+    await setLimits(true);
+    const on = await run(`100-event batch, JSON, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached)`, url, body, headers, ingests);
+    rounds.push({ off, on });
+  }
+  await setLimits(false);
+  const sustainedOff = await run(`sustained ${LIMIT_SUSTAIN}s, no limits`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  await setLimits(true);
+  // Crossings during the sustained run with limits: each a new agent with a block limit of 200 actions a day, sent 20-event batches until refused.
+  const crossingTimes: number[] = [];
+  let crossingsDone = false;
+  const crossings = (async () => {
+    const api = (method: string, p: string, b?: unknown) =>
+      fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
+    // All at once: each waits for the same sink and evaluator, so they sample the same load.
+    await Promise.all(
+      Array.from({ length: LIMIT_CROSSINGS }, async (_, c) => {
+        const a = await createAgentInstance(db, { environmentId: keys.id, name: `crossing ${c}` });
+        const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
+        if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
+        let acked = 0;
+        let crossedAt = 0;
+        for (;;) {
+          const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 20 }, () => ({ agent_key: a.id, action_type: 'crossing' }))) });
+          await res.arrayBuffer();
+          const at = Date.now();
+          if (res.status === 402) {
+            crossingTimes.push(at - crossedAt);
+            return;
+          }
+          if (res.status === 200) acked += 20;
+          if (acked >= 200 && crossedAt === 0) crossedAt = at;
+          if (crossedAt !== 0 && at - crossedAt > 120_000) {
+            crossingTimes.push(Infinity);
+            return;
+          }
+          // After the crossing, one event every 20 ms: the first 402 is seen within that.
+          if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
+        }
+      }),
+    );
+    crossingsDone = true;
+  })();
+  const sustainedOn = await run(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), crossings meanwhile`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  await crossings;
+  await db.destroy();
+  billing.kill('SIGTERM');
+  await new Promise((r) => billing.once('exit', r));
+
+  const batchRatio = median(rounds.map((r) => r.on.reqPerSec / r.off.reqPerSec));
+  console.log(`\n## Spend limits at the edge (${fmt(LIMITS)} limits, ${fmt(REACHED)} reached and pushed to ingest; a sink, billing and api process running)\n`);
+  console.log('| run | without limits, events/s | with limits, events/s | ratio (goal ≥ 0.97) |\n|---|---|---|---|');
+  console.log(`| 100-event JSON batches, ${SECONDS} s, median of ${LIMIT_ROUNDS} alternating rounds | ${rounds.map((r) => fmt(r.off.reqPerSec * 100)).join(' / ')} | ${rounds.map((r) => fmt(r.on.reqPerSec * 100)).join(' / ')} | ${batchRatio.toFixed(2)} |`);
+  console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
+  const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
+  if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
+  console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (unfinished)'}; each: ${crossingTimes.join(', ')} ms.`);
+  void agentSecret;
+}
+
 main()
   .catch((err) => {
     console.error(err);
@@ -495,6 +637,8 @@ main()
   .finally(async () => {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));
+    // A process whose orderly stop hangs would keep the benchmark's ports (and its stream) after it.
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     if (!process.env.DATABASE_URL) await dropDatabase(env.DATABASE_URL).catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   });

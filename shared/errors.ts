@@ -24,6 +24,8 @@ export const ErrorCode = {
   timestamp_out_of_range: 'timestamp_out_of_range',
   conflict: 'conflict',
   rate_limited: 'rate_limited',
+  /** A `block` spend limit of the event's agent instance, account or environment is reached (README "Stopping runaway spend"); not retryable until it resets or is raised. */
+  spend_limit_reached: 'spend_limit_reached',
   service_unavailable: 'service_unavailable',
   internal_error: 'internal_error',
 } as const;
@@ -57,6 +59,8 @@ export function codeToStatus(code: ErrorCode): number {
     case 'agent_inactive':
     case 'timestamp_out_of_range':
       return 422;
+    case 'spend_limit_reached':
+      return 402;
     case 'rate_limited':
       return 429;
     case 'headers_too_large':

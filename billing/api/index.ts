@@ -4,6 +4,7 @@ import { agentEndpoints } from './agents-routes.ts';
 import { apiKeyEndpoints } from './api-keys-routes.ts';
 import { invoiceEndpoints } from './invoices-routes.ts';
 import { creditEndpoints } from './credits-routes.ts';
+import { limitEndpoints } from './limits-routes.ts';
 import { openApiRoutes } from './openapi.ts';
 import { pricingEndpoints } from './pricing-routes.ts';
 import { reportEndpoints } from './reports-routes.ts';
@@ -31,6 +32,7 @@ export function apiEndpoints(deps: ApiDeps): Endpoint[] {
     ...sqlEndpoints(deps),
     ...(deps.invoicing ? invoiceEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
     ...(deps.invoicing ? creditEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
+    ...(deps.invoicing ? limitEndpoints({ ...deps, invoicing: deps.invoicing }) : []),
   ];
 }
 

@@ -660,3 +660,64 @@ export const CreditTopup = Type.Object(
   },
   { description: 'A rule that grants credit by itself: recurring (every week or month) or threshold (when the available balance falls below it)' },
 );
+
+// ---- Spend limits (billing/limits, README "Stopping runaway spend")
+
+const LimitScope = lit(['account', 'agent_instance', 'environment']);
+const LimitMetric = lit(['spend', 'available_balance', 'quantity']);
+const LimitAction = lit(['notify', 'flag', 'block']);
+export const SpendLimit = Type.Object(
+  {
+    id: Str,
+    scope: LimitScope,
+    account_id: NullableStr,
+    agent_instance_id: NullableStr,
+    metric: LimitMetric,
+    currency: NullableStr,
+    unit: NullableStr,
+    window: lit(['day', 'week', 'billing_period']),
+    value: Decimal,
+    thresholds: Type.Array(Type.Integer(), { description: 'percentages of value that alert' }),
+    action: LimitAction,
+    description: NullableStr,
+    created_at: Time,
+    updated_at: Time,
+  },
+  { description: 'A spend limit' },
+);
+export const LimitState = Type.Object(
+  {
+    limit_id: Str,
+    scope: LimitScope,
+    account_id: NullableStr,
+    agent_instance_id: NullableStr,
+    metric: LimitMetric,
+    currency: NullableStr,
+    unit: NullableStr,
+    value: Decimal,
+    action: LimitAction,
+    current: Nullable(Decimal),
+    remaining: Nullable(Decimal),
+    reached: Type.Boolean(),
+    blocked: Type.Boolean(),
+    period_start: NullableTime,
+    resets_at: NullableTime,
+    evaluated_at: NullableTime,
+  },
+  { description: "A spend limit's last evaluated state (null figures: not evaluated yet)" },
+);
+export const LimitStates = Type.Object({ account_id: Str, limits: Type.Array(LimitState) });
+export const AgentLimitStates = Type.Object({ agent_instance_id: Str, account_id: NullableStr, blocked: Type.Boolean(), limits: Type.Array(LimitState) });
+export const LimitAlert = Type.Object(
+  {
+    id: Str,
+    limit_id: Str,
+    event: lit(['limit.threshold_reached', 'limit.exceeded', 'limit.reset']),
+    threshold: Type.Integer({ description: 'percent of the value; 0 for limit.reset' }),
+    period_start: Time,
+    value: Decimal,
+    limit_value: Decimal,
+    fired_at: Time,
+  },
+  { description: 'An alert a spend limit fired (once per threshold per period)' },
+);

@@ -19,6 +19,9 @@ export const WEBHOOK_EVENTS = [
   'credits.expired',
   'credits.balance_low',
   'credits.depleted',
+  'limit.threshold_reached',
+  'limit.exceeded',
+  'limit.reset',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -153,6 +153,33 @@ function balanceAlertSchema(threshold: string) {
 const CreditsBalanceLowData = balanceAlertSchema('the account’s low_balance_threshold in this currency: the balance fell below it');
 const CreditsDepletedData = balanceAlertSchema('always zero ("0.00"): the available balance reached it');
 
+/** The data of the three limit alerts (billing/limits): the limit, the threshold and the value it was reached at. */
+function limitAlertSchema(threshold: string) {
+  return Type.Object(
+    {
+      limit_id: Str('the spend limit (GET /v1/limits/{limit_id})'),
+      scope: OneOf(['account', 'agent_instance', 'environment'], 'what the limit applies to'),
+      account_id: NullableStr('the account of an account limit, else null'),
+      agent_instance_id: NullableStr('the agent instance of an agent_instance limit, else null'),
+      metric: OneOf(['spend', 'available_balance', 'quantity'], 'what the limit counts'),
+      currency: NullableStr('ISO 4217 code of a money limit, else null'),
+      unit: NullableStr('the unit of a quantity limit (@action, @outcome, @user, tokens, …), else null'),
+      action: OneOf(['notify', 'flag', 'block'], 'what happens at 100 %'),
+      threshold: Type.Integer({ minimum: 0, description: threshold }),
+      value: Str('the limit’s current value when the alert fired, exact decimal text'),
+      limit_value: Str('the limit, exact decimal text'),
+      period_start: Time('the start of the limit’s period (one alert per threshold per period)'),
+      resets_at: Time('when the period ends and the limit counts from zero again'),
+      fired_at: Time('when the evaluation saw it'),
+      test: Test,
+    },
+    { additionalProperties: false },
+  );
+}
+const LimitThresholdData = limitAlertSchema('the percentage of the limit reached (below 100)');
+const LimitExceededData = limitAlertSchema('100 or a listed threshold above it: the limit is reached and its action applies');
+const LimitResetData = limitAlertSchema('always 0: a new period began after a period in which the limit was reached');
+
 /** The schema of each event's `data`: one per event, for real and test deliveries alike. */
 const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'subscription.created': SubscriptionCreatedData,
@@ -166,6 +193,9 @@ const EVENT_DATA: Readonly<Record<WebhookEvent, TSchema>> = {
   'credits.expired': CreditsExpiredData,
   'credits.balance_low': CreditsBalanceLowData,
   'credits.depleted': CreditsDepletedData,
+  'limit.threshold_reached': LimitThresholdData,
+  'limit.exceeded': LimitExceededData,
+  'limit.reset': LimitResetData,
 };
 
 /** The fields of every subscription event (the schemas above narrow them per event). */
@@ -180,6 +210,7 @@ type InvoiceEventData = Omit<Static<typeof InvoiceCreatedData>, 'status' | 'kind
 type OutcomeEventData = Static<typeof OutcomeCompletedData>;
 type CreditsEventData = Static<typeof CreditsGrantedData>;
 type BalanceAlertData = Static<typeof CreditsBalanceLowData>;
+export type LimitAlertData = Static<typeof LimitExceededData>;
 
 const checks = new Map<WebhookEvent, TypeCheck<TSchema>>();
 function checkOf(event: WebhookEvent): TypeCheck<TSchema> {
@@ -331,9 +362,33 @@ export function sampleEventData(event: WebhookEvent): Record<string, unknown> {
         return balanceAlertData({ account_id: 'acct_test', currency: 'USD', available: '4.50', threshold: '10.00', crossing: 1, crossed_at: SAMPLE_TIME });
       case 'credits.depleted':
         return balanceAlertData({ account_id: 'acct_test', currency: 'USD', available: '0.00', threshold: '0.00', crossing: 1, crossed_at: SAMPLE_TIME });
+      case 'limit.threshold_reached':
+      case 'limit.exceeded':
+      case 'limit.reset':
+        return sampleLimitAlert(event);
       case 'outcome.completed':
         return outcomeEventData({ eventId: 'evt_test', agentInstanceId: 'ai_test', accountId: 'acct_test', outcomeType: 'converted_lead', value: '1', timestamp: SAMPLE_TIME });
     }
   })();
   return { ...data, test: true };
+}
+
+function sampleLimitAlert(event: 'limit.threshold_reached' | 'limit.exceeded' | 'limit.reset'): LimitAlertData {
+  const threshold = event === 'limit.reset' ? 0 : event === 'limit.exceeded' ? 100 : 80;
+  return {
+    limit_id: 'lim_test',
+    scope: 'account',
+    account_id: 'acct_test',
+    agent_instance_id: null,
+    metric: 'spend',
+    currency: 'USD',
+    unit: null,
+    action: 'block',
+    threshold,
+    value: event === 'limit.reset' ? '0.00' : threshold === 100 ? '100.00' : '80.00',
+    limit_value: '100.00',
+    period_start: SAMPLE_TIME.toISOString(),
+    resets_at: '2026-02-01T00:00:00.000Z',
+    fired_at: SAMPLE_TIME.toISOString(),
+  };
 }

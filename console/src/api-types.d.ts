@@ -88,6 +88,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/{account_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The states of the spend limits of an account (and of its environment)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getApiAccountByAccountIdLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/all": {
         parameters: {
             query?: never;
@@ -248,6 +268,26 @@ export interface paths {
          * @description Requires: agent secrets (X-Agent-Secret) only.
          */
         get: operations["getApiAgentInstanceInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent_instance/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The spend limits that apply to the calling agent instance, with remaining budget and whether it is blocked (X-Agent-Secret only)
+         * @description Requires: agent secrets (X-Agent-Secret) only.
+         */
+        get: operations["getApiAgentInstanceLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1042,6 +1082,114 @@ export interface paths {
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postApiInvoiceTemplatesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limit-alert/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (skip/limit; filter limit_id)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getApiLimitAlertAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limit/{limit_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One spend limit
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getApiLimitByLimitId"];
+        /**
+         * Change a spend limit's value, thresholds, action or description (evaluated again at once: raising it unblocks)
+         * @description Requires: read-write and admin API keys.
+         */
+        put: operations["putApiLimitByLimitId"];
+        post?: never;
+        /**
+         * Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)
+         * @description Requires: read-write and admin API keys.
+         */
+        delete: operations["deleteApiLimitByLimitId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limit/{limit_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A spend limit's state: current value, remaining, reached, blocked, when it resets
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getApiLimitByLimitIdState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limit/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List spend limits (skip/limit; filters account_id, agent_instance_id)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getApiLimitAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/limit/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a spend limit: money spent per billing period (spend), the available credit balance (available_balance), or a quantity of a unit per day, week or billing period; thresholds alert, the action at 100 % is notify, flag or block
+         * @description Requires: read-write and admin API keys.
+         */
+        post: operations["postApiLimitCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1928,6 +2076,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{account_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The states of the spend limits of an account (and of its environment)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getAccountsByAccountIdLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions": {
         parameters: {
             query?: never;
@@ -2004,6 +2172,26 @@ export interface paths {
          * @description Requires: agent secrets (X-Agent-Secret) only.
          */
         get: operations["getAgentsMeCreditBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/me/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The spend limits that apply to the calling agent instance, with remaining budget and whether it is blocked (X-Agent-Secret only)
+         * @description Requires: agent secrets (X-Agent-Secret) only.
+         */
+        get: operations["getAgentsMeLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2346,6 +2534,98 @@ export interface paths {
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postInvoicesGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/limit-alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (limit/offset; filter limit_id)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getLimitAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List spend limits (limit/offset; filters account_id, agent_instance_id)
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getLimits"];
+        put?: never;
+        /**
+         * Create a spend limit: money spent per billing period (spend), the available credit balance (available_balance), or a quantity of a unit per day, week or billing period; thresholds alert, the action at 100 % is notify, flag or block
+         * @description Requires: read-write and admin API keys.
+         */
+        post: operations["postLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/limits/{limit_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One spend limit
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getLimitsByLimitId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)
+         * @description Requires: read-write and admin API keys.
+         */
+        delete: operations["deleteLimitsByLimitId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a spend limit's value, thresholds, action or description (evaluated again at once: raising it unblocks)
+         * @description Requires: read-write and admin API keys.
+         */
+        patch: operations["patchLimitsByLimitId"];
+        trace?: never;
+    };
+    "/v1/limits/{limit_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A spend limit's state: current value, remaining, reached, blocked, when it resets
+         * @description Requires: read-only, read-write and admin API keys.
+         */
+        get: operations["getLimitsByLimitIdState"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2756,6 +3036,66 @@ export interface webhooks {
          * @description Signed twice. Standard Webhooks: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part after `whsec_` of a `whsec_` secret (a secret without the prefix: its characters); verify with a Standard Webhooks library given the secret as issued (`format: raw` for a secret without the prefix) and reject timestamps more than 5 minutes old. `X-Tally-Signature` (the spec’s scheme): hex HMAC-SHA256 of the raw body keyed with the secret’s characters; it does not cover the timestamp.
          */
         post: operations["webhookInvoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "limit.exceeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * limit.exceeded delivery
+         * @description Signed twice. Standard Webhooks: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part after `whsec_` of a `whsec_` secret (a secret without the prefix: its characters); verify with a Standard Webhooks library given the secret as issued (`format: raw` for a secret without the prefix) and reject timestamps more than 5 minutes old. `X-Tally-Signature` (the spec’s scheme): hex HMAC-SHA256 of the raw body keyed with the secret’s characters; it does not cover the timestamp.
+         */
+        post: operations["webhookLimitExceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "limit.reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * limit.reset delivery
+         * @description Signed twice. Standard Webhooks: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part after `whsec_` of a `whsec_` secret (a secret without the prefix: its characters); verify with a Standard Webhooks library given the secret as issued (`format: raw` for a secret without the prefix) and reject timestamps more than 5 minutes old. `X-Tally-Signature` (the spec’s scheme): hex HMAC-SHA256 of the raw body keyed with the secret’s characters; it does not cover the timestamp.
+         */
+        post: operations["webhookLimitReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "limit.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * limit.threshold_reached delivery
+         * @description Signed twice. Standard Webhooks: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part after `whsec_` of a `whsec_` secret (a secret without the prefix: its characters); verify with a Standard Webhooks library given the secret as issued (`format: raw` for a secret without the prefix) and reject timestamps more than 5 minutes old. `X-Tally-Signature` (the spec’s scheme): hex HMAC-SHA256 of the raw body keyed with the secret’s characters; it does not cover the timestamp.
+         */
+        post: operations["webhookLimitThresholdReached"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3780,6 +4120,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiAccountByAccountIdLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            blocked: boolean;
+                            currency: string | null;
+                            current: string | null;
+                            evaluated_at: string | null;
+                            limit_id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            period_start: string | null;
+                            reached: boolean;
+                            remaining: string | null;
+                            resets_at: string | null;
+                            scope: "account" | "agent_instance" | "environment";
+                            unit: string | null;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getApiAccountAll: {
         parameters: {
             query?: {
@@ -4163,6 +4552,54 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiAgentInstanceLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        agent_instance_id: string;
+                        blocked: boolean;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            blocked: boolean;
+                            currency: string | null;
+                            current: string | null;
+                            evaluated_at: string | null;
+                            limit_id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            period_start: string | null;
+                            reached: boolean;
+                            remaining: string | null;
+                            resets_at: string | null;
+                            scope: "account" | "agent_instance" | "environment";
+                            unit: string | null;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6276,6 +6713,355 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiLimitAlertAll: {
+        parameters: {
+            query?: {
+                limit?: number;
+                limit_id?: string;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alerts: {
+                            event: "limit.threshold_reached" | "limit.exceeded" | "limit.reset";
+                            /** Format: date-time */
+                            fired_at: string;
+                            id: string;
+                            limit_id: string;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            limit_value: string;
+                            /** Format: date-time */
+                            period_start: string;
+                            /** @description percent of the value; 0 for limit.reset */
+                            threshold: number;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                        }[];
+                        limit: number;
+                        skip: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiLimitByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putApiLimitByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action?: "notify" | "flag" | "block";
+                    description?: string | null;
+                    thresholds?: number[];
+                    value?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteApiLimitByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiLimitByLimitIdState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        blocked: boolean;
+                        currency: string | null;
+                        current: string | null;
+                        evaluated_at: string | null;
+                        limit_id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        period_start: string | null;
+                        reached: boolean;
+                        remaining: string | null;
+                        resets_at: string | null;
+                        scope: "account" | "agent_instance" | "environment";
+                        unit: string | null;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiLimitAll: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                agent_instance_id?: string;
+                limit?: number;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        limit: number;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string | null;
+                            description: string | null;
+                            id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
+                            unit: string | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                            window: "day" | "week" | "billing_period";
+                        }[];
+                        skip: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiLimitCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id?: string;
+                    action?: "notify" | "flag" | "block";
+                    agent_instance_id?: string;
+                    currency?: string;
+                    description?: string | null;
+                    metric: "spend" | "available_balance" | "quantity";
+                    scope: "account" | "agent_instance" | "environment";
+                    thresholds?: number[];
+                    unit?: string;
+                    value: number | string;
+                    window?: "day" | "week" | "billing_period";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getApiOpenapiJson: {
         parameters: {
             query?: never;
@@ -7695,7 +8481,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "*")[];
+                    events: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "limit.threshold_reached" | "limit.exceeded" | "limit.reset" | "*")[];
                     is_active?: boolean;
                     /** @description the signing secret; one starting with whsec_ must go on with the base64 of a 24 to 64 byte key (Standard Webhooks) */
                     secret?: string;
@@ -7778,7 +8564,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events?: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "*")[];
+                    events?: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "limit.threshold_reached" | "limit.exceeded" | "limit.reset" | "*")[];
                     is_active?: boolean;
                     secret?: unknown;
                     url?: string;
@@ -8311,6 +9097,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAccountsByAccountIdLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            blocked: boolean;
+                            currency: string | null;
+                            current: string | null;
+                            evaluated_at: string | null;
+                            limit_id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            period_start: string | null;
+                            reached: boolean;
+                            remaining: string | null;
+                            resets_at: string | null;
+                            scope: "account" | "agent_instance" | "environment";
+                            unit: string | null;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     postActions: {
         parameters: {
             query?: never;
@@ -8571,6 +9406,54 @@ export interface operations {
                             /** @description exact decimal as text, e.g. "12.50" */
                             available: string;
                             currency: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAgentsMeLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        agent_instance_id: string;
+                        blocked: boolean;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            blocked: boolean;
+                            currency: string | null;
+                            current: string | null;
+                            evaluated_at: string | null;
+                            limit_id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            period_start: string | null;
+                            reached: boolean;
+                            remaining: string | null;
+                            resets_at: string | null;
+                            scope: "account" | "agent_instance" | "environment";
+                            unit: string | null;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
                         }[];
                     };
                 };
@@ -9669,6 +10552,355 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getLimitAlerts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                limit_id?: string;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alerts: {
+                            event: "limit.threshold_reached" | "limit.exceeded" | "limit.reset";
+                            /** Format: date-time */
+                            fired_at: string;
+                            id: string;
+                            limit_id: string;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            limit_value: string;
+                            /** Format: date-time */
+                            period_start: string;
+                            /** @description percent of the value; 0 for limit.reset */
+                            threshold: number;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLimits: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                agent_instance_id?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        limit: number;
+                        limits: {
+                            account_id: string | null;
+                            action: "notify" | "flag" | "block";
+                            agent_instance_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string | null;
+                            description: string | null;
+                            id: string;
+                            metric: "spend" | "available_balance" | "quantity";
+                            scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
+                            unit: string | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description exact decimal as text, e.g. "12.50" */
+                            value: string;
+                            window: "day" | "week" | "billing_period";
+                        }[];
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id?: string;
+                    action?: "notify" | "flag" | "block";
+                    agent_instance_id?: string;
+                    currency?: string;
+                    description?: string | null;
+                    metric: "spend" | "available_balance" | "quantity";
+                    scope: "account" | "agent_instance" | "environment";
+                    thresholds?: number[];
+                    unit?: string;
+                    value: number | string;
+                    window?: "day" | "week" | "billing_period";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLimitsByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteLimitsByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchLimitsByLimitId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action?: "notify" | "flag" | "block";
+                    description?: string | null;
+                    thresholds?: number[];
+                    value?: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        currency: string | null;
+                        description: string | null;
+                        id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
+                        unit: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                        window: "day" | "week" | "billing_period";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLimitsByLimitIdState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                limit_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string | null;
+                        action: "notify" | "flag" | "block";
+                        agent_instance_id: string | null;
+                        blocked: boolean;
+                        currency: string | null;
+                        current: string | null;
+                        evaluated_at: string | null;
+                        limit_id: string;
+                        metric: "spend" | "available_balance" | "quantity";
+                        period_start: string | null;
+                        reached: boolean;
+                        remaining: string | null;
+                        resets_at: string | null;
+                        scope: "account" | "agent_instance" | "environment";
+                        unit: string | null;
+                        /** @description exact decimal as text, e.g. "12.50" */
+                        value: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getOpenapiJson: {
         parameters: {
             query?: never;
@@ -10446,7 +11678,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "*")[];
+                    events: ("invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "limit.threshold_reached" | "limit.exceeded" | "limit.reset" | "*")[];
                     is_active?: boolean;
                     /** @description the signing secret; one starting with whsec_ must go on with the base64 of a 24 to 64 byte key (Standard Webhooks) */
                     secret?: string;
@@ -10498,7 +11730,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    event: "invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted";
+                    event: "invoice.created" | "invoice.paid" | "outcome.completed" | "payment.successful" | "subscription.created" | "subscription.updated" | "subscription.cancelled" | "credits.granted" | "credits.expired" | "credits.balance_low" | "credits.depleted" | "limit.threshold_reached" | "limit.exceeded" | "limit.reset";
                     webhook_id: string;
                 };
             };
@@ -10928,6 +12160,240 @@ export interface operations {
                     };
                     /** @constant */
                     event: "invoice.paid";
+                    /** @description when the event happened */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer; any other answer, no answer within 30 s or a failed connection is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookLimitExceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` */
+                "webhook-signature": string;
+                /** @description Unix seconds of the attempt, signed */
+                "webhook-timestamp": string;
+                /** @description the attempt number, from 1 */
+                "X-Tally-Attempt": string;
+                /** @description the delivery (one per event and endpoint) */
+                "X-Tally-Delivery-Id": string;
+                /** @description the event name */
+                "X-Tally-Event": string;
+                /** @description the event id (as webhook-id) */
+                "X-Tally-Event-Id": string;
+                /** @description hex HMAC-SHA256 of the raw body with the secret */
+                "X-Tally-Signature": string;
+                /** @description Unix seconds of the attempt (not signed by X-Tally-Signature) */
+                "X-Tally-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description the account of an account limit, else null */
+                        account_id: string | null;
+                        /** @description what happens at 100 % */
+                        action: "notify" | "flag" | "block";
+                        /** @description the agent instance of an agent_instance limit, else null */
+                        agent_instance_id: string | null;
+                        /** @description ISO 4217 code of a money limit, else null */
+                        currency: string | null;
+                        /** @description when the evaluation saw it */
+                        fired_at: string;
+                        /** @description the spend limit (GET /v1/limits/{limit_id}) */
+                        limit_id: string;
+                        /** @description the limit, exact decimal text */
+                        limit_value: string;
+                        /** @description what the limit counts */
+                        metric: "spend" | "available_balance" | "quantity";
+                        /** @description the start of the limit’s period (one alert per threshold per period) */
+                        period_start: string;
+                        /** @description when the period ends and the limit counts from zero again */
+                        resets_at: string;
+                        /** @description what the limit applies to */
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description true on test deliveries (`POST /v1/webhooks/test`) */
+                        test?: boolean;
+                        /** @description 100 or a listed threshold above it: the limit is reached and its action applies */
+                        threshold: number;
+                        /** @description the unit of a quantity limit (@action, @outcome, @user, tokens, …), else null */
+                        unit: string | null;
+                        /** @description the limit’s current value when the alert fired, exact decimal text */
+                        value: string;
+                    };
+                    /** @constant */
+                    event: "limit.exceeded";
+                    /** @description when the event happened */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer; any other answer, no answer within 30 s or a failed connection is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookLimitReset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` */
+                "webhook-signature": string;
+                /** @description Unix seconds of the attempt, signed */
+                "webhook-timestamp": string;
+                /** @description the attempt number, from 1 */
+                "X-Tally-Attempt": string;
+                /** @description the delivery (one per event and endpoint) */
+                "X-Tally-Delivery-Id": string;
+                /** @description the event name */
+                "X-Tally-Event": string;
+                /** @description the event id (as webhook-id) */
+                "X-Tally-Event-Id": string;
+                /** @description hex HMAC-SHA256 of the raw body with the secret */
+                "X-Tally-Signature": string;
+                /** @description Unix seconds of the attempt (not signed by X-Tally-Signature) */
+                "X-Tally-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description the account of an account limit, else null */
+                        account_id: string | null;
+                        /** @description what happens at 100 % */
+                        action: "notify" | "flag" | "block";
+                        /** @description the agent instance of an agent_instance limit, else null */
+                        agent_instance_id: string | null;
+                        /** @description ISO 4217 code of a money limit, else null */
+                        currency: string | null;
+                        /** @description when the evaluation saw it */
+                        fired_at: string;
+                        /** @description the spend limit (GET /v1/limits/{limit_id}) */
+                        limit_id: string;
+                        /** @description the limit, exact decimal text */
+                        limit_value: string;
+                        /** @description what the limit counts */
+                        metric: "spend" | "available_balance" | "quantity";
+                        /** @description the start of the limit’s period (one alert per threshold per period) */
+                        period_start: string;
+                        /** @description when the period ends and the limit counts from zero again */
+                        resets_at: string;
+                        /** @description what the limit applies to */
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description true on test deliveries (`POST /v1/webhooks/test`) */
+                        test?: boolean;
+                        /** @description always 0: a new period began after a period in which the limit was reached */
+                        threshold: number;
+                        /** @description the unit of a quantity limit (@action, @outcome, @user, tokens, …), else null */
+                        unit: string | null;
+                        /** @description the limit’s current value when the alert fired, exact decimal text */
+                        value: string;
+                    };
+                    /** @constant */
+                    event: "limit.reset";
+                    /** @description when the event happened */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer; any other answer, no answer within 30 s or a failed connection is retried (1 min, 5 min, 15 min, 1 h, 6 h, 24 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookLimitThresholdReached: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` */
+                "webhook-signature": string;
+                /** @description Unix seconds of the attempt, signed */
+                "webhook-timestamp": string;
+                /** @description the attempt number, from 1 */
+                "X-Tally-Attempt": string;
+                /** @description the delivery (one per event and endpoint) */
+                "X-Tally-Delivery-Id": string;
+                /** @description the event name */
+                "X-Tally-Event": string;
+                /** @description the event id (as webhook-id) */
+                "X-Tally-Event-Id": string;
+                /** @description hex HMAC-SHA256 of the raw body with the secret */
+                "X-Tally-Signature": string;
+                /** @description Unix seconds of the attempt (not signed by X-Tally-Signature) */
+                "X-Tally-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description the account of an account limit, else null */
+                        account_id: string | null;
+                        /** @description what happens at 100 % */
+                        action: "notify" | "flag" | "block";
+                        /** @description the agent instance of an agent_instance limit, else null */
+                        agent_instance_id: string | null;
+                        /** @description ISO 4217 code of a money limit, else null */
+                        currency: string | null;
+                        /** @description when the evaluation saw it */
+                        fired_at: string;
+                        /** @description the spend limit (GET /v1/limits/{limit_id}) */
+                        limit_id: string;
+                        /** @description the limit, exact decimal text */
+                        limit_value: string;
+                        /** @description what the limit counts */
+                        metric: "spend" | "available_balance" | "quantity";
+                        /** @description the start of the limit’s period (one alert per threshold per period) */
+                        period_start: string;
+                        /** @description when the period ends and the limit counts from zero again */
+                        resets_at: string;
+                        /** @description what the limit applies to */
+                        scope: "account" | "agent_instance" | "environment";
+                        /** @description true on test deliveries (`POST /v1/webhooks/test`) */
+                        test?: boolean;
+                        /** @description the percentage of the limit reached (below 100) */
+                        threshold: number;
+                        /** @description the unit of a quantity limit (@action, @outcome, @user, tokens, …), else null */
+                        unit: string | null;
+                        /** @description the limit’s current value when the alert fired, exact decimal text */
+                        value: string;
+                    };
+                    /** @constant */
+                    event: "limit.threshold_reached";
                     /** @description when the event happened */
                     timestamp: string;
                 };

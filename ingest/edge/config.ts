@@ -29,6 +29,12 @@ const IngestEnv = Type.Object({
    * nothing but your own agents can reach the OTLP ports (README, "value-python").
    */
   TALLY_OTLP_TRUST_RESOURCE_AGENT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+  /**
+   * A spend-limit state (pushed by the billing role) older than this is not enforced: the
+   * edge fails open (accepts, flags nothing) and says so in its metrics and logs, so a
+   * billing outage never blocks anyone forever (README, "Stopping runaway spend").
+   */
+  TALLY_LIMIT_STATE_MAX_AGE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
 });
 
 export interface IngestConfig {
@@ -43,6 +49,7 @@ export interface IngestConfig {
   /** undefined: no OTLP/gRPC receiver. */
   readonly otlpGrpcPort: number | undefined;
   readonly otlpTrustResourceAgent: boolean;
+  readonly limitStateMaxAgeMs: number;
 }
 
 export function parseIngestConfig(env: Env): IngestConfig {
@@ -58,5 +65,6 @@ export function parseIngestConfig(env: Env): IngestConfig {
     streamReplicas: e.TALLY_STREAM_REPLICAS,
     otlpGrpcPort: e.TALLY_OTLP_GRPC_PORT === 'off' ? undefined : e.TALLY_OTLP_GRPC_PORT,
     otlpTrustResourceAgent: e.TALLY_OTLP_TRUST_RESOURCE_AGENT === 'on',
+    limitStateMaxAgeMs: e.TALLY_LIMIT_STATE_MAX_AGE_MS,
   });
 }

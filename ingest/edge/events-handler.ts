@@ -50,7 +50,9 @@ function respond(single: boolean, results: (Accepted | Rejected)[], createdAt: s
       const id = NEEDS_ESCAPE.test(r.id) ? JSON.stringify(r.id) : '"' + r.id + '"';
       return { status: 200, raw: '{"id":' + id + ',"status":"processed","created_at":"' + createdAt + '"}', contentType: 'application/json' };
     }
-    return { status: codeToStatus(r.error.code), body: errorBody(singleEventError(r), requestId) };
+    const body = errorBody(singleEventError(r), requestId);
+    // 402: which limit, its value and when it resets, beside the usual error fields.
+    return { status: codeToStatus(r.error.code), body: r.error.limit ? { error: { ...body.error, limit: r.error.limit } } : body };
   }
   let accepted = 0;
   let firstRejected: Rejected | undefined;

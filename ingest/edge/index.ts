@@ -15,10 +15,13 @@ import { cloudEventRoutes } from './cloudevents/cloudevents-handler.ts';
 import { TaggedSpanRules } from './otlp/span-rules.ts';
 import { otlpRoutes } from './otlp/traces-handler.ts';
 import { startGrpcReceiver } from './otlp/grpc-receiver.ts';
+import { LimitGate } from './limit-gate.ts';
 
 export interface IngestRole {
   routes: Route[];
   publisher: EventPublisher;
+  /** The spend limits this process enforces (pushed by billing). */
+  limits: LimitGate;
   /** The OTLP/gRPC receiver's port; undefined when it is off. */
   grpcPort: number | undefined;
   ready(): boolean;
@@ -42,8 +45,20 @@ export async function startIngest(
     maxInflightEvents: cfg.maxInflightEvents,
     ackTimeoutMs: cfg.ackTimeoutMs,
   });
-  const otlp = { auth, agents, publisher, now, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
-  const routes = [...ingestRoutes({ auth, agents, publisher, now }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher, now })];
+  const limits = new LimitGate(cfg.limitStateMaxAgeMs);
+  await limits.start(nc, names);
+  const otlp = { auth, agents, publisher, now, limits, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };
+  const routes = [...ingestRoutes({ auth, agents, publisher, now, limits }), ...otlpRoutes(otlp), ...cloudEventRoutes({ auth, agents, publisher, now, limits })];
   const grpc = cfg.otlpGrpcPort === undefined ? undefined : await startGrpcReceiver(otlp, { host: deps.host, port: cfg.otlpGrpcPort, authFailures: deps.authFailures, trustedProxies: deps.trustedProxies, bodies: deps.bodies });
-  return { routes, publisher, grpcPort: grpc?.port, ready: () => publisher.connected, close: async () => grpc?.close() };
+  return {
+    routes,
+    publisher,
+    limits,
+    grpcPort: grpc?.port,
+    ready: () => publisher.connected,
+    close: async () => {
+      limits.stop();
+      await grpc?.close();
+    },
+  };
 }

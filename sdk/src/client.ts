@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { retryDelay, parseRetryAfter } from './backoff.ts';
 import { BoundedBuffer } from './buffer.ts';
 import { TallyCredits } from './credits.ts';
-import { TallyBufferOverflowError, TallyDeliveryError, TallyRejectedError, type TallyError } from './errors.ts';
+import { TallyBufferOverflowError, TallyDeliveryError, TallyRejectedError, TallySpendLimitError, type SpendLimitRef, type TallyError } from './errors.ts';
 
 /** Options of {@link Tally}. Defaults follow the interface spec (client defaults). */
 export interface TallyOptions {
@@ -67,6 +67,32 @@ export interface OutcomeInput {
 }
 
 export type EventKind = 'action' | 'outcome';
+
+/** One spend limit's state as {@link Tally.limits} returns it (decimal figures as text). */
+export interface LimitState {
+  limit_id: string;
+  scope: 'account' | 'agent_instance' | 'environment';
+  metric: 'spend' | 'available_balance' | 'quantity';
+  currency: string | null;
+  unit: string | null;
+  value: string;
+  action: 'notify' | 'flag' | 'block';
+  /** null until the limit was first evaluated. */
+  current: string | null;
+  remaining: string | null;
+  reached: boolean;
+  blocked: boolean;
+  resets_at: string | null;
+}
+
+/** The spend limits of the client's agent instance. */
+export interface AgentLimits {
+  agent_instance_id: string;
+  account_id: string | null;
+  /** Whether any `block` limit that applies is reached: events are refused (402). */
+  blocked: boolean;
+  limits: LimitState[];
+}
 
 /** One event as sent: its body (with `id` and `timestamp` fixed at `send*` time). */
 export interface PendingEvent {
@@ -297,7 +323,8 @@ export class Tally {
       if (!e) continue;
       if (r.status === 'rejected') {
         this.#stats.rejected++;
-        this.#report(new TallyRejectedError(r.error?.code ?? 'rejected', r.error?.message ?? 'rejected by the service', e, status));
+        const message = r.error?.message ?? 'rejected by the service';
+        this.#report(r.error?.code === 'spend_limit_reached' ? new TallySpendLimitError(message, e, status, r.error.limit ?? null) : new TallyRejectedError(r.error?.code ?? 'rejected', message, e, status));
       } else this.#stats.delivered++;
     }
   }
@@ -310,6 +337,29 @@ export class Tally {
       this.#pack = (v) => packr.pack(v);
     }
     return this.#pack(bodies);
+  }
+
+  /**
+   * The spend limits that apply to this client's agent instance (its own, its account's,
+   * its environment's): current value, remaining, and whether it is blocked
+   * (`GET /v1/agents/me/limits` with the agent's secret). Needs `agentKey` (the secret).
+   * A well-behaved agent slows down as `remaining` shrinks, before it is blocked.
+   */
+  async limits(): Promise<AgentLimits> {
+    if (!this.#o.agentKey) throw new TypeError('limits(): `agentKey` (the agent instance secret) is required');
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.#o.timeoutMs);
+    try {
+      const res = await fetch(this.#urls.action.replace(/\/actions$/, '/agents/me/limits'), { headers: { 'x-agent-secret': this.#o.agentKey, 'user-agent': USER_AGENT }, signal: ctl.signal });
+      const answer = parseJson(await res.text());
+      if (res.status !== 200) {
+        const err = answer?.error as { code?: string; message?: string } | undefined;
+        throw new TallyDeliveryError(err?.code ?? `http_${res.status}`, err?.message ?? `HTTP ${res.status}`, [], res.status, res.status === 429 || res.status >= 500);
+      }
+      return answer as unknown as AgentLimits;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #post(url: string, body: string | Uint8Array): Promise<{ status: number; text: string; retryAfter: string | null }> {
@@ -328,7 +378,7 @@ interface BatchResult {
   index: number;
   status: string;
   id?: string;
-  error?: { code?: string; message?: string };
+  error?: { code?: string; message?: string; limit?: SpendLimitRef };
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

@@ -27,6 +27,36 @@ export class TallyRejectedError extends TallyError {
   }
 }
 
+/** The spend limit a {@link TallySpendLimitError} names (README "Stopping runaway spend"). */
+export interface SpendLimitRef {
+  id: string;
+  scope: string;
+  /** The limit, exact decimal text. */
+  value: string;
+  currency: string | null;
+  unit: string | null;
+  /** When its period ends and events are accepted again (unless it is raised sooner). */
+  resets_at: string;
+}
+
+/**
+ * The event was refused because a `block` spend limit of its agent, account or
+ * environment is reached (HTTP 402, code `spend_limit_reached`). Not retried: sending it
+ * again is refused the same way until `limit.resets_at` or until the limit is raised.
+ */
+export class TallySpendLimitError extends TallyRejectedError {
+  constructor(
+    message: string,
+    event: PendingEvent,
+    status: number,
+    /** Which limit, its value, and when it resets (null if the answer did not say). */
+    readonly limit: SpendLimitRef | null,
+  ) {
+    super('spend_limit_reached', message, event, status);
+    this.name = 'TallySpendLimitError';
+  }
+}
+
 /**
  * A whole request failed without a retry left: a non-retryable answer (401, 403, 415, …;
  * `retryable` false), or events still undeliverable at `close()` (`retryable` true).

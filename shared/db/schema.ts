@@ -695,7 +695,61 @@ export interface CommitmentInstallmentsTable {
   invoice_id: string | null;
 }
 
+// ---- Migration 0014: spend limits and their alerts (billing/limits/*).
+
+export type SpendLimitScope = 'account' | 'agent_instance' | 'environment';
+export type SpendLimitMetric = 'spend' | 'available_balance' | 'quantity';
+export type SpendLimitWindow = 'day' | 'week' | 'billing_period';
+export type SpendLimitAction = 'notify' | 'flag' | 'block';
+
+export interface SpendLimitsTable {
+  id: string;
+  environment_id: string;
+  scope: SpendLimitScope;
+  account_id: string | null;
+  agent_instance_id: string | null;
+  metric: SpendLimitMetric;
+  currency: string | null;
+  /** quantity: @action, @outcome, @user, tokens, input_tokens, output_tokens. */
+  unit: string | null;
+  window: SpendLimitWindow;
+  value: Numeric;
+  /** Percentages of `value` that alert (100 is `limit.exceeded`). */
+  thresholds: ColumnType<number[], number[], number[]>;
+  action: SpendLimitAction;
+  description: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  deleted_at: NullableTimestamp;
+}
+
+export interface SpendLimitStatesTable {
+  limit_id: string;
+  period_start: Timestamp;
+  period_end: Timestamp;
+  current: Numeric;
+  reached: boolean;
+  evaluated_at: Timestamp;
+}
+
+export interface SpendLimitAlertsTable {
+  id: string;
+  environment_id: string;
+  limit_id: string;
+  period_start: Timestamp;
+  /** Percent of the limit's value; 0 is the period's `limit.reset`. */
+  threshold: number;
+  event: string;
+  value: Numeric;
+  limit_value: Numeric;
+  fired_at: Timestamp;
+}
+
 export interface Database {
   commitment_terms: CommitmentTermsTable;
   commitment_installments: CommitmentInstallmentsTable;
+  spend_limits: SpendLimitsTable;
+  spend_limit_states: SpendLimitStatesTable;
+  spend_limit_alerts: SpendLimitAlertsTable;
 }

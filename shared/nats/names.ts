@@ -12,6 +12,10 @@ export interface NatsNames {
   readonly rateLimitSubject: string;
   /** Core NATS subject where processes share their failed-authentication counts per client address. */
   readonly authFailureSubject: string;
+  /** Core NATS subject where billing publishes the reached spend limits (shared/limits/state.ts). */
+  readonly limitStateSubject: string;
+  /** Core NATS subject an ingest process asks on for the spend-limit state when it starts. */
+  readonly limitStateRequestSubject: string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -23,5 +27,7 @@ export function natsNames(prefix: string): NatsNames {
     invalidationSubject: `${prefix}cache.invalidate`,
     rateLimitSubject: `${prefix}ratelimit.counts`,
     authFailureSubject: `${prefix}authfail.counts`,
+    limitStateSubject: `${prefix}limits.state`,
+    limitStateRequestSubject: `${prefix}limits.state.get`,
   });
 }

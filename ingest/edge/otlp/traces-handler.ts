@@ -161,6 +161,9 @@ export async function exportTraces(
       });
     }
   }
+  // Every span refused by a reached spend limit: the export fails as a whole, permanently (HTTP 402, gRPC FAILED_PRECONDITION: neither is retried by OTLP exporters).
+  const refused = tally.allRefusedBy('spend_limit_reached');
+  if (refused) throw new AppError('spend_limit_reached', refused);
   return tally.result();
 }
 
@@ -177,6 +180,12 @@ class SpanTally {
     const seen = this.#reasons.get(code);
     if (seen) seen.count += count;
     else this.#reasons.set(code, { count, example });
+  }
+
+  /** The example message when every span was rejected with this code (and there were spans), else undefined. */
+  allRefusedBy(code: string): string | undefined {
+    const r = this.#reasons.get(code);
+    return r && this.#reasons.size === 1 && this.#rejected === this.spans && this.spans > 0 ? `${r.count} spans refused: ${r.example}` : undefined;
   }
 
   warn(message: string): void {
@@ -243,6 +252,9 @@ function success(encoding: Encoding, { rejectedSpans, message }: ExportResult): 
 export function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
   if (status === 403) return 7; // PERMISSION_DENIED
+  // A spend limit is reached: FAILED_PRECONDITION, which no OTLP exporter retries (the Python,
+  // JavaScript and Go exporters retry RESOURCE_EXHAUSTED, some even without a RetryInfo).
+  if (status === 402) return 9; // FAILED_PRECONDITION
   if (status === 429) return 8; // RESOURCE_EXHAUSTED
   if (status === 503) return 14; // UNAVAILABLE
   if (status >= 500) return 13; // INTERNAL

@@ -6,6 +6,7 @@ import type { WireEvent } from '../../../shared/events/wire.ts';
 import { ingestMetrics } from '../metrics.ts';
 import type { RawItem } from './decode.ts';
 import { runPipeline, STEPS, type PipelineDeps } from './run.ts';
+import { LimitGate } from '../limit-gate.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
 const ENV = 'env_1';
@@ -79,7 +80,7 @@ describe('runPipeline', () => {
   afterEach(() => vi.useRealTimers());
 
   it('names its steps in order', () => {
-    expect(STEPS.map((s) => s.name)).toEqual(['decode', 'validate', 'normalize', 'resolve_agent', 'to_wire']);
+    expect(STEPS.map((s) => s.name)).toEqual(['decode', 'validate', 'normalize', 'resolve_agent', 'spend_limit', 'to_wire']);
   });
 
   it('answers every item in order, publishes the good ones once, and counts each step per code', async () => {
@@ -142,6 +143,7 @@ describe('runPipeline', () => {
       'action,normalize,passed': 7,
       'action,normalize,timestamp_out_of_range': 1,
       'action,resolve_agent,passed': 3,
+      'action,spend_limit,passed': 3,
       'action,resolve_agent,unknown_agent': 2,
       'action,resolve_agent,agent_inactive': 1,
       'action,resolve_agent,validation_failed': 1,
@@ -179,6 +181,7 @@ describe('runPipeline', () => {
       'outcome,validate,passed': 3,
       'outcome,normalize,passed': 3,
       'outcome,resolve_agent,passed': 2,
+      'outcome,spend_limit,passed': 2,
       'outcome,resolve_agent,validation_failed': 1,
       'outcome,to_wire,passed': 2,
     });
@@ -198,5 +201,69 @@ describe('runPipeline', () => {
     const before = [series(ingestMetrics.pipelineEvents), series(ingestMetrics.events)];
     await expect(runPipeline({ agents, publisher: publisher(true) }, 'action', apiKey, items)).rejects.toMatchObject({ code: 'service_unavailable' });
     expect([series(ingestMetrics.pipelineEvents), series(ingestMetrics.events)]).toEqual(before);
+  });
+});
+
+describe('the spend_limit step', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => vi.useRealTimers());
+  const reached = (scope: 'account' | 'agent_instance' | 'environment', scope_id: string, action: 'block' | 'flag', limit_id = `lim_${scope}_${action}`) => ({
+    limit_id,
+    environment_id: ENV,
+    scope,
+    scope_id,
+    action,
+    value: '10.00',
+    currency: 'USD',
+    unit: null,
+    resets_at: '2026-12-01T00:00:00.000Z',
+  });
+  const gate = (limits: ReturnType<typeof reached>[], at = Date.now()) => {
+    const g = new LimitGate(5000);
+    g.set({ at, limits });
+    return g;
+  };
+  const run = (limits: LimitGate, items: RawItem[]) => {
+    const pub = publisher();
+    const { agents } = directory(['key_a']);
+    return runPipeline({ agents, publisher: pub, limits }, 'action', apiKey, items).then((out) => ({ out, pub }));
+  };
+  const event = (id: string) => ok({ agent_key: 'key_a', action_type: 'work', id });
+
+  it.each([
+    ['agent_instance', 'ai_a'],
+    ['account', 'acct_1'],
+    ['environment', ENV],
+  ] as const)('refuses every event under a reached block limit of its %s, naming the limit, and sends none', async (scope, id) => {
+    const { out, pub } = await run(gate([reached(scope, id, 'block')]), [event('e1'), event('e2')]);
+    expect(out.results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(out.results[0]).toMatchObject({ error: { code: 'spend_limit_reached', limit: { id: `lim_${scope}_block`, value: '10.00', currency: 'USD', resets_at: '2026-12-01T00:00:00.000Z' } } });
+    expect(pub.published.flat()).toHaveLength(0);
+  });
+
+  it('leaves other agents and accounts alone', async () => {
+    const { out, pub } = await run(gate([reached('account', 'acct_other', 'block'), reached('agent_instance', 'ai_other', 'block')]), [event('e1')]);
+    expect(out.results[0]!.status).toBe('processed');
+    expect(pub.published.flat()).toHaveLength(1);
+  });
+
+  it('marks events under a flag limit in their metadata, and a block wins over a flag', async () => {
+    const flagged = await run(gate([reached('account', 'acct_1', 'flag')]), [ok({ agent_key: 'key_a', action_type: 'work', id: 'f1', metadata: { step: 2 } })]);
+    expect(JSON.parse(flagged.pub.published.flat()[0]!.meta)).toEqual({ tally_over_limit: 'lim_account_flag', step: 2 });
+    const both = await run(gate([reached('agent_instance', 'ai_a', 'flag'), reached('environment', ENV, 'block')]), [event('b1')]);
+    expect(both.out.results[0]).toMatchObject({ status: 'rejected', error: { code: 'spend_limit_reached' } });
+  });
+
+  it('fails open once no state arrived for longer than its bound', async () => {
+    const g = gate([reached('account', 'acct_1', 'block')]);
+    expect((await run(g, [event('s0')])).out.results[0]!.status).toBe('rejected');
+    vi.setSystemTime(NOW + 5001);
+    expect((await run(g, [event('s1')])).out.results[0]!.status).toBe('processed');
+    // A heartbeat: enforced again.
+    g.set({ at: Date.now(), limits: [reached('account', 'acct_1', 'block')] });
+    expect((await run(g, [event('s2')])).out.results[0]!.status).toBe('rejected');
   });
 });

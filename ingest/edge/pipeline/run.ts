@@ -5,6 +5,8 @@ import type { ErrorCode } from '../../../shared/errors.ts';
 import type { WireEvent } from '../../../shared/events/wire.ts';
 import { newSequentialId } from '../../../shared/ids.ts';
 import type { EventPublisher } from '../adapters/publisher.ts';
+import type { LimitGate } from '../limit-gate.ts';
+import type { ReachedLimit } from '../../../shared/limits/state.ts';
 import { ingestMetrics } from '../metrics.ts';
 import type { RawItem } from './decode.ts';
 import { normalizeStep, validateStep, type EventKind, type NormalizedEvent, type StepResult } from './normalize.ts';
@@ -22,6 +24,7 @@ export const STEPS = [
   { name: 'validate', does: 'the event schema (normalize.ts validateStep)' },
   { name: 'normalize', does: 'id, timestamp bounds, metadata limits, token counts, cost inputs (normalize.ts normalizeStep)' },
   { name: 'resolve_agent', does: 'the agent instance of agent_key or of the X-Agent-Secret, cached (resolve-agent.ts)' },
+  { name: 'spend_limit', does: "the reached spend limits pushed by billing (limit-gate.ts): a `block` limit of the event's agent instance, account or environment rejects it (402 spend_limit_reached), a `flag` limit marks it (metadata `tally_over_limit`)" },
   { name: 'to_wire', does: "the event's id, its own or a new one, and its wire form (to-wire.ts); a copy of an id already in the batch is answered but sent once (outcome duplicate)" },
 ] as const;
 
@@ -32,6 +35,7 @@ const DECODE = step('decode');
 const VALIDATE = step('validate');
 const NORMALIZE = step('normalize');
 const RESOLVE_AGENT = step('resolve_agent');
+const SPEND_LIMIT = step('spend_limit');
 const TO_WIRE = step('to_wire');
 
 /** What the pipeline needs: the agent directory and the publisher. */
@@ -40,6 +44,8 @@ export interface PipelineDeps {
   publisher: Pick<EventPublisher, 'publish'>;
   /** The clock event times are checked against (ms); default Date.now. */
   now?: () => number;
+  /** The spend limits pushed by billing; absent: none enforced. */
+  limits?: Pick<LimitGate, 'forBatch'>;
 }
 
 /** What every adapter of the pipeline (HTTP events, OTLP, CloudEvents) is given. */
@@ -51,7 +57,17 @@ export interface IngestDeps extends PipelineDeps {
 
 export type Accepted = { index: number; id: string; status: 'processed' };
 /** A rejected event; `path` names the field at fault, when one is (a single event's answer lists it in `details`). */
-export type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string }; path?: string };
+export type Rejected = { index: number; status: 'rejected'; error: { code: ErrorCode; message: string; limit?: LimitRef }; path?: string };
+
+/** The limit a `spend_limit_reached` rejection names: which, its value, and when it resets. */
+export interface LimitRef {
+  id: string;
+  scope: string;
+  value: string;
+  currency: string | null;
+  unit: string | null;
+  resets_at: string;
+}
 
 /** What became of a request's events: one result per event, in order. */
 export interface IngestOutcome {
@@ -118,29 +134,52 @@ export async function runPipeline(
   let agentKey: string | undefined;
   let agent: StepResult<EventAgent> | undefined;
   let seen: Set<string> | undefined;
+  const limitOf = deps.limits?.forBatch();
+  let limit: ReachedLimit | undefined;
   for (let i = 0; i < n; i++) {
     const e = normalized[i];
     if (!e) continue;
-    // resolve agent: it depends on agent_key alone, so a key equal to its neighbour's gets its answer.
+    // resolve agent: it depends on agent_key alone, so a key equal to its neighbour's gets its answer (and its limit).
     if (agent === undefined || agentKey !== e.agentKey) {
       agentKey = e.agentKey;
       agent = agentFor(principal, e, agents);
+      limit = limitOf && agent.ok ? limitOf(agent.value) : undefined;
     }
     if (!agent.ok) {
       results[i] = rejection(i, agent.code, agent.message, agent.path);
       (rejectedAt ??= new Uint8Array(n))[i] = RESOLVE_AGENT;
       continue;
     }
+    // spend limit
+    if (limit?.action === 'block') {
+      results[i] = limitRejection(i, limit);
+      (rejectedAt ??= new Uint8Array(n))[i] = SPEND_LIMIT;
+      continue;
+    }
     // to wire
     const id = e.id ?? newSequentialId('evt', now);
     results[i] = { index: i, id, status: 'processed' };
     if (e.id !== undefined && !firstCopy((seen ??= new Set()), agent.value.id, id)) continue;
-    wire.push(toWire(e, agent.value, id, now));
+    wire.push(toWire(e, agent.value, id, now, limit?.limit_id));
   }
 
   await deps.publisher.publish(wire);
   countOutcomes(kind, results, rejectedAt, wire.length);
   return { single, results, createdAt };
+}
+
+/** An event refused by a reached `block` limit: 402 spend_limit_reached, naming the limit. */
+function limitRejection(index: number, l: ReachedLimit): Rejected {
+  const amount = l.currency ? `${l.value} ${l.currency}` : `${l.value} ${l.unit}`;
+  return {
+    index,
+    status: 'rejected',
+    error: {
+      code: 'spend_limit_reached',
+      message: `spend limit ${l.limit_id} (${amount} per period, ${l.scope}) is reached; events are refused until it resets at ${l.resets_at} or is raised`,
+      limit: { id: l.limit_id, scope: l.scope, value: l.value, currency: l.currency, unit: l.unit, resets_at: l.resets_at },
+    },
+  };
 }
 
 function rejection(index: number, code: ErrorCode, message: string, path: string | undefined): Rejected {

@@ -5,9 +5,11 @@ import type { EventAgent } from './resolve-agent.ts';
 /**
  * The step "to wire": an event with its agent as the publisher sends it
  * (`shared/events/wire.ts`). `id` is the event's (`n.id`), or one the server assigned;
- * `now` is when the request arrived (ClickHouse's `ingested_at`).
+ * `now` is when the request arrived (ClickHouse's `ingested_at`). `overLimit`: the id of a
+ * reached `flag` spend limit of the event's agent, written into its metadata as
+ * `tally_over_limit` (visible in usage and reports as any metadata key).
  */
-export function toWire(n: NormalizedEvent, a: EventAgent, id: string, now: number): WireEvent {
+export function toWire(n: NormalizedEvent, a: EventAgent, id: string, now: number, overLimit?: string): WireEvent {
   const w: WireEvent = {
     k: n.kind === 'action' ? 1 : 2,
     env: a.environmentId,
@@ -21,7 +23,7 @@ export function toWire(n: NormalizedEvent, a: EventAgent, id: string, now: numbe
     ing: now,
     uid: n.uid,
     anon: n.anon,
-    meta: n.meta,
+    meta: overLimit === undefined ? n.meta : flagged(n.meta, overLimit),
     model: n.model,
     tin: n.tin,
     tout: n.tout,
@@ -42,4 +44,11 @@ export function firstCopy(seen: Set<string>, agentId: string, id: string): boole
   if (seen.has(key)) return false;
   seen.add(key);
   return true;
+}
+
+/** Metadata JSON text with `tally_over_limit` set to the limit (the edge's value replaces one the client sent). */
+export function flagged(meta: string, limitId: string): string {
+  if (meta.includes('"tally_over_limit"')) return JSON.stringify({ ...(JSON.parse(meta) as object), tally_over_limit: limitId });
+  const head = `{"tally_over_limit":${JSON.stringify(limitId)}`;
+  return meta === '{}' || meta === '' ? head + '}' : head + ',' + meta.slice(1);
 }

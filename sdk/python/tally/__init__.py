@@ -12,7 +12,7 @@ from .backoff import BackoffOptions, backoff_delay, parse_retry_after, retry_del
 from .buffer import BoundedBuffer
 from .client import USER_AGENT, Tally, TallyStats, __version__
 from .credits import Money, TallyCredits
-from .errors import TallyApiError, TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
+from .errors import TallyApiError, TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError, TallySpendLimitError
 from .events import EventKind, OutcomeValue, PendingEvent
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "OutcomeValue",
     "TallyError",
     "TallyRejectedError",
+    "TallySpendLimitError",
     "TallyDeliveryError",
     "TallyBufferOverflowError",
     "TallyApiError",

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from .backoff import BackoffOptions, parse_retry_after, retry_delay
 from .buffer import BoundedBuffer
 from .credits import CreditsTransport, TallyCredits
-from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError
+from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError, TallySpendLimitError
 from .events import EventKind, OutcomeValue, PendingEvent, encode_event, iso_timestamp, value_text
 
 __version__ = "0.1.0"
@@ -434,7 +434,12 @@ class Tally:
                 continue
             if r.get("status") == "rejected":
                 err = r.get("error") if isinstance(r.get("error"), dict) else {}
-                rejected.append(TallyRejectedError(str(err.get("code") or "rejected"), str(err.get("message") or "rejected by the service"), events[index], status))
+                message = str(err.get("message") or "rejected by the service")
+                if err.get("code") == "spend_limit_reached":
+                    limit = err.get("limit") if isinstance(err.get("limit"), dict) else None
+                    rejected.append(TallySpendLimitError(message, events[index], status, limit))
+                else:
+                    rejected.append(TallyRejectedError(str(err.get("code") or "rejected"), message, events[index], status))
             else:
                 delivered += 1
         with self._cond:
@@ -442,6 +447,30 @@ class Tally:
             self._stats["rejected"] += len(rejected)
         for e in rejected:
             self._report(e)
+
+    def limits(self) -> Dict[str, Any]:
+        """The spend limits that apply to this client's agent instance (its own, its account's,
+        its environment's): ``{"agent_instance_id", "account_id", "blocked", "limits": [...]}``,
+        each limit with ``current``, ``remaining`` (decimal text) and ``blocked``
+        (``GET /v1/agents/me/limits`` with the agent's secret). Needs ``agent_key`` (the
+        secret). A well-behaved agent slows down as ``remaining`` shrinks, before it is blocked.
+        Raises :class:`TallyDeliveryError` when the service answers an error."""
+        if not self._o.agent_key:
+            raise TypeError("limits(): `agent_key` (the agent instance secret) is required")
+        scheme, host, port = self._target
+        conn_class = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+        conn = conn_class(host, port, timeout=self._o.timeout_ms / 1000)
+        try:
+            path = self._paths["action"][: -len("/actions")] + "/agents/me/limits"
+            conn.request("GET", path, headers={"x-agent-secret": self._o.agent_key, "user-agent": USER_AGENT})
+            res = conn.getresponse()
+            answer = _parse_json(res.read().decode("utf-8", errors="replace"))
+        finally:
+            conn.close()
+        if res.status != 200:
+            err = answer.get("error") if isinstance(answer, dict) and isinstance(answer.get("error"), dict) else {}
+            raise TallyDeliveryError(str(err.get("code") or f"http_{res.status}"), str(err.get("message") or f"HTTP {res.status}"), [], res.status, res.status == 429 or res.status >= 500)
+        return answer if isinstance(answer, dict) else {}
 
     def _post(self, path: str, body: bytes) -> _Answer:
         scheme, host, port = self._target

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from .events import PendingEvent
@@ -27,6 +27,17 @@ class TallyRejectedError(TallyError):
         self.event = event
         #: HTTP status of the batch answer (207, or the 4xx when no event was accepted).
         self.status = status
+
+
+class TallySpendLimitError(TallyRejectedError):
+    """The event was refused because a ``block`` spend limit of its agent, account or
+    environment is reached (HTTP 402, code ``spend_limit_reached``). Not retried: sending it
+    again is refused the same way until ``limit["resets_at"]`` or until the limit is raised."""
+
+    def __init__(self, message: str, event: "PendingEvent", status: int, limit: Optional[Dict[str, Any]]) -> None:
+        super().__init__("spend_limit_reached", message, event, status)
+        #: Which limit (``id``), its ``value`` (decimal text), ``currency`` or ``unit``, and ``resets_at``; None if the answer did not say.
+        self.limit = limit
 
 
 class TallyDeliveryError(TallyError):

@@ -12,6 +12,7 @@ import * as m0010 from './0010_commitments.ts';
 import * as m0011 from './0011_credits.ts';
 import * as m0012 from './0012_credit_topups.ts';
 import * as m0013 from './0013_prepaid_commitments.ts';
+import * as m0014 from './0014_spend_limits.ts';
 import * as m0016 from './0016_stream_positions.ts';
 
 /**
@@ -32,5 +33,6 @@ export const migrations: Record<string, Migration> = {
   '0011_credits': m0011,
   '0012_credit_topups': m0012,
   '0013_prepaid_commitments': m0013,
+  '0014_spend_limits': m0014,
   '0016_stream_positions': m0016,
 };

@@ -1,0 +1,370 @@
+/**
+ * The spend-limit evaluator (billing role): keeps `spend_limit_states` current and fires
+ * each limit's alerts once, then pushes the reached `flag`/`block` limits to every ingest
+ * process (shared/limits/state.ts).
+ *
+ * Which limits are evaluated on a pass (only those that may have changed):
+ * - those of the accounts and agent instances (and environments) with new usage: the
+ *   sink's floor advanced and the newly covered events name them (billing/live/usage-cache.ts
+ *   `touchedScopes`, the same signal the live credit balance uses);
+ * - those created or changed since the last pass (`updated_at`);
+ * - every limit whose period ended, and every reached available-balance limit: the
+ *   period's reset or a new credit grant unblocks on the next pass (raising a limit is a
+ *   change, above; usage only grows within a period, so other reached limits wait);
+ * - all of them on the first pass and every `fullPassMs` (anything else missed: a voided
+ *   grant, a subscription change).
+ *
+ * Money is rated by the open period's own rating (billing/live/open-period.ts
+ * `openPeriodCharges`, the invoice's path; the available balance through
+ * `accountBalances` with it), quantities by the usage query; both read usage through a
+ * cache dropped by the same floor signal.
+ *
+ * TRICKY: alerts are exactly once by the database (`spend_limit_alerts_once`), each
+ * inserted in the transaction that writes its webhook event (the outbox). Two evaluators
+ * (two billing processes, or a restart redoing a pass) race harmlessly: one insert wins.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import type { Database } from '../../shared/db/schema.ts';
+import { newId } from '../../shared/ids.ts';
+import { encodeLimitState, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
+import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
+import type { NatsNames } from '../../shared/nats/names.ts';
+import { accountBalances } from '../credits/ledger.ts';
+import type { Invoicing } from '../invoicing/context.ts';
+import { billableSubscriptionIds } from '../invoicing/generate.ts';
+import { inlineRater } from '../invoicing/rater.ts';
+import { loadSubject } from '../invoicing/rate-subscription.ts';
+import { openPeriodCharges } from '../live/open-period.ts';
+import { LiveUsageCache, touchedScopes } from '../live/usage-cache.ts';
+import { periodContaining, type Period } from '../rating/index.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
+import { emitWebhookEvent } from '../webhooks/outbox.ts';
+import { countLimitStates } from './metrics.ts';
+import { alertsFor, calendarMonth, calendarWindow, isReached, QUANTITY_UNITS, type QuantityUnit } from './model.ts';
+import type { LimitRow } from './store.ts';
+
+const log = logger('spend-limits');
+type Tx = Transaction<Database>;
+
+export interface EvaluatorConfig {
+  /** Pause between passes (TALLY_LIMIT_EVAL_INTERVAL_MS). */
+  intervalMs: number;
+  /** Every limit is evaluated at least this often (TALLY_LIMIT_FULL_PASS_MS). */
+  fullPassMs: number;
+  /** The state is published at least this often, changed or not (TALLY_LIMIT_STATE_HEARTBEAT_MS). */
+  heartbeatMs: number;
+}
+
+export interface EvaluatorDeps {
+  db: Db;
+  invoicing: Invoicing;
+  ch: Pick<ClickHouseClient, 'query'>;
+  chDatabase: string;
+  /** The sink's floor (every event message up to it is in ClickHouse) and the stream it is a sequence of. */
+  floor: () => Promise<SinkFloor>;
+  nc: NatsConnection;
+  names: NatsNames;
+}
+
+/** How often the gauges of limits near, at and over are counted again when nothing changed. */
+const COUNT_INTERVAL_MS = 5000;
+
+/** How many limits are evaluated at once. */
+const CONCURRENCY = 8;
+
+/** A limit's period and current value at an instant. */
+interface Measured {
+  period: Period;
+  current: string;
+}
+
+/** The billing period of an account at `now`: its first billable subscription's, else the calendar month. */
+async function billingPeriod(inv: Invoicing, environmentId: string, accountId: string | null, now: Date): Promise<Period> {
+  const ids = accountId ? await billableSubscriptionIds(inv.db, environmentId, accountId) : [];
+  if (ids.length === 0) return calendarMonth(now);
+  const subject = await loadSubject(inv.db, environmentId, ids[0]!);
+  return periodContaining(now, subject.cycleAt(now.getTime()));
+}
+
+/** The account an agent instance bills to (null: none). */
+async function agentAccount(db: Db, agentInstanceId: string): Promise<string | null> {
+  const r = await db.selectFrom('agent_instances').select('account_id').where('id', '=', agentInstanceId).executeTakeFirst();
+  return r?.account_id ?? null;
+}
+
+/** Measures one limit now: money by the open period's rating, quantities by the usage query. */
+export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
+  if (l.metric === 'spend') {
+    const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, currency: l.currency! });
+    const total = charges.reduce((s, c) => s.plus(c.total), new Dec(0));
+    const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
+    return { period, current: formatMoney(total, l.currency!) };
+  }
+  if (l.metric === 'available_balance') {
+    const balances = await accountBalances(inv.db, l.environment_id, l.account_id!, now, () => openPeriodCharges(inv, l.environment_id, l.account_id!, { now }));
+    const b = balances.find((x) => x.currency === l.currency);
+    return { period: await billingPeriod(inv, l.environment_id, l.account_id, now), current: b?.available ?? formatMoney(new Dec(0), l.currency!) };
+  }
+  const accountId = l.scope === 'account' ? l.account_id : l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : null;
+  const period = l.window === 'billing_period' ? await billingPeriod(inv, l.environment_id, accountId, now) : calendarWindow(l.window, now);
+  const rows = await inv.usage.query({
+    environmentId: l.environment_id,
+    from: new Date(period.start),
+    to: new Date(period.end),
+    groupBy: 'none',
+    ...(l.scope === 'account' ? { accountIds: [l.account_id!] } : {}),
+    ...(l.scope === 'agent_instance' ? { agentInstanceIds: [l.agent_instance_id!] } : {}),
+  });
+  const field = QUANTITY_UNITS[l.unit as QuantityUnit];
+  return { period, current: rows[0]?.[field] ?? '0' };
+}
+
+/**
+ * Writes a limit's state and fires the alerts it reached, in one transaction: the state
+ * row is locked (two evaluators of one limit take turns), `limit.reset` fires when a new
+ * period follows a reached one, each alert is inserted once (constraint) with its event.
+ * Returns whether the limit is reached.
+ */
+export async function record(db: Db, l: LimitRow, m: Measured, now: Date): Promise<boolean> {
+  const reached = isReached(l.metric, m.current, l.value);
+  await db.transaction().execute(async (tx) => {
+    await tx.insertInto('spend_limit_states').values({ limit_id: l.id, period_start: m.period.start, period_end: m.period.end, current: m.current, reached: false, evaluated_at: now }).onConflict((oc) => oc.column('limit_id').doNothing()).execute();
+    const prev = await tx.selectFrom('spend_limit_states').selectAll().where('limit_id', '=', l.id).forUpdate().executeTakeFirstOrThrow();
+    const newPeriod = prev.period_start.getTime() < new Date(m.period.start).getTime();
+    if (prev.period_start.getTime() > new Date(m.period.start).getTime()) return; // an evaluation of a later instant got there first
+    await tx.updateTable('spend_limit_states').set({ period_start: m.period.start, period_end: m.period.end, current: m.current, reached, evaluated_at: now }).where('limit_id', '=', l.id).execute();
+    for (const a of alertsFor(l.metric, l.thresholds, m.current, l.value, newPeriod && prev.reached)) await fireOnce(tx, l, m, a, now);
+  });
+  return reached;
+}
+
+async function fireOnce(tx: Tx, l: LimitRow, m: Measured, a: ReturnType<typeof alertsFor>[number], now: Date): Promise<void> {
+  const inserted = await tx
+    .insertInto('spend_limit_alerts')
+    .values({ id: newId('lal'), environment_id: l.environment_id, limit_id: l.id, period_start: m.period.start, threshold: a.threshold, event: a.event, value: m.current, limit_value: l.value, fired_at: now })
+    .onConflict((oc) => oc.constraint('spend_limit_alerts_once').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return;
+  await emitWebhookEvent(
+    tx,
+    l.environment_id,
+    a.event,
+    {
+      limit_id: l.id,
+      scope: l.scope,
+      account_id: l.account_id,
+      agent_instance_id: l.agent_instance_id,
+      metric: l.metric,
+      currency: l.currency,
+      unit: l.unit,
+      action: l.action,
+      threshold: a.threshold,
+      value: m.current,
+      limit_value: l.value,
+      period_start: new Date(m.period.start).toISOString(),
+      resets_at: new Date(m.period.end).toISOString(),
+      fired_at: now.toISOString(),
+    },
+    now,
+  );
+}
+
+/** The reached flag and block limits, as pushed to the edge. */
+export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
+  const rows = await db
+    .selectFrom('spend_limit_states as s')
+    .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
+    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 's.period_end'])
+    .where('s.reached', '=', true)
+    .where('l.deleted_at', 'is', null)
+    .where('l.action', 'in', ['flag', 'block'])
+    .orderBy('l.id')
+    .execute();
+  return rows.map((r) => ({
+    limit_id: r.id,
+    environment_id: r.environment_id,
+    scope: r.scope,
+    scope_id: r.scope === 'account' ? r.account_id! : r.scope === 'agent_instance' ? r.agent_instance_id! : r.environment_id,
+    action: r.action as 'flag' | 'block',
+    value: r.value,
+    currency: r.currency,
+    unit: r.unit,
+    resets_at: r.period_end.toISOString(),
+  }));
+}
+
+/** The evaluator of a billing process: its loop, the state it publishes, and stop. */
+export class LimitEvaluator {
+  readonly #usage: LiveUsageCache;
+  readonly #inv: Invoicing;
+  #lastFloor: SinkFloor | undefined;
+  #lastFull = 0;
+  #cursor = new Date(0);
+  #published = '';
+  #publishedAt = 0;
+  #state: LimitState = { at: 0, limits: [] };
+  #loop: Loop | undefined;
+  #requests: Subscription | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #publishing: Promise<void> | undefined;
+  /** Passes completed (tests wait on it). */
+  passes = 0;
+
+  constructor(
+    private readonly deps: EvaluatorDeps,
+    private readonly config: EvaluatorConfig,
+  ) {
+    this.#usage = new LiveUsageCache(deps.invoicing.usage);
+    // One account's open period rated inline: the same pure rating, without a worker hand-off per evaluation.
+    this.#inv = { ...deps.invoicing, usage: this.#usage, rater: inlineRater() };
+  }
+
+  /**
+   * Publishes the reached set Postgres holds (the last evaluations, whichever process made
+   * them) at once, so ingest processes converge as soon as a billing process is back, then
+   * evaluates on every pass.
+   */
+  async start(): Promise<void> {
+    await this.#publish();
+    // The heartbeat: what Postgres holds, every heartbeatMs, however long a pass takes (a full
+    // pass over many limits must not leave the edge without a fresh state and failing open).
+    this.#heartbeat = setInterval(() => void this.#publish().catch((err) => log.warn('spend-limit state publish failed', { err })), this.config.heartbeatMs);
+    this.#heartbeat.unref();
+    // An ingest process that starts asks for the state at once (no cold start).
+    this.#requests = this.deps.nc.subscribe(this.deps.names.limitStateRequestSubject, {
+      callback: (_err, msg) => {
+        if (this.#state.at > 0) msg.respond(encodeLimitState(this.#state));
+      },
+    });
+    this.#loop = startLoop({ name: 'spend-limits', intervalMs: this.config.intervalMs, run: () => this.pass() });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    await this.#loop?.stop();
+    this.#requests?.unsubscribe();
+  }
+
+  /** One pass: evaluate what may have changed, then publish the state. */
+  async pass(): Promise<void> {
+    const now = this.#inv.now();
+    const started = new Date();
+    const debug = process.env.TALLY_LIMIT_DEBUG ? (what: string) => process.stderr.write(`limits ${what} +${Date.now() - started.getTime()}ms\n`) : undefined;
+    const ids = await this.#due(now);
+    debug?.(`due ${ids === 'all' ? 'all' : ids.size}`);
+    const limits = ids === 'all' ? await this.#limits() : ids.size ? await this.#limits([...ids]) : [];
+    await inBatches(limits, CONCURRENCY, async (l) => {
+      try {
+        await record(this.deps.db, l, await measure(this.#inv, l, now), now);
+      } catch (err) {
+        // One limit's failure (an account without a subscription's plan, say) never stops the others.
+        log.warn('spend limit evaluation failed', { limit_id: l.id, err });
+      }
+    });
+    debug?.('evaluated');
+    // Changes made while this pass ran are looked at on the next (a second of overlap: clocks of two processes).
+    this.#cursor = new Date(started.getTime() - 1000);
+    await this.#publish();
+    debug?.('published');
+    this.passes++;
+  }
+
+  /** The ids of the limits to evaluate now, or all of them. */
+  async #due(now: Date): Promise<Set<string> | 'all'> {
+    const floor = await this.deps.floor();
+    // Another stream (a restore onto a fresh one) or a floor gone back: its sequences say nothing of the last one's, so every limit.
+    const last = this.#lastFloor;
+    const full = last === undefined || floor.stream !== last.stream || floor.floor < last.floor || Date.now() - this.#lastFull >= this.config.fullPassMs;
+    const ids = new Set<string>();
+    if (!full && floor.floor > last.floor) {
+      for (const [env, t] of await touchedScopes(this.deps.ch, this.deps.chDatabase, last.floor, floor.floor)) {
+        this.#usage.invalidate(env, t.accounts, t.agents);
+        const rows = await this.deps.db
+          .selectFrom('spend_limits')
+          .select('id')
+          .where('environment_id', '=', env)
+          .where('deleted_at', 'is', null)
+          .where((eb) =>
+            eb.or([
+              eb('scope', '=', 'environment'),
+              ...(t.accounts.length ? [eb('account_id', 'in', t.accounts)] : []),
+              ...(t.agents.length ? [eb('agent_instance_id', 'in', t.agents)] : []),
+            ]),
+          )
+          .execute();
+        for (const r of rows) ids.add(r.id);
+      }
+    }
+    this.#lastFloor = floor;
+    if (full) {
+      this.#usage.clear();
+      this.#lastFull = Date.now();
+      return 'all';
+    }
+    const changed = await this.deps.db.selectFrom('spend_limits').select('id').where('updated_at', '>=', this.#cursor).where('deleted_at', 'is', null).execute();
+    const pending = await this.deps.db
+      .selectFrom('spend_limit_states as s')
+      .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
+      .select('l.id')
+      .where('l.deleted_at', 'is', null)
+      // Usage only grows within a period: a reached limit is unblocked by a change to it (above), its period's end,
+      // or, for a balance, a grant; the rest (a voided invoice, a subscription change) waits for the full pass.
+      .where((eb) => eb.or([eb('s.period_end', '<=', now), eb.and([eb('s.reached', '=', true), eb('l.metric', '=', 'available_balance')])]))
+      .execute();
+    for (const r of [...changed, ...pending]) ids.add(r.id);
+    return ids;
+  }
+
+  async #limits(ids?: string[]): Promise<LimitRow[]> {
+    let q = this.deps.db.selectFrom('spend_limits').selectAll().where('deleted_at', 'is', null);
+    if (ids) q = q.where('id', 'in', ids);
+    return q.orderBy('id').execute();
+  }
+
+  /** Publishes the reached set when it changed, and every heartbeat anyway (the edge's freshness); one at a time. */
+  #publish(): Promise<void> {
+    const run = (this.#publishing ?? Promise.resolve()).then(() => this.#publishNow());
+    this.#publishing = run.catch(() => {});
+    return run;
+  }
+
+  async #publishNow(): Promise<void> {
+    const limits = await reachedLimits(this.deps.db);
+    const text = JSON.stringify(limits);
+    const at = Date.now();
+    if (text === this.#published && at - this.#publishedAt < this.config.heartbeatMs) return;
+    if (text !== this.#published || at - this.#lastCount >= COUNT_INTERVAL_MS) await this.#count();
+    this.#state = { at, limits };
+    this.deps.nc.publish(this.deps.names.limitStateSubject, encodeLimitState(this.#state));
+    this.#published = text;
+    this.#publishedAt = at;
+  }
+
+  #lastCount = 0;
+  /** The gauges of limits near, at and over (GET /metrics). */
+  async #count(): Promise<void> {
+    this.#lastCount = Date.now();
+    const r = await sql<{ near: string; at: string; over: string }>`
+      SELECT count(*) FILTER (WHERE NOT s.reached AND l.value > 0 AND s.current * 100 >= l.value * 80) AS near,
+             count(*) FILTER (WHERE s.reached AND (l.metric = 'available_balance' OR s.current = l.value)) AS at,
+             count(*) FILTER (WHERE s.reached AND l.metric <> 'available_balance' AND s.current <> l.value) AS over
+      FROM spend_limit_states s JOIN spend_limits l ON l.id = s.limit_id WHERE l.deleted_at IS NULL`.execute(this.deps.db);
+    const row = r.rows[0]!;
+    countLimitStates({ near: Number(row.near), at: Number(row.at), over: Number(row.over) });
+  }
+}
+
+/** Runs `fn` over `items`, at most `n` at once. */
+async function inBatches<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
