@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,26 +76,33 @@ describe('a second organization', () => {
 });
 
 describe('a lost admin key', () => {
-  it('is recoverable: `tally keys create` mints a working key for an environment (naming the organization when there are several)', () => {
+  it('is recoverable: `tally keys create` mints a working key for an environment (naming the organization when there are several)', async () => {
+    // Run asynchronously: Tally serves from this process, and an event loop blocked for
+    // seconds lets its idle keep-alive connections be closed under the next request (ECONNRESET).
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [path.join(repo, 'bin/tally.js'), 'keys', 'create', ...args], {
-        cwd: os.tmpdir(),
-        env: { ...process.env, DATABASE_URL: stack.env.DATABASE_URL, TALLY_LOG_LEVEL: 'warn' },
-        encoding: 'utf8',
-        timeout: 60_000,
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [path.join(repo, 'bin/tally.js'), 'keys', 'create', ...args],
+          { cwd: os.tmpdir(), env: { ...process.env, DATABASE_URL: stack.env.DATABASE_URL, TALLY_LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 60_000 },
+          (err, stdout, stderr) => {
+            if (err && typeof err.code !== 'number') reject(err);
+            else resolve({ status: err ? (err.code as number) : 0, stdout, stderr });
+          },
+        );
       });
     // The previous test made a second organization: the first must be named.
-    const ambiguous = run('--environment', 'production', '--json');
+    const ambiguous = await run('--environment', 'production', '--json');
     expect(ambiguous.status).toBe(1);
     expect(ambiguous.stderr).toMatch(/--organization/);
-    const bad = run('--environment', 'prod');
+    const bad = await run('--environment', 'prod');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--environment must be one of development, staging, production/);
-    const res = run('--environment', 'production', '--organization', stack.init.organization_id, '--json');
+    const res = await run('--environment', 'production', '--organization', stack.init.organization_id, '--json');
     expect(res.status, res.stderr).toBe(0);
     const minted = JSON.parse(res.stdout) as { key: string; environment_id: string; permission: string };
     expect(minted).toMatchObject({ environment_id: stack.keys.production.id, permission: 'admin' });
-    return call(stack, 'GET', '/api/v1/account/all', { key: minted.key }).then((r) => expect(r.status).toBe(200));
+    expect((await call(stack, 'GET', '/api/v1/account/all', { key: minted.key })).status).toBe(200);
   }, 120_000);
 });
 
