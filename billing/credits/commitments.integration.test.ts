@@ -273,3 +273,68 @@ describe('money at the edges', () => {
     expect((await get(`/v1/credits/grants/${y.sub.commitment_terms[0].grant_id}`)).body.remaining).toBe('9000');
   });
 });
+
+describe('voids and renewals (issue 31 defects)', () => {
+  const voidInvoice = (id: string) => ok(post(`/api/v1/invoice/invoices/${id}/void`, {}), 200);
+
+  it('voiding an immediately usable paid grant\'s purchase invoice voids what is left of the grant', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const account = (await ok(post('/v1/accounts', { name: 'void immediate' }))).id;
+    const g = await ok(post('/v1/credits/grants', { account_id: account, currency: 'USD', kind: 'paid', usable: 'immediately', amount: '100' }));
+    expect(g.status).toBe('active');
+    await voidInvoice(g.invoice_id);
+    expect((await get(`/v1/credits/grants/${g.id}`)).body).toMatchObject({ status: 'void', remaining: '0.00' });
+    expect(await entries(g.id)).toEqual([
+      ['grant', '100.00'],
+      ['void', '-100.00'],
+    ]);
+    expect((await get(`/v1/accounts/${account}/credits/balance`)).body.balances[0].available).toBe('0.00');
+  });
+
+  it('a voided commitment grant ends its term: no further installments, no renewal', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('voided commitment', 'USD', '100', { amount: '900', term_months: 3, installments: 3 });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    await ok(post(`/v1/credits/grants/${term.grant_id}/void`, { reason: 'deal off' }), 200);
+    clock = at('2027-02-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const after = await terms(c.id);
+    expect(after).toHaveLength(1);
+    expect(after[0].installments.map((i: any) => i.invoice_id !== null)).toEqual([true, false, false]);
+  });
+
+  it('voiding an installment invoice unpaid takes its amount out of the commitment grant; correcting it is a 409 saying what to do', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('voided installment', 'USD', '100', { amount: '1000', term_months: 3, installments: 3, renews: false });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    const first = term.installments[0].invoice_id;
+    const correct = await post(`/api/v1/invoice/invoices/${first}/correct`);
+    expect(correct.status).toBe(409);
+    expect(correct.body.error.message).toMatch(/void it while unpaid/);
+    await voidInvoice(first);
+    expect((await get(`/v1/credits/grants/${term.grant_id}`)).body).toMatchObject({ status: 'active', remaining: '666.67' });
+    const voids = (await get(`/v1/credits/entries?grant_id=${term.grant_id}&type=void`)).body.entries;
+    expect(voids.map((e: any) => [e.amount, e.invoice_id])).toEqual([['-333.33', first]]);
+    // The other installments are still billed on their dates.
+    clock = at('2026-12-01T00:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    expect((await terms(c.id))[0].installments.map((i: any) => i.invoice_id !== null)).toEqual([true, true, false]);
+  });
+
+  it('renewal follows the status in force at the term end: a cancel dated after it renews the term (owed at once), none after', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('cancel later', 'USD', '100', { amount: '300', term_months: 3, installments: 3 });
+    const c = await subscribe(p.id);
+    await ok(post(`/api/v1/subscription/${c.id}/cancel`, { cancel_date: '2027-03-15' }), 200);
+    clock = at('2027-02-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const [, second] = await terms(c.id);
+    expect(second).toMatchObject({ term: 2, starts_at: '2027-02-01T00:00:00.000Z' });
+    expect(second.installments.map((i: any) => i.invoice_id !== null)).toEqual([true, true, true]);
+    clock = at('2027-05-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    expect(await terms(c.id)).toHaveLength(2);
+  });
+});
