@@ -338,3 +338,35 @@ describe('voids and renewals (issue 31 defects)', () => {
     expect(await terms(c.id)).toHaveLength(2);
   });
 });
+
+describe('a term ending mid billing period (issue 31 defects)', () => {
+  it('activated November 10: the grant stays usable through February, the period the term ends in, renewing or not', async () => {
+    clock = at('2026-11-10T00:00:00Z');
+    const p = await plan('mid month', 'USD', '100', { amount: '1000', term_months: 3, renews: false });
+    const once = await subscribe(p.id);
+    const renewing = await subscribe(p.id, { commitment: { amount: '1000', term_months: 3, renews: true } });
+    const [t1] = once.sub.commitment_terms;
+    expect(t1).toMatchObject({ starts_at: '2026-11-10T00:00:00.000Z', ends_at: '2027-02-10T00:00:00.000Z' });
+    expect((await get(`/v1/credits/grants/${t1.grant_id}`)).body.expires_at).toBe('2027-03-01T00:00:00.001Z');
+
+    clock = at('2027-02-10T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const [r1, r2] = await terms(renewing.id);
+    expect(r2).toMatchObject({ term: 2, starts_at: '2027-02-10T00:00:00.000Z' });
+
+    clock = at('2027-03-01T01:00:00Z');
+    for (const s of [once, renewing]) {
+      expect(await bill(s.account, '2026-11')).toMatchObject({ total: '70.00', credits_applied: '70.00' }); // 21 of 30 days
+      for (const month of ['2026-12', '2027-01']) expect(await bill(s.account, month)).toMatchObject({ total: '100.00', credits_applied: '100.00' });
+    }
+    // February (ending March 1, after the term's end) still draws on term 1: before term 2's grant (earlier expiry).
+    const febOnce = await bill(once.account, '2027-02');
+    expect(febOnce).toMatchObject({ total: '100.00', credits_applied: '100.00', amount_due: '0.00' });
+    expect(creditLines(febOnce)).toEqual([[t1.grant_id, '-100.00']]);
+    expect(creditLines(await bill(renewing.account, '2027-02'))).toEqual([[r1.grant_id, '-100.00']]);
+
+    await expireGrants(stack.tally.db!, new Date(clock));
+    const expiry = (await get(`/v1/credits/entries?grant_id=${t1.grant_id}&type=expiry`)).body.entries;
+    expect(expiry.map((e: any) => [e.amount, e.occurred_at])).toEqual([['-630.00', '2027-03-01T00:00:00.001Z']]);
+  });
+});

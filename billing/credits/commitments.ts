@@ -9,9 +9,9 @@
  * Rules:
  * - A term starts when the subscription becomes active (term 1) or when the previous term
  *   ends (a renewal, while the subscription is active or paused and the commitment renews).
- * - The grant is effective at the term's start and expires 1 ms after its end, so the
- *   term's last billing period (ending at the term's end) still draws on it; what is left
- *   then leaves with an `expiry` entry (ledger.ts).
+ * - The grant is effective at the term's start and expires 1 ms after the end of the
+ *   billing period in which the term ends (termGrantExpiry), so that period still draws on
+ *   it; what is left then leaves with an `expiry` entry (ledger.ts).
  * - Installment k of n is invoiced at start + (k - 1) x term_months / n months; a cancel
  *   invoices every installment not yet invoiced at once (the commitment is owed), and the
  *   term is not renewed.
@@ -25,7 +25,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
-import { commitmentInForce, termPlan } from '../catalog/prepaid-commitment.ts';
+import { commitmentInForce, termGrantExpiry, termPlan } from '../catalog/prepaid-commitment.ts';
 import { stateChanges } from '../catalog/subscriptions.ts';
 import { stateAt } from '../invoicing/segments.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
@@ -55,7 +55,7 @@ interface SubscriptionRef {
  * due by `now`. Returns the term's id, or null.
  */
 export async function startCommitmentTerm(tx: Tx, sub: SubscriptionRef, term: number, startsAt: Date, now: Date, netDays: number): Promise<string | null> {
-  const plan = await tx.selectFrom('rate_plans').select(['currency', 'prepaid_commitment']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow();
+  const plan = await tx.selectFrom('rate_plans').select(['currency', 'prepaid_commitment', 'billing_cycle_code']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow();
   const c = commitmentInForce(sub.prepaid_commitment, plan.prepaid_commitment);
   if (!c) return null;
   const { ends_at, installments } = termPlan(c, startsAt, plan.currency);
@@ -66,7 +66,7 @@ export async function startCommitmentTerm(tx: Tx, sub: SubscriptionRef, term: nu
     amount: c.amount,
     priority: COMMITMENT_PRIORITY,
     effective_at: startsAt,
-    expires_at: new Date(ends_at.getTime() + 1),
+    expires_at: termGrantExpiry(ends_at, plan.billing_cycle_code),
     scope: { subscription_id: sub.id },
     metadata: { source: 'prepaid_commitment', subscription_id: sub.id, term, term_start: startsAt.toISOString(), term_end: ends_at.toISOString() },
     usable_at: null,
