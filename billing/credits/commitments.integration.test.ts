@@ -370,3 +370,26 @@ describe('a term ending mid billing period (issue 31 defects)', () => {
     expect(expiry.map((e: any) => [e.amount, e.occurred_at])).toEqual([['-630.00', '2027-03-01T00:00:00.001Z']]);
   });
 });
+
+describe('expiry after the last invoice (issue 31 defects)', () => {
+  it('an expiry step before the term\'s last invoice is generated waits; the on-demand generate after it burns the grant first', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('late generate', 'USD', '100', { amount: '1000', term_months: 3, renews: false });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    clock = at('2027-02-01T01:00:00Z');
+    for (const month of ['2026-11', '2026-12']) await bill(c.account, month);
+    await expireGrants(stack.tally.db!, new Date(clock)); // January not generated yet: nothing expires
+    expect((await get(`/v1/credits/entries?grant_id=${term.grant_id}&type=expiry`)).body.entries).toEqual([]);
+    const jan = await bill(c.account, '2027-01');
+    expect(jan).toMatchObject({ total: '100.00', credits_applied: '100.00', amount_due: '0.00' });
+    await expireGrants(stack.tally.db!, new Date(clock));
+    expect(await entries(term.grant_id)).toEqual([
+      ['grant', '1000.00'],
+      ['burn', '-100.00'],
+      ['burn', '-100.00'],
+      ['burn', '-100.00'],
+      ['expiry', '-700.00'],
+    ]);
+  });
+});
