@@ -43,13 +43,13 @@ const GrantCreate = Type.Object({
   scope: Type.Optional(Type.Union([CreditScopeSchema, Type.Null()], { errorMessage: 'must be an object with charge_ids, product_ids and/or units, or null' })),
   metadata: Type.Optional(Metadata),
   usable: Type.Optional(Type.Union([Type.Literal('immediately'), Type.Literal('on_payment')], { errorMessage: 'must be immediately or on_payment' })),
-});
-const GrantVoid = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
+}, { additionalProperties: false });
+const GrantVoid = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) }, { additionalProperties: false });
 const Adjustment = Type.Object({
   grant_id: Id,
   amount: Money,
   reason: Type.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a non-empty string of at most 500 characters' }),
-});
+}, { additionalProperties: false });
 const GrantQuery = Type.Object({ account_id: Type.Optional(Id), currency: Type.Optional(Type.String({ maxLength: 10 })) });
 const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund'].map((t) => Type.Literal(t)), {
   errorMessage: 'must be grant, burn, release, expiry, void, adjustment, overpayment or refund',
@@ -106,7 +106,8 @@ function date(v: string, field: string): Date {
 
 function idempotencyKey(req: HttpRequest): string | null {
   const k = req.headers['idempotency-key'];
-  if (k === undefined || k === '') return null;
+  if (k === undefined) return null;
+  if (k.trim() === '') throw new AppError('validation_failed', 'Idempotency-Key must not be empty or blank (omit the header for none)', { details: [{ path: 'Idempotency-Key', message: 'must not be empty or blank' }] });
   if (k.length > MAX_KEY_LENGTH) throw new AppError('validation_failed', `Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`, { details: [{ path: 'Idempotency-Key', message: `at most ${MAX_KEY_LENGTH} characters` }] });
   return k;
 }
