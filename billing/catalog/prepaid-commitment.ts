@@ -34,6 +34,11 @@ export function prepaidCommitment(input: PrepaidCommitmentInput | null | undefin
     const message = `${field}.installments (${installments}) must divide term_months (${term_months}) into whole months`;
     throw new AppError('validation_failed', message, { details: [{ path: `${field}.installments`, message }] });
   }
+  const smallest = new Dec(1).div(new Dec(10).pow(minorUnits(currency))).times(installments);
+  if (new Dec(amount).gt(0) && new Dec(amount).lt(smallest)) {
+    const message = `${field}.amount (${amount}) must be at least one minor unit of ${currency} per installment (${formatMoney(smallest, currency)} for ${installments}), or 0 for none`;
+    throw new AppError('validation_failed', message, { details: [{ path: `${field}.amount`, message }] });
+  }
   return { amount, term_months, installments, renews: input.renews ?? true };
 }
 
