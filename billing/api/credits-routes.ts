@@ -143,7 +143,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   // cached until new events of the account are stored, and one account's open period is
   // rated inline (the same pure rating, without a worker hand-off on every read).
   const live: Invoicing = { ...inv, usage: deps.liveUsage ?? inv.usage, rater: inlineRater() };
-  const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
+  const liveBalances = (environmentId: string, accountId: string, at: Date, forSubscriptions?: readonly string[]) =>
+    accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }), forSubscriptions);
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
     const accountId = req.params.account_id!;
@@ -155,10 +156,13 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   const agentBalance = async (_req: HttpRequest, p: Principal) => {
     const accountId = p.agentAccountId || null;
     const at = inv.now();
-    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    // Only credit that may pay for this agent's usage: grants scoped to another subscription of the account are left out.
+    const subscriptions = (await db.selectFrom('subscription_agent_instances').select('subscription_id').where('agent_instance_id', '=', p.agentInstanceId!).execute()).map((r) => r.subscription_id);
+    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at, subscriptions)).map((b) => ({ currency: b.currency, available: b.available })) : [];
     return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
   };
-  const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";
+  const agentSummary =
+    "The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription are left out; X-Agent-Secret only; an instance without an account: no balances)";
   const adjust = async (req: HttpRequest, p: Principal) => {
     const entry = await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p));
     return created(entryView(await watched(p, entry.account_id, entry)));

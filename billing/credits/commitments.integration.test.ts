@@ -393,3 +393,23 @@ describe('expiry after the last invoice (issue 31 defects)', () => {
     ]);
   });
 });
+
+describe("an agent's own balance (issue 31 defects)", () => {
+  it("counts only the credit that may pay for the agent's subscriptions: another subscription's commitment is left out", async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const committed = await plan('agent scope', 'USD', '100', { amount: '1000', term_months: 3 });
+    const plain = await plan('agent scope plain', 'USD', '0', null);
+    const a = await subscribe(committed.id);
+    const other = await createAgent(stack, 'development', { accountId: a.account });
+    await ok(post('/v1/subscriptions', { account_id: a.account, rate_plan_id: plain.id, agent_instance_ids: [other.id] }));
+    await ok(post('/v1/credits/grants', { account_id: a.account, currency: 'USD', kind: 'free', amount: '50', effective_at: '2026-11-01T00:00:00Z' }));
+    clock = at('2026-11-02T00:00:00Z');
+    const account = (await get(`/v1/accounts/${a.account}/credits/balance`)).body.balances[0].available;
+    const mine = async (secret: string, path: string) => (await call(stack, 'GET', path, { headers: { 'x-agent-secret': secret } })).body.balances[0].available;
+    for (const path of ['/v1/agents/me/credit-balance', '/api/v1/agent_instance/credit-balance']) {
+      // The other agent's subscription can only ever draw on the account-wide 50.00.
+      expect(await mine(other.secret, path)).toBe('50.00');
+    }
+    expect(Number(account)).toBeGreaterThan(50); // the account's figure counts the commitment too
+  });
+});

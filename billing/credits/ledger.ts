@@ -77,9 +77,11 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
  * `openPeriods` (the live balance: asked only when the account has grants), `pending`
  * and `pending_covered` are computed from them, and the holds of drafts of those open
  * periods are left out of `held` (the live figure replaces them; drafts of closed
- * periods keep theirs).
+ * periods keep theirs). With `forSubscriptions` (an agent's own balance: its
+ * subscriptions), `available` counts only the grants that may pay for one of them (no
+ * `scope.subscription_id`, or one of theirs).
  */
-export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>): Promise<Balance[]> {
+export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>, forSubscriptions?: readonly string[]): Promise<Balance[]> {
   const account = await db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst();
   if (!account) throw notFound('account', accountId);
   const grants = await db
@@ -117,6 +119,7 @@ export async function accountBalances(db: Db, environmentId: string, accountId: 
       heldMap,
       at,
       live,
+      forSubscriptions && new Set(mine.filter((g) => !g.scope?.subscription_id || forSubscriptions.includes(g.scope.subscription_id)).map((g) => g.id)),
     );
   });
 }
