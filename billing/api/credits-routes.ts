@@ -42,13 +42,13 @@ const GrantCreate = Type.Object({
   scope: Type.Optional(Type.Union([CreditScopeSchema, Type.Null()], { errorMessage: 'must be an object with charge_ids, product_ids and/or units, or null' })),
   metadata: Type.Optional(Metadata),
   usable: Type.Optional(Type.Union([Type.Literal('immediately'), Type.Literal('on_payment')], { errorMessage: 'must be immediately or on_payment' })),
-});
-const GrantVoid = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) });
+}, { additionalProperties: false });
+const GrantVoid = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500, errorMessage: 'must be a string of at most 500 characters' })) }, { additionalProperties: false });
 const Adjustment = Type.Object({
   grant_id: Id,
   amount: Money,
   reason: Type.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a non-empty string of at most 500 characters' }),
-});
+}, { additionalProperties: false });
 const GrantQuery = Type.Object({ account_id: Type.Optional(Id), currency: Type.Optional(Type.String({ maxLength: 10 })) });
 const EntryType = Type.Union(['grant', 'burn', 'release', 'expiry', 'void', 'adjustment', 'overpayment', 'refund'].map((t) => Type.Literal(t)), {
   errorMessage: 'must be grant, burn, release, expiry, void, adjustment, overpayment or refund',
@@ -105,7 +105,8 @@ function date(v: string, field: string): Date {
 
 function idempotencyKey(req: HttpRequest): string | null {
   const k = req.headers['idempotency-key'];
-  if (k === undefined || k === '') return null;
+  if (k === undefined) return null;
+  if (k.trim() === '') throw new AppError('validation_failed', 'Idempotency-Key must not be empty or blank (omit the header for none)', { details: [{ path: 'Idempotency-Key', message: 'must not be empty or blank' }] });
   if (k.length > MAX_KEY_LENGTH) throw new AppError('validation_failed', `Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`, { details: [{ path: 'Idempotency-Key', message: `at most ${MAX_KEY_LENGTH} characters` }] });
   return k;
 }
@@ -140,7 +141,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   // The live balance (no `at`): the open periods rated now count as pending; usage is
   // cached until new events of the account are stored.
   const live = liveInvoicing(inv, deps.liveUsage);
-  const liveBalances = (environmentId: string, accountId: string, at: Date) => accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }));
+  const liveBalances = (environmentId: string, accountId: string, at: Date, forSubscriptions?: readonly string[]) =>
+    accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }), forSubscriptions);
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
     const accountId = req.params.account_id!;
@@ -152,10 +154,13 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   const agentBalance = async (_req: HttpRequest, p: Principal) => {
     const accountId = p.agentAccountId || null;
     const at = inv.now();
-    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    // Only credit that may pay for this agent's usage: grants scoped to another subscription of the account are left out.
+    const subscriptions = (await db.selectFrom('subscription_agent_instances').select('subscription_id').where('agent_instance_id', '=', p.agentInstanceId!).execute()).map((r) => r.subscription_id);
+    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at, subscriptions)).map((b) => ({ currency: b.currency, available: b.available })) : [];
     return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
   };
-  const agentSummary = "The calling agent instance's account's available credit per currency (X-Agent-Secret only; an instance without an account: no balances)";
+  const agentSummary =
+    "The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription are left out; X-Agent-Secret only; an instance without an account: no balances)";
   const adjust = async (req: HttpRequest, p: Principal) => {
     const entry = await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p));
     return created(entryView(await watched(p, entry.account_id, entry)));

@@ -4,7 +4,8 @@
  * minor units. Pure.
  */
 import { AppError } from '../../shared/errors.ts';
-import { Dec, formatMoney, minorUnits, tryParseDecimal } from '../rating/money.ts';
+import { Dec, formatMoney, minorUnits } from '../rating/money.ts';
+import { plainDecimal } from '../credits/money-input.ts';
 
 /** Integer digits a minimum may have (up to 999,999,999,999,999 and the currency's decimals). */
 export const MAX_COMMITMENT_INTEGER_DIGITS = 15;
@@ -30,8 +31,8 @@ export function commitmentAmount(value: string | number | null | undefined, curr
       throw invalid(field, `is a JSON number a double cannot carry exactly (${text}); send it as a decimal string`);
     }
   }
-  const d = typeof value === 'string' && !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value.trim()) ? null : tryParseDecimal(String(value).trim());
-  if (d === null) throw invalid(field, 'must be a non-negative decimal');
+  const d = plainDecimal(value);
+  if (d === null) throw invalid(field, 'must be a non-negative decimal in plain notation, e.g. "100.00" (no exponent, spaces or \'+\')');
   if (d.isNegative()) throw invalid(field, 'must not be negative');
   const places = minorUnits(currency);
   if (!d.toDecimalPlaces(places, Dec.ROUND_DOWN).eq(d)) throw invalid(field, `has more than ${places} decimals, the minor units of ${currency}`);

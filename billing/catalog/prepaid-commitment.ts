@@ -6,6 +6,7 @@
 import type { PrepaidCommitment } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { Dec, formatMoney, minorUnits } from '../rating/money.ts';
+import { periodContaining } from '../rating/periods.ts';
 import { commitmentAmount } from './commitments.ts';
 
 /** A prepaid commitment as the API takes it (the shape is checked by the request schema). */
@@ -32,6 +33,11 @@ export function prepaidCommitment(input: PrepaidCommitmentInput | null | undefin
   if (term_months % installments !== 0) {
     const message = `${field}.installments (${installments}) must divide term_months (${term_months}) into whole months`;
     throw new AppError('validation_failed', message, { details: [{ path: `${field}.installments`, message }] });
+  }
+  const smallest = new Dec(1).div(new Dec(10).pow(minorUnits(currency))).times(installments);
+  if (new Dec(amount).gt(0) && new Dec(amount).lt(smallest)) {
+    const message = `${field}.amount (${amount}) must be at least one minor unit of ${currency} per installment (${formatMoney(smallest, currency)} for ${installments}), or 0 for none`;
+    throw new AppError('validation_failed', message, { details: [{ path: `${field}.amount`, message }] });
   }
   return { amount, term_months, installments, renews: input.renews ?? true };
 }
@@ -75,4 +81,15 @@ export function termPlan(c: PrepaidCommitment, start: Date, currency: string): {
   const every = c.term_months / c.installments;
   const amounts = splitInstallments(c.amount, c.installments, currency);
   return { ends_at: addMonths(start, c.term_months), installments: amounts.map((amount, i) => ({ n: i + 1, due_at: addMonths(start, i * every), amount })) };
+}
+
+/**
+ * When a term's grant expires: 1 ms after the end of the billing period (of `cycle`) in
+ * which the term ends, so the period the term ends in still draws on it (a term of
+ * November 10 to February 10 on a monthly plan: through February, expiring
+ * March 1 00:00:00.001; a term ending on a period boundary: 1 ms after it).
+ */
+export function termGrantExpiry(endsAt: Date, cycle: string): Date {
+  const lastPeriod = periodContaining(endsAt.getTime() - 1, cycle);
+  return new Date(Date.parse(lastPeriod.end) + 1);
 }

@@ -83,7 +83,7 @@ function subscriptionView(r: Row, agentInstanceIds: string[], changes: StateChan
 }
 
 /** The recorded state changes of each subscription, in recorded order (as billing reads them: rate-subscription.ts). */
-async function stateChanges(db: Db | Tx, ids: string[]): Promise<Map<string, StateChange[]>> {
+export async function stateChanges(db: Db | Tx, ids: string[]): Promise<Map<string, StateChange[]>> {
   const out = new Map<string, StateChange[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
   const rows = await db

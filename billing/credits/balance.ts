@@ -92,8 +92,13 @@ export interface LiveInput {
  * (entries less holds).
  */
 export function liveCovered(live: LiveInput, left: ReadonlyMap<string, Dec>): Dec {
+  return [...liveCoveredByGrant(live, left).values()].reduce((s, d) => s.plus(d), new Dec(0));
+}
+
+/** {@link liveCovered}, per grant: what each grant would pay of the open periods. */
+export function liveCoveredByGrant(live: LiveInput, left: ReadonlyMap<string, Dec>): Map<string, Dec> {
   const remaining = new Map(left);
-  let covered = new Dec(0);
+  const covered = new Map<string, Dec>();
   for (const c of live.charges) {
     const usable: UsableGrant[] = live.grants
       .filter((g) => usableOn(g, c.period_end, c.subscription_id ?? null))
@@ -101,7 +106,7 @@ export function liveCovered(live: LiveInput, left: ReadonlyMap<string, Dec>): De
       .filter((g) => new Dec(g.remaining).gt(0));
     for (const a of allocateCredits(c.total, c.lines, usable)) {
       remaining.set(a.grant_id, remaining.get(a.grant_id)!.minus(a.amount));
-      covered = covered.plus(a.amount);
+      covered.set(a.grant_id, (covered.get(a.grant_id) ?? new Dec(0)).plus(a.amount));
     }
   }
   return covered;
@@ -111,8 +116,12 @@ export function liveCovered(live: LiveInput, left: ReadonlyMap<string, Dec>): De
  * The balance at `at`. `held` maps grant ids to what drafts hold of them now. Invariant
  * (tested on random histories): available + held = (sum of the entries up to `at`) -
  * what is left (not held) of grants voided or past expiry.
+ *
+ * With `counted` (an agent's own balance), `available` counts only those grants: what is
+ * left of each (not held, not closed) less what it would pay of the open periods; the
+ * other figures stay the account's.
  */
-export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date, live?: LiveInput): Balance {
+export function balanceAt(currency: string, grants: readonly BalanceGrant[], entries: readonly BalanceEntry[], held: ReadonlyMap<string, string>, at: Date, live?: LiveInput, counted?: ReadonlySet<string>): Balance {
   const sum: Record<CreditEntryType, Dec> = { grant: new Dec(0), burn: new Dec(0), release: new Dec(0), expiry: new Dec(0), void: new Dec(0), adjustment: new Dec(0), overpayment: new Dec(0), refund: new Dec(0) };
   const perGrant = new Map<string, Dec>();
   for (const e of entries) {
@@ -124,6 +133,7 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
   let computedVoid = new Dec(0);
   let heldTotal = new Dec(0);
   const open = new Map<string, Dec>();
+  const closed = new Set<string>();
   for (const g of grants) {
     // Drafts hold now; at an earlier instant they held at most what the grant had then.
     const had = Dec.max(perGrant.get(g.id) ?? new Dec(0), 0);
@@ -136,15 +146,20 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
     // void or the expiry entry) counts as voided or expired, never as available.
     if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(left);
     else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(left);
+    else continue;
+    closed.add(g.id);
   }
   const f = (d: Dec) => formatMoney(d, currency);
-  const covered = live ? liveCovered(live, open) : new Dec(0);
+  const coveredBy = live ? liveCoveredByGrant(live, open) : new Map<string, Dec>();
+  const covered = [...coveredBy.values()].reduce((s, d) => s.plus(d), new Dec(0));
   const pending = live ? live.charges.reduce((s, c) => s.plus(c.total), new Dec(0)) : null;
   const expired = sum.expiry.neg().plus(computedExpiry);
   // Overpayments (money paid beyond a corrected invoice's replacement) count as granted, refunds as adjustments.
   const granted = sum.grant.plus(sum.overpayment);
   const adjusted = sum.adjustment.plus(sum.refund);
-  const available = granted.plus(adjusted).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal).minus(covered);
+  const available = counted
+    ? [...open].filter(([id]) => counted.has(id) && !closed.has(id)).reduce((s, [id, left]) => s.plus(left).minus(coveredBy.get(id) ?? 0), new Dec(0))
+    : granted.plus(adjusted).plus(sum.burn).plus(sum.release).plus(sum.expiry).plus(sum.void).minus(computedExpiry).minus(computedVoid).minus(heldTotal).minus(covered);
   return {
     currency,
     granted: f(granted),

@@ -273,3 +273,143 @@ describe('money at the edges', () => {
     expect((await get(`/v1/credits/grants/${y.sub.commitment_terms[0].grant_id}`)).body.remaining).toBe('9000');
   });
 });
+
+describe('voids and renewals (issue 31 defects)', () => {
+  const voidInvoice = (id: string) => ok(post(`/api/v1/invoice/invoices/${id}/void`, {}), 200);
+
+  it('voiding an immediately usable paid grant\'s purchase invoice voids what is left of the grant', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const account = (await ok(post('/v1/accounts', { name: 'void immediate' }))).id;
+    const g = await ok(post('/v1/credits/grants', { account_id: account, currency: 'USD', kind: 'paid', usable: 'immediately', amount: '100' }));
+    expect(g.status).toBe('active');
+    await voidInvoice(g.invoice_id);
+    expect((await get(`/v1/credits/grants/${g.id}`)).body).toMatchObject({ status: 'void', remaining: '0.00' });
+    expect(await entries(g.id)).toEqual([
+      ['grant', '100.00'],
+      ['void', '-100.00'],
+    ]);
+    expect((await get(`/v1/accounts/${account}/credits/balance`)).body.balances[0].available).toBe('0.00');
+  });
+
+  it('a voided commitment grant ends its term: no further installments, no renewal', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('voided commitment', 'USD', '100', { amount: '900', term_months: 3, installments: 3 });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    await ok(post(`/v1/credits/grants/${term.grant_id}/void`, { reason: 'deal off' }), 200);
+    clock = at('2027-02-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const after = await terms(c.id);
+    expect(after).toHaveLength(1);
+    expect(after[0].installments.map((i: any) => i.invoice_id !== null)).toEqual([true, false, false]);
+  });
+
+  it('voiding an installment invoice unpaid takes its amount out of the commitment grant; correcting it is a 409 saying what to do', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('voided installment', 'USD', '100', { amount: '1000', term_months: 3, installments: 3, renews: false });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    const first = term.installments[0].invoice_id;
+    const correct = await post(`/api/v1/invoice/invoices/${first}/correct`);
+    expect(correct.status).toBe(409);
+    expect(correct.body.error.message).toMatch(/void it while unpaid/);
+    await voidInvoice(first);
+    expect((await get(`/v1/credits/grants/${term.grant_id}`)).body).toMatchObject({ status: 'active', remaining: '666.67' });
+    const voids = (await get(`/v1/credits/entries?grant_id=${term.grant_id}&type=void`)).body.entries;
+    expect(voids.map((e: any) => [e.amount, e.invoice_id])).toEqual([['-333.33', first]]);
+    // The other installments are still billed on their dates.
+    clock = at('2026-12-01T00:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    expect((await terms(c.id))[0].installments.map((i: any) => i.invoice_id !== null)).toEqual([true, true, false]);
+  });
+
+  it('renewal follows the status in force at the term end: a cancel dated after it renews the term (owed at once), none after', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('cancel later', 'USD', '100', { amount: '300', term_months: 3, installments: 3 });
+    const c = await subscribe(p.id);
+    await ok(post(`/api/v1/subscription/${c.id}/cancel`, { cancel_date: '2027-03-15' }), 200);
+    clock = at('2027-02-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const [, second] = await terms(c.id);
+    expect(second).toMatchObject({ term: 2, starts_at: '2027-02-01T00:00:00.000Z' });
+    expect(second.installments.map((i: any) => i.invoice_id !== null)).toEqual([true, true, true]);
+    clock = at('2027-05-01T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    expect(await terms(c.id)).toHaveLength(2);
+  });
+});
+
+describe('a term ending mid billing period (issue 31 defects)', () => {
+  it('activated November 10: the grant stays usable through February, the period the term ends in, renewing or not', async () => {
+    clock = at('2026-11-10T00:00:00Z');
+    const p = await plan('mid month', 'USD', '100', { amount: '1000', term_months: 3, renews: false });
+    const once = await subscribe(p.id);
+    const renewing = await subscribe(p.id, { commitment: { amount: '1000', term_months: 3, renews: true } });
+    const [t1] = once.sub.commitment_terms;
+    expect(t1).toMatchObject({ starts_at: '2026-11-10T00:00:00.000Z', ends_at: '2027-02-10T00:00:00.000Z' });
+    expect((await get(`/v1/credits/grants/${t1.grant_id}`)).body.expires_at).toBe('2027-03-01T00:00:00.001Z');
+
+    clock = at('2027-02-10T01:00:00Z');
+    await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
+    const [r1, r2] = await terms(renewing.id);
+    expect(r2).toMatchObject({ term: 2, starts_at: '2027-02-10T00:00:00.000Z' });
+
+    clock = at('2027-03-01T01:00:00Z');
+    for (const s of [once, renewing]) {
+      expect(await bill(s.account, '2026-11')).toMatchObject({ total: '70.00', credits_applied: '70.00' }); // 21 of 30 days
+      for (const month of ['2026-12', '2027-01']) expect(await bill(s.account, month)).toMatchObject({ total: '100.00', credits_applied: '100.00' });
+    }
+    // February (ending March 1, after the term's end) still draws on term 1: before term 2's grant (earlier expiry).
+    const febOnce = await bill(once.account, '2027-02');
+    expect(febOnce).toMatchObject({ total: '100.00', credits_applied: '100.00', amount_due: '0.00' });
+    expect(creditLines(febOnce)).toEqual([[t1.grant_id, '-100.00']]);
+    expect(creditLines(await bill(renewing.account, '2027-02'))).toEqual([[r1.grant_id, '-100.00']]);
+
+    await expireGrants(stack.tally.db!, new Date(clock));
+    const expiry = (await get(`/v1/credits/entries?grant_id=${t1.grant_id}&type=expiry`)).body.entries;
+    expect(expiry.map((e: any) => [e.amount, e.occurred_at])).toEqual([['-630.00', '2027-03-01T00:00:00.001Z']]);
+  });
+});
+
+describe('expiry after the last invoice (issue 31 defects)', () => {
+  it('an expiry step before the term\'s last invoice is generated waits; the on-demand generate after it burns the grant first', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('late generate', 'USD', '100', { amount: '1000', term_months: 3, renews: false });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    clock = at('2027-02-01T01:00:00Z');
+    for (const month of ['2026-11', '2026-12']) await bill(c.account, month);
+    await expireGrants(stack.tally.db!, new Date(clock)); // January not generated yet: nothing expires
+    expect((await get(`/v1/credits/entries?grant_id=${term.grant_id}&type=expiry`)).body.entries).toEqual([]);
+    const jan = await bill(c.account, '2027-01');
+    expect(jan).toMatchObject({ total: '100.00', credits_applied: '100.00', amount_due: '0.00' });
+    await expireGrants(stack.tally.db!, new Date(clock));
+    expect(await entries(term.grant_id)).toEqual([
+      ['grant', '1000.00'],
+      ['burn', '-100.00'],
+      ['burn', '-100.00'],
+      ['burn', '-100.00'],
+      ['expiry', '-700.00'],
+    ]);
+  });
+});
+
+describe("an agent's own balance (issue 31 defects)", () => {
+  it("counts only the credit that may pay for the agent's subscriptions: another subscription's commitment is left out", async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const committed = await plan('agent scope', 'USD', '100', { amount: '1000', term_months: 3 });
+    const plain = await plan('agent scope plain', 'USD', '0', null);
+    const a = await subscribe(committed.id);
+    const other = await createAgent(stack, 'development', { accountId: a.account });
+    await ok(post('/v1/subscriptions', { account_id: a.account, rate_plan_id: plain.id, agent_instance_ids: [other.id] }));
+    await ok(post('/v1/credits/grants', { account_id: a.account, currency: 'USD', kind: 'free', amount: '50', effective_at: '2026-11-01T00:00:00Z' }));
+    clock = at('2026-11-02T00:00:00Z');
+    const account = (await get(`/v1/accounts/${a.account}/credits/balance`)).body.balances[0].available;
+    const mine = async (secret: string, path: string) => (await call(stack, 'GET', path, { headers: { 'x-agent-secret': secret } })).body.balances[0].available;
+    for (const path of ['/v1/agents/me/credit-balance', '/api/v1/agent_instance/credit-balance']) {
+      // The other agent's subscription can only ever draw on the account-wide 50.00.
+      expect(await mine(other.secret, path)).toBe('50.00');
+    }
+    expect(Number(account)).toBeGreaterThan(50); // the account's figure counts the commitment too
+  });
+});

@@ -9,9 +9,9 @@
  * Rules:
  * - A term starts when the subscription becomes active (term 1) or when the previous term
  *   ends (a renewal, while the subscription is active or paused and the commitment renews).
- * - The grant is effective at the term's start and expires 1 ms after its end, so the
- *   term's last billing period (ending at the term's end) still draws on it; what is left
- *   then leaves with an `expiry` entry (ledger.ts).
+ * - The grant is effective at the term's start and expires 1 ms after the end of the
+ *   billing period in which the term ends (termGrantExpiry), so that period still draws on
+ *   it; what is left then leaves with an `expiry` entry (ledger.ts).
  * - Installment k of n is invoiced at start + (k - 1) x term_months / n months; a cancel
  *   invoices every installment not yet invoiced at once (the commitment is owed), and the
  *   term is not renewed.
@@ -25,7 +25,9 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/log.ts';
-import { commitmentInForce, termPlan } from '../catalog/prepaid-commitment.ts';
+import { commitmentInForce, termGrantExpiry, termPlan } from '../catalog/prepaid-commitment.ts';
+import { stateChanges } from '../catalog/subscriptions.ts';
+import { stateAt } from '../invoicing/segments.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import { grantEntry, insertSystemGrant } from './grants.ts';
 import { issueOwnInvoice, type OwnLine } from './purchase-invoice.ts';
@@ -53,7 +55,7 @@ interface SubscriptionRef {
  * due by `now`. Returns the term's id, or null.
  */
 export async function startCommitmentTerm(tx: Tx, sub: SubscriptionRef, term: number, startsAt: Date, now: Date, netDays: number): Promise<string | null> {
-  const plan = await tx.selectFrom('rate_plans').select(['currency', 'prepaid_commitment']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow();
+  const plan = await tx.selectFrom('rate_plans').select(['currency', 'prepaid_commitment', 'billing_cycle_code']).where('id', '=', sub.rate_plan_id).executeTakeFirstOrThrow();
   const c = commitmentInForce(sub.prepaid_commitment, plan.prepaid_commitment);
   if (!c) return null;
   const { ends_at, installments } = termPlan(c, startsAt, plan.currency);
@@ -64,7 +66,7 @@ export async function startCommitmentTerm(tx: Tx, sub: SubscriptionRef, term: nu
     amount: c.amount,
     priority: COMMITMENT_PRIORITY,
     effective_at: startsAt,
-    expires_at: new Date(ends_at.getTime() + 1),
+    expires_at: termGrantExpiry(ends_at, plan.billing_cycle_code),
     scope: { subscription_id: sub.id },
     metadata: { source: 'prepaid_commitment', subscription_id: sub.id, term, term_start: startsAt.toISOString(), term_end: ends_at.toISOString() },
     usable_at: null,
@@ -108,10 +110,13 @@ export async function invoiceInstallments(tx: Tx, subscriptionId: string, now: D
     .selectFrom('commitment_installments as i')
     .innerJoin('commitment_terms as t', 't.id', 'i.term_id')
     .select(['i.term_id', 'i.n', 'i.amount', 't.term', 't.installments', 't.starts_at', 't.ends_at', 't.grant_id', 't.environment_id', 't.account_id', 't.currency'])
+    .innerJoin('credit_grants as g', 'g.id', 't.grant_id')
     .where('t.subscription_id', '=', subscriptionId)
-    .where('i.invoice_id', 'is', null);
+    .where('i.invoice_id', 'is', null)
+    // A voided commitment grant ends its term: nothing more is owed for it.
+    .where('g.voided_at', 'is', null);
   if (!all) q = q.where('i.due_at', '<=', now);
-  const due = await q.orderBy('t.term').orderBy('i.n').forUpdate().execute();
+  const due = await q.orderBy('t.term').orderBy('i.n').forUpdate('i').execute();
   if (due.length === 0) return null;
   const lines: OwnLine[] = due.map((d) => ({
     charge_id: d.grant_id,
@@ -147,9 +152,11 @@ export async function advanceCommitments(db: Db, now: Date, netDays: number): Pr
   const due = await db
     .selectFrom('commitment_installments as i')
     .innerJoin('commitment_terms as t', 't.id', 'i.term_id')
+    .innerJoin('credit_grants as g', 'g.id', 't.grant_id')
     .select('t.subscription_id')
     .distinct()
     .where('i.invoice_id', 'is', null)
+    .where('g.voided_at', 'is', null)
     .where('i.due_at', '<=', now)
     .limit(BATCH)
     .execute();
@@ -171,14 +178,31 @@ export async function advanceCommitments(db: Db, now: Date, netDays: number): Pr
         const t = await tx.selectFrom('commitment_terms').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
         const sub = await lockSubscription(tx, t.subscription_id);
         const closed = await tx.updateTable('commitment_terms').set({ closed_at: now }).where('id', '=', id).where('closed_at', 'is', null).executeTakeFirst();
-        if (closed.numUpdatedRows === 0n || !t.renews || (sub.status !== 'active' && sub.status !== 'paused')) return 0;
-        return (await startCommitmentTerm(tx, sub, t.term + 1, t.ends_at, now, netDays)) ? 1 : 0;
+        if (closed.numUpdatedRows === 0n || !(await renewsAt(tx, t))) return 0;
+        const next = await startCommitmentTerm(tx, sub, t.term + 1, t.ends_at, now, netDays);
+        // Cancelled from a date after the term's end: the renewed term is owed at once, as a cancel mid-term owes it.
+        if (next && sub.status === 'cancelled') await invoiceInstallments(tx, sub.id, now, netDays, true);
+        return next ? 1 : 0;
       });
     } catch (err) {
       log.warn('commitment renewal failed', { term_id: id, err });
     }
   }
   return out;
+}
+
+/**
+ * Whether an ended term renews: its commitment renews, its grant was not voided (a void
+ * ends the term), and the subscription is active or paused at the term's end by its
+ * recorded changes (a cancel dated later does not stop it).
+ */
+async function renewsAt(tx: Tx, t: { subscription_id: string; ends_at: Date; renews: boolean; grant_id: string }): Promise<boolean> {
+  if (!t.renews) return false;
+  const grant = await tx.selectFrom('credit_grants').select('voided_at').where('id', '=', t.grant_id).executeTakeFirstOrThrow();
+  if (grant.voided_at !== null) return false;
+  const changes = (await stateChanges(tx, [t.subscription_id])).get(t.subscription_id)!;
+  const { status } = stateAt(changes, t.ends_at.getTime());
+  return status === 'active' || status === 'paused';
 }
 
 /** The terms of a subscription's commitment with their installments, as both families show them. */

@@ -241,12 +241,33 @@ describe('grants', () => {
       [{ usable: 'on_payment' }, 'usable'],
       [{ account_id: 'acct_nope' }, 'account_id'],
       [{ kind: 'gift' }, 'kind'],
+      // Unknown fields (a misspelt expires_at would grant credit that never expires).
+      [{ expire_at: '2027-01-01' }, 'expire_at'],
+      // One money parser: plain decimal digits only.
+      [{ amount: '1e2' }, 'amount'],
+      [{ amount: ' 100' }, 'amount'],
+      [{ amount: '+5' }, 'amount'],
+      [{ amount: '1.' }, 'amount'],
+      [{ amount: 1e21 }, 'amount'],
     ];
     for (const [patch, field] of cases) {
       const res = await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '10', ...patch });
       expect(res.status, `${JSON.stringify(patch)} -> ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(patch)).toContain(field);
+    }
+    for (const key of ['', '   ']) {
+      const res = await post('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10' }, { 'Idempotency-Key': key });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.details.map((d: any) => d.path)).toContain('Idempotency-Key');
+    }
+    for (const [path, body, field] of [
+      ['/v1/credits/adjustments', { grant_id: 'cgr_nope', amount: '1', reason: 'x', note: 'y' }, 'note'],
+      ['/v1/credits/topups', { account_id: acct, currency: 'USD', type: 'threshold', threshold: '5', amount: '10', expires_at: '2027-01-01' }, 'expires_at'],
+    ] as const) {
+      const res = await post(path, body);
+      expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(400);
+      expect(JSON.stringify(res.body.error), path).toContain(field);
     }
     expect((await get(`/v1/credits/grants?account_id=${acct}`)).body.total).toBe(0);
     expect((await get(`/v1/credits/grants?account_id=${jpyAcct}`)).body.total).toBe(0);

@@ -30,6 +30,7 @@ import { rng } from '../../test/lifecycle-model.ts';
 import { allocateCredits, usableOn, type CreditableLine, type UsableGrant } from './allocate.ts';
 import { termPlan } from '../catalog/prepaid-commitment.ts';
 import { balanceAt, type BalanceEntry } from './balance.ts';
+import { Dec } from '../rating/money.ts';
 import type { CreditScope } from '../../shared/db/schema.ts';
 
 const RUNS = Number(process.env.CREDITS_RUNS ?? 2000);
@@ -233,7 +234,11 @@ describe(`credits against the model (${RUNS} random histories, seed ${SEED})`, (
       // The balance at random instants (and now), against the model's counters.
       const heldNow = new Map(grants.map((g) => [g.id, text(held(g.id), places)]));
       for (const at of [t, T0 - DAY, T0 + Math.floor(next() * (t - T0 + 1)), t + 90 * DAY]) {
-        const b = balanceAt(code, grants.map((g) => ({ id: g.id, expires_at: g.expires === null ? null : new Date(g.expires), voided_at: g.voidedAt === null ? null : new Date(g.voidedAt) })), entries, heldNow, new Date(at));
+        const rows = grants.map((g) => ({ id: g.id, expires_at: g.expires === null ? null : new Date(g.expires), voided_at: g.voidedAt === null ? null : new Date(g.voidedAt) }));
+        const b = balanceAt(code, rows, entries, heldNow, new Date(at));
+        // An agent's own figure counting every grant is the account's; counting none, zero.
+        expect(balanceAt(code, rows, entries, heldNow, new Date(at), undefined, new Set(grants.map((g) => g.id))).available).toBe(b.available);
+        expect(new Dec(balanceAt(code, rows, entries, heldNow, new Date(at), undefined, new Set()).available).isZero()).toBe(true);
         const upTo = entries.filter((e) => e.occurred_at.getTime() <= at);
         const sum = (type?: BalanceEntry['type']) => upTo.filter((e) => !type || e.type === type).reduce((s, e) => s + units(e.amount, places), 0n);
         let expiredLeft = 0n;

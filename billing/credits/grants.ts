@@ -293,12 +293,41 @@ export async function grantPaidPurchase(tx: Tx, invoiceId: string, now: Date): P
   if (grant && grant.usable === 'on_payment' && grant.voided_at === null) await grantEntry(tx, grant, now);
 }
 
-/** The purchase invoice `invoiceId` was voided: an unpaid `on_payment` grant is void with it (it never became usable). */
+/**
+ * An invoice of Tally's own (no subscription) was voided unpaid: a credit purchase's grant is
+ * void with it, whatever its usability (what was already burned stays burned: a `void`
+ * entry takes what is left); a prepaid commitment's installments on it leave the
+ * commitment's grant (a `void` entry naming the invoice, at most what is left of it).
+ */
 export async function voidUnpaidPurchase(tx: Tx, invoiceId: string, now: Date): Promise<void> {
+  const reason = `purchase invoice ${invoiceId} voided`;
   const grant = await tx.selectFrom('credit_grants').selectAll().where('invoice_id', '=', invoiceId).forUpdate().executeTakeFirst();
-  if (grant && grant.usable_at === null && grant.voided_at === null) {
-    await tx.updateTable('credit_grants').set({ voided_at: now, void_reason: `purchase invoice ${invoiceId} voided` }).where('id', '=', grant.id).execute();
+  if (grant && grant.voided_at === null) {
+    await tx.updateTable('credit_grants').set({ voided_at: now, void_reason: reason }).where('id', '=', grant.id).execute();
+    if (grant.usable_at !== null) await voidEntry(tx, grant, null, null, reason, null, now);
   }
+  const parts = await tx
+    .selectFrom('commitment_installments as i')
+    .innerJoin('commitment_terms as t', 't.id', 'i.term_id')
+    .select(['t.grant_id', sql<string>`sum(i.amount)::text`.as('amount')])
+    .where('i.invoice_id', '=', invoiceId)
+    .groupBy('t.grant_id')
+    .execute();
+  for (const part of parts) {
+    const g = await tx.selectFrom('credit_grants').selectAll().where('id', '=', part.grant_id).forUpdate().executeTakeFirstOrThrow();
+    if (g.voided_at === null) await voidEntry(tx, g, part.amount, invoiceId, `installment invoice ${invoiceId} voided`, null, now);
+  }
+}
+
+/** A `void` entry of a grant: `upTo` (or all) of what is left of it; nothing when nothing is left. */
+async function voidEntry(tx: Tx, g: GrantRow, upTo: string | null, invoiceId: string | null, reason: string | null, createdBy: string | null, now: Date): Promise<void> {
+  const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
+  const amount = upTo === null ? left : Dec.min(left, upTo);
+  if (amount.lte(0)) return;
+  await tx
+    .insertInto('credit_entries')
+    .values({ id: newId('cle'), environment_id: g.environment_id, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'void', amount: amount.neg().toFixed(), invoice_id: invoiceId, reason, created_by: createdBy, occurred_at: notBeforeGrant(g, now) })
+    .execute();
 }
 
 /** A grant as both families show it, with what is left of it. */
@@ -413,14 +442,8 @@ export async function voidGrant(db: Db, environmentId: string, id: string, reaso
     const g = await tx.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!g) throw notFound('credit grant', id);
     if (g.voided_at) throw new AppError('conflict', `credit grant ${id} is already void`);
-    const left = (await remainingOf(tx, [id], null)).get(id)!;
     await tx.updateTable('credit_grants').set({ voided_at: actor.now, void_reason: reason }).where('id', '=', id).execute();
-    if (left.gt(0)) {
-      await tx
-        .insertInto('credit_entries')
-        .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: id, type: 'void', amount: left.neg().toFixed(), invoice_id: null, reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
-        .execute();
-    }
+    await voidEntry(tx, g, null, null, reason, actor.createdBy, actor.now);
   });
   return getGrant(db, environmentId, id, actor.now);
 }

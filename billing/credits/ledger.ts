@@ -13,6 +13,10 @@ import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { creditsEventData } from '../webhooks/payloads.ts';
 import { balanceAt, type Balance, type LiveCharge, type LiveInput } from './balance.ts';
 import { remainingOf } from './invoice-credits.ts';
+import { nextPeriodOf } from '../invoicing/generate.ts';
+import { loadSubject } from '../invoicing/rate-subscription.ts';
+import { billableSegments } from '../invoicing/segments.ts';
+import { periodContaining, toEpochMs } from '../rating/periods.ts';
 
 type EntryRow = Selectable<CreditEntriesTable>;
 
@@ -73,9 +77,11 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
  * `openPeriods` (the live balance: asked only when the account has grants), `pending`
  * and `pending_covered` are computed from them, and the holds of drafts of those open
  * periods are left out of `held` (the live figure replaces them; drafts of closed
- * periods keep theirs).
+ * periods keep theirs). With `forSubscriptions` (an agent's own balance: its
+ * subscriptions), `available` counts only the grants that may pay for one of them (no
+ * `scope.subscription_id`, or one of theirs).
  */
-export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>): Promise<Balance[]> {
+export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>, forSubscriptions?: readonly string[]): Promise<Balance[]> {
   const [account, grants] = await Promise.all([
     db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst(),
     db
@@ -116,6 +122,7 @@ export async function accountBalances(db: Db, environmentId: string, accountId: 
       heldMap,
       at,
       live,
+      forSubscriptions && new Set(mine.filter((g) => !g.scope?.subscription_id || forSubscriptions.includes(g.scope.subscription_id)).map((g) => g.id)),
     );
   });
 }
@@ -129,6 +136,11 @@ const EXPIRY_BATCH = 500;
  * which stays theirs), dated at the expiry instant, and its `credits.expired` event.
  * Idempotent: the entry is unique per grant (constraint), and the grant is marked
  * (`expiry_written_at`) in the same transaction. Returns how many entries it wrote.
+ *
+ * An expiry is written only once every subscription the grant may pay for (of its account,
+ * in its currency, within its scope) has its invoices generated for every billable period
+ * ending at or before the expiry instant: a generation that failed or was capped in the
+ * same tick, or an on-demand generate after it, still burns the grant first.
  */
 export async function expireGrants(db: Db, now: Date): Promise<number> {
   const due = await db
@@ -144,6 +156,8 @@ export async function expireGrants(db: Db, now: Date): Promise<number> {
     written += await db.transaction().execute(async (tx) => {
       const g = await tx.selectFrom('credit_grants').selectAll().where('id', '=', id).where('expiry_written_at', 'is', null).forUpdate().executeTakeFirst();
       if (!g || !g.expires_at) return 0;
+      // Invoices of periods ending by the expiry burn first: wait until they are generated.
+      if (await generationPending(db, g)) return 0;
       await tx.updateTable('credit_grants').set({ expiry_written_at: now }).where('id', '=', id).execute();
       const left = (await remainingOf(tx, [id], null)).get(id)!;
       if (g.voided_at || left.lte(0)) return 0;
@@ -159,4 +173,35 @@ export async function expireGrants(db: Db, now: Date): Promise<number> {
     });
   }
   return written;
+}
+
+/** How many periods of one subscription {@link generationPending} looks at (a bound, never reached by a term of 10 years of months). */
+const MAX_PENDING_PERIODS = 240;
+
+/** Whether a subscription the grant may pay for has a billable period ending by its expiry with no invoice yet. */
+async function generationPending(db: Db, g: { environment_id: string; account_id: string; currency: string; expires_at: Date | null; scope: { subscription_id?: string } | null }): Promise<boolean> {
+  if (!g.expires_at) return false;
+  const expiry = g.expires_at.getTime();
+  let q = db
+    .selectFrom('subscriptions as s')
+    .innerJoin('rate_plans as p', 'p.id', 's.rate_plan_id')
+    .leftJoin(
+      (eb) => eb.selectFrom('invoices').select(['subscription_id', (e) => e.fn.max('period_end').as('invoiced_to')]).where('kind', '=', 'invoice').groupBy('subscription_id').as('i'),
+      (join) => join.onRef('i.subscription_id', '=', 's.id'),
+    )
+    .select(['s.id', 's.contract_effective_date', 'i.invoiced_to'])
+    .where('s.environment_id', '=', g.environment_id)
+    .where('s.account_id', '=', g.account_id)
+    .where('s.status', '!=', 'draft')
+    .where(sql`upper(p.currency)`, '=', g.currency);
+  if (g.scope?.subscription_id) q = q.where('s.id', '=', g.scope.subscription_id);
+  for (const sub of await q.execute()) {
+    const from = toEpochMs(sub.invoiced_to ?? sub.contract_effective_date);
+    const subject = await loadSubject(db, g.environment_id, sub.id);
+    let p = periodContaining(from, subject.cycleAt(from));
+    for (let n = 0; n < MAX_PENDING_PERIODS && toEpochMs(p.end) <= expiry; n++, p = nextPeriodOf(subject, p)) {
+      if (billableSegments(subject.changes, p).length > 0) return true;
+    }
+  }
+  return false;
 }

@@ -195,7 +195,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
     throw conflict(`${row.number ?? row.id} is a credit note; credit notes are not corrected (correct invoice ${row.corrects_invoice_id}'s current replacement instead)`);
   }
   if (row.status === 'draft') throw conflict(`invoice ${row.id} is a draft: drafts are re-rated (generate again, or finalize), not corrected`);
-  if (row.subscription_id === null) throw conflict(`invoice ${row.number ?? row.id} bills a credit purchase: it is not re-rated, so not corrected (void it while unpaid)`);
+  if (row.subscription_id === null) throw conflict(`invoice ${row.number ?? row.id} bills a credit purchase or prepaid commitment installments: it is not re-rated, so not corrected; void it while unpaid (the credit it bills leaves its grant with it) and grant the credit anew if it is still owed`);
   const subscriptionId = row.subscription_id;
   const subject = await loadSubject(inv.db, environmentId, subscriptionId);
   const period = { start: row.period_start.toISOString(), end: row.period_end.toISOString() };
