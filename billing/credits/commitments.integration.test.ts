@@ -159,7 +159,8 @@ describe('up front', () => {
     clock = at('2026-11-06T00:00:00Z');
     await actions(a.agent, 20, at('2026-11-05T00:00:00Z'));
     // Live: the open period so far (100 + 200) is covered by the commitment first.
-    const live = (await get(`/v1/accounts/${a.account}/credits/balance`)).body.balances[0];
+    // The live balance counts the events once the live-usage poll has seen them stored (one poll after ClickHouse has them).
+    const live = await waitFor(async () => (await get(`/v1/accounts/${a.account}/credits/balance`)).body.balances[0], (x: any) => x.pending === '300.00', 10_000);
     expect(live).toMatchObject({ pending: '300.00', pending_covered: '300.00', available: '750.00' });
     clock = at('2026-12-06T00:00:00Z');
     await actions(a.agent, 50, at('2026-12-05T00:00:00Z'));
