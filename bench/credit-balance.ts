@@ -1,5 +1,5 @@
 /**
- * npm run bench:credit-balance — the live credit balance (README "Credits", `pending`)
+ * npm run bench:credit-balance — the live credit balance (docs/credits.md "Credits", `pending`)
  * of `npm start`'s one process: BENCH_ACCOUNTS (10,000) accounts, each with an agent
  * instance, an active monthly subscription (0.01 per @action, Platform 5.00) and a free
  * grant; BENCH_EVENTS_PER_ACCOUNT (10) actions each of the open month sent through

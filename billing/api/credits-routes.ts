@@ -124,7 +124,7 @@ function entryFilter(req: HttpRequest): EntryFilter {
 }
 
 /**
- * Prepaid credits on both families (README, Credits): grants (create, list, one, void),
+ * Prepaid credits on both families (docs/credits.md, Credits): grants (create, list, one, void),
  * the ledger's entries, manual adjustments, and an account's balance per currency.
  * Reads need `read`; grants, voids and adjustments need `write`.
  */

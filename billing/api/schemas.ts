@@ -97,7 +97,7 @@ const MinimumCommitment = Type.Union([Type.String({ maxLength: 40 }), Type.Numbe
   errorMessage: 'must be a non-negative decimal string or number, or null',
   description: 'minimum billed per billing period, in the currency (decimal, at most its minor units); null: none',
 });
-/** A prepaid commitment (README "Commitments"): the amount is checked against the currency by billing/catalog/prepaid-commitment.ts. */
+/** A prepaid commitment (docs/credits.md "Commitments"): the amount is checked against the currency by billing/catalog/prepaid-commitment.ts. */
 const PrepaidCommitment = Type.Union(
   [
     Type.Object(

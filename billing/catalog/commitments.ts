@@ -1,5 +1,5 @@
 /**
- * Minimum commitment amounts of rate plans and subscriptions (README "Commitments"):
+ * Minimum commitment amounts of rate plans and subscriptions (docs/credits.md "Commitments"):
  * checked against the currency they are in, and stored as exact decimal text at its
  * minor units. Pure.
  */

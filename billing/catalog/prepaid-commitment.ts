@@ -1,5 +1,5 @@
 /**
- * Prepaid commitments of rate plans and subscriptions (README "Commitments"): the input
+ * Prepaid commitments of rate plans and subscriptions (docs/credits.md "Commitments"): the input
  * checked against the plan's currency, its installments split exactly, and the dates of a
  * term. Pure.
  */

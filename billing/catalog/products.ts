@@ -84,9 +84,9 @@ interface RatePlanInput {
   billing_cycle_code: BillingCycle;
   /** ISO 4217 code, any case; stored upper case. */
   currency: string;
-  /** Minimum per billing period in the plan's currency (README "Commitments"); null or absent: none. */
+  /** Minimum per billing period in the plan's currency (docs/credits.md "Commitments"); null or absent: none. */
   minimum_commitment?: string | number | null;
-  /** Prepaid commitment of its subscriptions (README "Commitments"); null or absent: none. */
+  /** Prepaid commitment of its subscriptions (docs/credits.md "Commitments"); null or absent: none. */
   prepaid_commitment?: PrepaidCommitmentInput | null;
 }
 

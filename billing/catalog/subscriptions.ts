@@ -106,7 +106,7 @@ async function instanceIds(db: Db | Tx, ids: string[]): Promise<Map<string, stri
   return out;
 }
 
-/** One subscription, with the terms of its prepaid commitment (README "Commitments"). */
+/** One subscription, with the terms of its prepaid commitment (docs/credits.md "Commitments"). */
 async function view(db: Db | Tx, r: Row, now: Date) {
   const [ids, changes, terms] = await Promise.all([instanceIds(db, [r.id]), stateChanges(db, [r.id]), commitmentTerms(db, r.id)]);
   return { ...subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now), commitment_terms: terms };
@@ -143,9 +143,9 @@ interface SubscriptionInput {
   agent_instance_ids?: string[];
   /** Create it active at once (Family A, which has no activate path). */
   activate?: boolean;
-  /** Overrides the plan's minimum commitment per period, in the plan's currency (README "Commitments"); null or absent: the plan's. */
+  /** Overrides the plan's minimum commitment per period, in the plan's currency (docs/credits.md "Commitments"); null or absent: the plan's. */
   minimum_commitment?: string | number | null;
-  /** Overrides the plan's prepaid commitment (README "Commitments"); null or absent: the plan's, an amount of 0: none. */
+  /** Overrides the plan's prepaid commitment (docs/credits.md "Commitments"); null or absent: the plan's, an amount of 0: none. */
   prepaid_commitment?: PrepaidCommitmentInput | null;
   /** Net days of the commitment's invoices (TALLY_INVOICE_NET_DAYS). */
   netDays: number;

@@ -2,7 +2,7 @@
  * Pure: which credits an invoice applies, grant by grant (no IO; the invoicing store
  * calls it inside the transaction that holds the account's grants locked).
  *
- * Rules (README, Credits):
+ * Rules (docs/credits.md, Credits):
  * - Only what the invoice bills is covered: at most its `total` (after discounts and
  *   any minimum-commitment true-up), never below zero.
  * - Grants burn by priority (lower first), then the earliest expiry (no expiry last),

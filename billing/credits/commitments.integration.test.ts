@@ -1,5 +1,5 @@
 /**
- * Prepaid commitments through the API (README "Commitments") on the real Postgres, NATS
+ * Prepaid commitments through the API (docs/credits.md "Commitments") on the real Postgres, NATS
  * and ClickHouse: the field on plans and subscriptions of both families (validated
  * against the plan's currency), up front and in installments (equal parts, the remainder
  * on the last, each on its date), drawn down by the subscription's invoices before other

@@ -1,5 +1,5 @@
 /**
- * Prepaid commitments (README "Commitments"): a subscription commits to an amount for a
+ * Prepaid commitments (docs/credits.md "Commitments"): a subscription commits to an amount for a
  * term; the amount is a paid credit grant scoped to the subscription, usable from the
  * term's start and burned on its invoices before any other grant (priority 0, below the
  * API's 1..100), and its invoices (up front, or installments) are invoices of their own

@@ -16,7 +16,7 @@
  *   grants (a closed grant gives nothing more, even when a draft re-rated smaller gives
  *   credit back to it).
  *
- * - prepaid commitments (README "Commitments"): a grant of priority 0 scoped to one of two
+ * - prepaid commitments (docs/credits.md "Commitments"): a grant of priority 0 scoped to one of two
  *   subscriptions, effective at its term's start and expiring 1 ms after its end, pays
  *   only that subscription's invoices, before any other grant, on any of their lines; its
  *   installments (termPlan) are equal parts at the minor units with the remainder on the

@@ -474,7 +474,7 @@ export async function adjustGrant(db: Db, environmentId: string, input: { grant_
 }
 
 /**
- * Pays back account credit (README, Credits: money already paid): a `refund` entry
+ * Pays back account credit (docs/credits.md, Credits: money already paid): a `refund` entry
  * (negative, with its reason) on a paid grant (a purchase, or an overpayment of a corrected
  * invoice), at most what is left of it (400). A free grant has nothing to pay back (409).
  */

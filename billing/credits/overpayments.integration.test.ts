@@ -1,5 +1,5 @@
 /**
- * Money already paid (README, Credits) on the real Postgres, NATS JetStream and
+ * Money already paid (docs/credits.md, Credits) on the real Postgres, NATS JetStream and
  * ClickHouse: correcting a paid invoice settles the replacement with the payment first,
  * what was paid beyond it becomes account credit (an `overpayment` ledger entry linked to
  * the corrected invoice), and a refund of account credit is a `refund` ledger entry.

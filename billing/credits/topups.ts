@@ -1,5 +1,5 @@
 /**
- * Credit top-ups (README, Credits): rules that grant credit by themselves.
+ * Credit top-ups (docs/credits.md, Credits): rules that grant credit by themselves.
  *
  * - recurring: every `week` or `month` from `starts_at` (a month later on the same day,
  *   the month's last day when it is shorter), `amount` of credit;

@@ -1,5 +1,5 @@
 /**
- * Minimum commitments through the API (README "Commitments"), against real Postgres,
+ * Minimum commitments through the API (docs/credits.md "Commitments"), against real Postgres,
  * NATS and ClickHouse: the minimum on a rate plan (Family B create, shown on both
  * families' reads) and per subscription (both families' create), validated against the
  * plan's currency; November invoices under, over and exactly at the minimum, with a

@@ -249,7 +249,7 @@ export async function correctInvoice(inv: Invoicing, environmentId: string, invo
       .executeTakeFirstOrThrow();
     const lines = rated ? lineValues(replacement.id, rated) : [];
     if (lines.length) await tx.insertInto('invoice_lines').values(lines).execute();
-    // The corrected invoice's credits come back, then the replacement burns anew (README, Credits).
+    // The corrected invoice's credits come back, then the replacement burns anew (docs/credits.md, Credits).
     if (head.status !== 'void') await releaseCredits(tx, head, `invoice ${head.number ?? head.id} corrected`, now);
     if (await applyCredits(tx, replacement, lines, now)) replacement = await tx.selectFrom('invoices').selectAll().where('id', '=', replacement.id).executeTakeFirstOrThrow();
     // Money already received for the period settles the replacement first; any excess becomes account credit.

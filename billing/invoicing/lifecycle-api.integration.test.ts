@@ -10,7 +10,7 @@
  * rationals, each charge rounded once; users counted once a period, at the price of the
  * plan billed at their first billed action: issue 35; a minimum commitment per plan or
  * overridden per subscription, owed over each plan's billed share of the period, rounded
- * once, trued up when the charges bill less: README "Commitments"). Covers what the pure model tests
+ * once, trued up when the charges bill less: docs/credits.md "Commitments"). Covers what the pure model tests
  * cannot: the state machine and its refusals, the stored moves, the usage queries.
  *
  * LIFECYCLE_API_RUNS sequences (100 in npm test, ~5 s; `npm run test:lifecycle` runs 300), seeded by LIFECYCLE_SEED.

@@ -24,7 +24,7 @@ export interface BillingSubject {
   changes: { type: string; to_status: string; rate_plan_id: string; effective_at: string }[];
   /**
    * The minimum commitment per period in force on a plan's segments: the subscription's
-   * override, else that plan's, else null (README "Commitments").
+   * override, else that plan's, else null (docs/credits.md "Commitments").
    */
   minimumOn(ratePlanId: string): string | null;
 }

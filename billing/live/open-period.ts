@@ -4,7 +4,7 @@
  * path (rate-subscription.ts, as the invoice preview and generation do), so the figure is
  * exact decimal and equal to the draft invoice generated at the same instant.
  *
- * Used by the credit balance (`pending`, README "Credits") and meant for spend limits at
+ * Used by the credit balance (`pending`, docs/credits.md "Credits") and meant for spend limits at
  * the ingest edge (issue 32): `openPeriodCharges` is the one entry point.
  *
  * Rules:

@@ -1,7 +1,7 @@
 /**
  * The open period's usage, cached per query and dropped as soon as new events of its
  * scope are in ClickHouse, so repeated live balances cost no ClickHouse query and a fresh
- * one costs one (README "Credits", `pending`).
+ * one costs one (docs/credits.md "Credits", `pending`).
  *
  * How a cached answer is known to be stale: the sink's floor (shared/nats/connection.ts
  * `sinkAckFloor`: every event message up to that stream sequence is in ClickHouse) is

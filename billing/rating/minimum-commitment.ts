@@ -4,7 +4,7 @@
  * discounts (the order of an invoice's money: charges, discounts, this true-up, then
  * credits applied outside the engine).
  *
- * Rules (README "Commitments"):
+ * Rules (docs/credits.md "Commitments"):
  * - Each billed segment of the period carries the minimum per whole period in force on
  *   it (its plan's, or the subscription's override), or none.
  * - The minimum owed = sum over segments of minimum x segment ms / period ms: prorated by

@@ -83,7 +83,7 @@ function invoiceData(status: TSchema) {
       amount: Type.Number({ description: 'the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic' }),
       currency: Str('ISO 4217 code'),
       total: Str('the exact total as a decimal string in the currency’s minor units, e.g. "16.00"'),
-      amount_due: Type.Optional(Str('the total less the prepaid credits applied, e.g. "6.00" (README, Credits)')),
+      amount_due: Type.Optional(Str('the total less the prepaid credits applied, e.g. "6.00" (docs/credits.md, Credits)')),
       number: NullableStr('the invoice number once finalized (INV-…), else null'),
       status,
       subscription_id: NullableStr('the subscription it bills'),

@@ -3453,7 +3453,7 @@ export interface components {
             corrects_invoice_id: string | null;
             /** Format: date-time */
             created_at: string;
-            /** @description prepaid credits applied (the sum of the credits_applied lines, as a positive amount; README, Credits) */
+            /** @description prepaid credits applied (the sum of the credits_applied lines, as a positive amount; docs/credits.md, Credits) */
             credits_applied: string;
             currency: string;
             /** @description exact decimal as text, e.g. "12.50" */
@@ -3473,7 +3473,7 @@ export interface components {
             lines?: components["schemas"]["InvoiceLine"][];
             number: string | null;
             paid_at: string | null;
-            /** @description a correction’s replacement: what the payment of the corrected invoice settles of it (README, Credits) */
+            /** @description a correction’s replacement: what the payment of the corrected invoice settles of it (docs/credits.md, Credits) */
             payment_applied: string;
             payment_reference: string | null;
             /** Format: date-time */
@@ -12057,7 +12057,7 @@ export interface operations {
                         account_id: string;
                         /** @description the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic */
                         amount: number;
-                        /** @description the total less the prepaid credits applied, e.g. "6.00" (README, Credits) */
+                        /** @description the total less the prepaid credits applied, e.g. "6.00" (docs/credits.md, Credits) */
                         amount_due?: string;
                         /** @description a correction’s credit note, else null */
                         credit_note_id: string | null;
@@ -12133,7 +12133,7 @@ export interface operations {
                         account_id: string;
                         /** @description the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic */
                         amount: number;
-                        /** @description the total less the prepaid credits applied, e.g. "6.00" (README, Credits) */
+                        /** @description the total less the prepaid credits applied, e.g. "6.00" (docs/credits.md, Credits) */
                         amount_due?: string;
                         /** @description a correction’s credit note, else null */
                         credit_note_id: string | null;
@@ -12509,7 +12509,7 @@ export interface operations {
                         account_id: string;
                         /** @description the total as a JSON number (the spec’s field): the nearest double, so use `total` for exact arithmetic */
                         amount: number;
-                        /** @description the total less the prepaid credits applied, e.g. "6.00" (README, Credits) */
+                        /** @description the total less the prepaid credits applied, e.g. "6.00" (docs/credits.md, Credits) */
                         amount_due?: string;
                         /** @description a correction’s credit note, else null */
                         credit_note_id: string | null;

@@ -157,7 +157,7 @@ interface Request {
 }
 
 /**
- * Prepaid credits (README, Credits) through the Family A API: `tally.credits`. Needs an API
+ * Prepaid credits (docs/credits.md, Credits) through the Family A API: `tally.credits`. Needs an API
  * key that may read (lists, balances) and write (grants, adjustments, settings, top-ups);
  * `agentBalance()` needs the agent secret (`agentKey`). Every answer other than 2xx throws a
  * {@link TallyApiError}. Reads and grants (sent with an Idempotency-Key, one generated when

@@ -660,7 +660,7 @@ export interface Database {
   credit_topup_runs: CreditTopupRunsTable;
 }
 
-/** A prepaid commitment as stored on a plan or subscription (README "Commitments"). */
+/** A prepaid commitment as stored on a plan or subscription (docs/credits.md "Commitments"). */
 export interface PrepaidCommitment {
   /** Decimal text at the currency's minor units; "0" (on a subscription): none. */
   amount: string;

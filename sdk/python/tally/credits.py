@@ -1,4 +1,4 @@
-"""Prepaid credits through the Family A API (README, Credits): ``tally.credits``.
+"""Prepaid credits through the Family A API (docs/credits.md, Credits): ``tally.credits``.
 
 The same calls as the TypeScript SDK's ``tally.credits`` (sdk/src/credits.ts). Answers are
 the service's JSON as dicts; money is decimal text (``"100.00"``), never a float. Pass

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Minimum commitments (README "Commitments"): a minimum per billing period on a rate
+ * Minimum commitments (docs/credits.md "Commitments"): a minimum per billing period on a rate
  * plan, in the plan's currency, optionally overridden per subscription. Null: none (a
  * subscription's null means its plan's). Exact decimals, never negative; the API stores
  * them at the currency's minor units.

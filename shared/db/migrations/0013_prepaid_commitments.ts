@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Prepaid commitments (README "Commitments", billing/credits/commitments.ts): an amount
+ * Prepaid commitments (docs/credits.md "Commitments", billing/credits/commitments.ts): an amount
  * for a term (e.g. 12 months from the subscription's start), invoiced up front or in
  * installments, usable from the term's start as credit scoped to the subscription.
  *
