@@ -8,7 +8,7 @@
  * the first invoices committed; Postgres is then killed under them.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -49,17 +49,36 @@ class PrivatePostgres {
       chownSync(this.dir, uid, gid);
     }
     this.#run('initdb', ['-D', this.data, '--auth=trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+    await this.#pickPort();
+  }
+
+  /**
+   * A port nothing listens on, below the kernel's ephemeral range (32768 and up here), so
+   * no outgoing connection of another test can hold it as its local port meanwhile.
+   */
+  async #pickPort() {
+    this.port = 0;
     for (let i = 0; i < 20 && !this.port; i++) {
-      const p = 30_000 + Math.floor(Math.random() * 20_000);
+      const p = 20_000 + Math.floor(Math.random() * 12_000);
       if (!(await reachable('127.0.0.1', p))) this.port = p;
     }
   }
 
-  start() {
+  /** Starts the cluster; the first start moves to another port when its port was taken meanwhile. */
+  async start(first = false) {
     // fsync off: an immediate shutdown kills the server processes, not the OS, so every
     // committed transaction's WAL is still written (in the page cache) and recovered.
-    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
-    this.#run('pg_ctl', ['-D', this.data, '-o', opts, '-l', path.join(this.dir, 'log'), '-w', '-t', '60', 'start']);
+    for (let attempt = 1; ; attempt++) {
+      const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
+      try {
+        this.#run('pg_ctl', ['-D', this.data, '-o', opts, '-l', path.join(this.dir, 'log'), '-w', '-t', '60', 'start']);
+        return;
+      } catch (err) {
+        const log = readFileSync(path.join(this.dir, 'log'), 'utf8');
+        if (!first || attempt >= 5 || !/could not bind|Address already in use/.test(log)) throw new Error(`${(err as Error).message}\n${log.slice(-2000)}`);
+        await this.#pickPort();
+      }
+    }
   }
 
   /** Immediate shutdown: no checkpoint, every backend killed; like a crash, recovered from WAL at the next start. */
@@ -98,7 +117,7 @@ describe.skipIf(!PG_BIN)('Postgres restarted during a bill run', () => {
   it('leaves no duplicate and no missing invoice', async () => {
     server = new PrivatePostgres(PG_BIN!);
     await server.init();
-    server.start();
+    await server.start(true);
     const dbUrl = server.url(`tally_x${Date.now().toString(36)}`);
     stack = await startTestStack({ roles: ['api'], env: { DATABASE_URL: dbUrl, TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000' } });
     const s = stack;
@@ -141,7 +160,7 @@ describe.skipIf(!PG_BIN)('Postgres restarted during a bill run', () => {
 
     server.crash();
     await new Promise((r) => setTimeout(r, 1_500));
-    server.start();
+    await server.start();
 
     const r1 = await first;
     // The run stops at the outage, is recorded as failed once Postgres is back, and the
