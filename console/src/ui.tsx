@@ -203,3 +203,40 @@ export function ShownOnce({ label, value }: { label: string; value: string | und
     </div>
   );
 }
+
+/**
+ * A labelled select over a long list, one page at a time (the API's skip/limit, 100 a page):
+ * Previous/Next move through pages, so a list of 10,000 is chosen from without loading it all.
+ * The first option of the first page is chosen when nothing is yet.
+ */
+export function PagedSelect(props: { label: string; value: string; onChange: (v: string) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number }) {
+  const limit = props.pageSize ?? 100;
+  const [skip, setSkip] = useState(0);
+  const { data, error } = useLoad(() => props.load(skip, limit), [skip, limit, ...(props.deps ?? [])]);
+  const options = data?.items ?? [];
+  const total = data?.total ?? 0;
+  useEffect(() => {
+    if (!props.value && options[0]) props.onChange(options[0][0]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [options[0]?.[0]]);
+  const shown = options.some(([v]) => v === props.value) || !props.value ? options : [[props.value, props.value] as const, ...options];
+  return (
+    <div class="actions paged-select">
+      <Select label={props.label} value={props.value} onChange={props.onChange} options={shown} />
+      {total > limit ? (
+        <span class="pager" aria-label={`${props.label} pages`} role="group">
+          <button type="button" class="small" aria-label={`Previous ${limit}: ${props.label}`} disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - limit))}>
+            ‹
+          </button>
+          <span class="muted">
+            {skip + 1}–{Math.min(skip + limit, total)} of {total}
+          </span>
+          <button type="button" class="small" aria-label={`Next ${limit}: ${props.label}`} disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
+            ›
+          </button>
+        </span>
+      ) : null}
+      <ErrorBox error={error} />
+    </div>
+  );
+}

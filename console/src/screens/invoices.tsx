@@ -47,12 +47,13 @@ export function Invoices() {
         <div class="row">
           <Select label="Status" value={status} onChange={setStatus} options={[['', 'any'], ['draft', 'draft'], ['finalized', 'finalized'], ['paid', 'paid'], ['void', 'void']]} />
           <Field label="Customer (account id)" value={account} onInput={setAccount} />
-          <Field label="Billing period from" type="month" value={periodFrom} onInput={setPeriodFrom} placeholder="YYYY-MM" />
-          <Field label="Billing period to" type="month" value={periodTo} onInput={setPeriodTo} placeholder="YYYY-MM" />
+          <Field label="From billing period" type="month" value={periodFrom} onInput={setPeriodFrom} placeholder="YYYY-MM" />
+          <Field label="Through billing period" type="month" value={periodTo} onInput={setPeriodTo} placeholder="YYYY-MM" />
         </div>
         <Paged
+          key={`${status}|${account}|${periodFrom}|${periodTo}`}
           caption="Invoices"
-          deps={[status, account, periodFrom, periodTo, version]}
+          deps={[version]}
           load={async (skip, limit) => {
             const query = {
               skip,
