@@ -566,7 +566,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await form.getByRole('button', { name: 'Next 100: Agent type' }).click();
     await poll(() => form.getByRole('group', { name: 'Agent type pages' }).textContent()).toContain(`101–${total} of ${total}`);
     const last = `Type 104`;
-    await form.getByLabel('Agent type').selectOption({ label: last });
+    await form.getByRole('combobox', { name: /^Agent type/ }).selectOption({ label: last });
     await page.getByLabel('Agent name').fill('late-type-agent');
     await page.getByRole('button', { name: 'Add agent', exact: true }).click();
     await page.getByTestId('shown-once').waitFor();
