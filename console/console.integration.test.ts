@@ -228,6 +228,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       ['adjustment', '-10.00', XSS_SCRIPT],
       ['adjustment', '5.25', 'goodwill'],
     ]);
+    await chart.scrollIntoViewIfNeeded();
     await shot(page, 'credits');
     // A threshold top-up (the balance is above its line: nothing granted), then disabled.
     await page.getByLabel('Top-up type').selectOption('threshold');
@@ -271,6 +272,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: 'Add limit' }).click();
     await limits.getByRole('cell', { name: 'agent cap', exact: true }).waitFor();
     expect(await limits.getByRole('cell', { name: XSS_NAME, exact: true }).count()).toBe(0);
+    await limits.scrollIntoViewIfNeeded();
     await shot(page, 'limits');
     const agentLimit = (await call(stack, 'GET', `/api/v1/limit/all?agent_instance_id=${worker.id}`, { key: admin })).body.limits[0];
     expect([agentLimit.scope, agentLimit.unit, agentLimit.window, agentLimit.value]).toEqual(['agent_instance', '@action', 'day', '1000']);
@@ -603,6 +605,17 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
   });
 
   it('labels every control and reaches them by keyboard', async () => {
+    // The screens with the most controls: an open account (credits, top-ups, limits), the rules, the agents.
+    for (const screen of ['Costs & rules', 'Agents', 'Customers']) {
+      await nav(screen);
+      await page.waitForLoadState('networkidle');
+      if (screen === 'Customers') await page.getByRole('button', { name: 'Open account Acme' }).click();
+      await page.getByRole('region', { name: screen === 'Customers' ? 'Limits' : screen === 'Agents' ? 'Agent instances' : 'Outcome rules' }).waitFor();
+      const unlabelledHere = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
+        .filter((e) => !((e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || (e.textContent ?? '').trim()))
+        .map((e) => e.outerHTML.slice(0, 80))`);
+      expect(unlabelledHere, screen).toEqual([]);
+    }
     await nav('Customers');
     // (Page scripts are strings: this file is type-checked without the DOM library.)
     const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
