@@ -245,7 +245,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
 
   it("shows an account's and an agent's limits with their state; creates, raises and deletes them", async () => {
     const account = page.getByRole('region', { name: 'Account: Acme' });
-    const limits = account.getByRole('region', { name: 'Limits' });
+    const limits = account.getByRole('region', { name: 'Limits', exact: true });
     await page.getByLabel('Limit metric').selectOption('spend');
     await page.getByLabel('Limit value').fill('500');
     await page.getByLabel('Limit description').fill(XSS_NAME);
@@ -610,7 +610,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       await nav(screen);
       await page.waitForLoadState('networkidle');
       if (screen === 'Customers') await page.getByRole('button', { name: 'Open account Acme' }).click();
-      await page.getByRole('region', { name: screen === 'Customers' ? 'Limits' : screen === 'Agents' ? 'Agent instances' : 'Outcome rules' }).waitFor();
+      await page.getByRole('region', { name: screen === 'Customers' ? 'Limits' : screen === 'Agents' ? 'Agent instances' : 'Outcome rules' }).first().waitFor();
       const unlabelledHere = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
         .filter((e) => !((e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || (e.textContent ?? '').trim()))
         .map((e) => e.outerHTML.slice(0, 80))`);
