@@ -645,4 +645,34 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot(page, 'phone');
   });
+  // Last: a paid grant bills a purchase invoice, which the invoice and revenue checks above must not see.
+  it('refunds paid credit with a reason: the balance chart goes down', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await nav('Customers');
+    await page.getByRole('button', { name: 'Open account Acme' }).click();
+    const account = page.getByRole('region', { name: 'Account: Acme' });
+    const usd = account.getByTestId('ledger-balance-USD');
+    const chart = account.getByRole('figure', { name: 'Credit balance over time (ledger)' });
+    // The ledger so far (the finalized invoice may have burned some of the credit): in cents, to add to.
+    await poll(() => usd.textContent()).toMatch(/^\d+\.\d{2}$/);
+    const cents = (t: string | null) => Math.round(Number(t) * 100);
+    const before = cents(await usd.textContent());
+    const points = Number(await chart.getAttribute('data-points'));
+    const money = (c: number) => (c / 100).toFixed(2);
+    await page.getByLabel('Grant kind').selectOption('paid');
+    await page.getByLabel('Usable').selectOption('immediately');
+    await page.getByLabel('Grant amount').fill('50');
+    await page.getByRole('button', { name: 'Grant credits' }).click();
+    await poll(() => usd.textContent()).toBe(money(before + 5000));
+    const paid = (await call(stack, 'GET', '/api/v1/credit/grants?limit=100', { key: admin })).body.grants.find((g: { kind: string }) => g.kind === 'paid');
+    await page.getByLabel('Adjustment or refund').selectOption('refund');
+    await page.getByLabel('Grant id').fill(paid.id);
+    await page.getByLabel('Refund amount').fill('15');
+    await page.getByLabel('Reason', { exact: true }).fill('unused credit');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await poll(() => usd.textContent()).toBe(money(before + 5000 - 1500));
+    await poll(() => chart.getAttribute('data-points')).toBe(String(points + 2));
+    const refunds = (await call(stack, 'GET', `/api/v1/credit/entries?type=refund&grant_id=${paid.id}`, { key: admin })).body.entries;
+    expect(refunds.map((e: { amount: string; reason: string }) => [e.amount, e.reason])).toEqual([['-15.00', 'unused credit']]);
+  });
 });
