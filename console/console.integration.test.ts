@@ -530,7 +530,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // An outcome rule added, its value changed, ended.
     await page.getByLabel('Outcome rule name').fill('Hires');
     await page.getByLabel('When action type').fill('close_deal');
-    await page.getByLabel('Metadata match (key=value a line)').fill('stage=won');
+    await page.getByLabel('Metadata match (key=value a line)').fill('stage=won\nvip=true');
     await page.getByLabel('Outcome type', { exact: true }).fill('deal_won');
     await page.getByRole('button', { name: 'Add outcome rule' }).click();
     const outcomes = page.getByRole('region', { name: 'Outcome rules' });
@@ -540,7 +540,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: 'Save outcome rule' }).click();
     await outcomes.getByRole('cell', { name: '2.5', exact: true }).waitFor();
     const stored = (await call(stack, 'GET', '/api/v1/outcome_rules', { key: admin })).body.outcome_rules;
-    expect(stored.map((r: { name: string; value: string; metadata_match: unknown }) => [r.name, r.value, r.metadata_match])).toEqual([['Hires', '2.5', { stage: 'won' }]]);
+    expect(stored.map((r: { name: string; value: string; metadata_match: unknown }) => [r.name, r.value, r.metadata_match])).toEqual([['Hires', '2.5', { stage: 'won', vip: true }]]);
     await page.getByRole('button', { name: 'End outcome rule Hires' }).click();
     await poll(async () => (await call(stack, 'GET', '/api/v1/outcome_rules', { key: admin })).body.total).toBe(0);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toCsv } from './csv';
 import { addDecimal, compareDecimal, count, runningBalances } from './money';
+import { pairsText, parsePairs } from './pairs';
 import { pricingStrategy, pricingText } from './pricing';
 
 describe('compareDecimal (exact, on decimal text)', () => {
@@ -85,5 +86,22 @@ describe('addDecimal and runningBalances (exact, on decimal text)', () => {
       ['USD', '70.00'],
       ['USD', '75.25'],
     ]);
+  });
+});
+
+describe('key=value lines (model rates, metadata match)', () => {
+  it('parses lines, typed or as text, and refuses a line without a key', () => {
+    expect(parsePairs('gpt-4o=0.0000025\n\n claude = 0.000003 ', false)).toEqual({ 'gpt-4o': '0.0000025', claude: '0.000003' });
+    expect(parsePairs('stage=won\nvip=true\nseats=3\ncode="42"\nurl=a=b', true)).toEqual({ stage: 'won', vip: true, seats: 3, code: '42', url: 'a=b' });
+    expect(() => parsePairs('=1', true)).toThrow(/not key=value/);
+    expect(() => parsePairs('novalue', true)).toThrow(/not key=value/);
+  });
+
+  it('writes what it parses back the same', () => {
+    const typed = { stage: 'won', vip: true, seats: 3, code: '42', flag: 'true' };
+    expect(parsePairs(pairsText(typed, true), true)).toEqual(typed);
+    expect(pairsText({ a: '1', b: 2 }, true)).toBe('a="1"\nb=2');
+    expect(pairsText({ 'gpt-4o': '0.0000025' }, false)).toBe('gpt-4o=0.0000025');
+    expect(pairsText(null, true)).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { must } from '../api';
 import { useSession } from '../context';
+import { pairsText, parsePairs } from '../pairs';
 import { ErrorBox, Field, Panel, RecordTable, Select, Table, useAction, useLoad } from '../ui';
 
 type Tag = { name: string; description: string | null };
@@ -64,20 +65,6 @@ type Category = 'llm' | 'api' | 'infrastructure';
 type Basis = 'per_input_token' | 'per_output_token' | 'per_total_token' | 'per_api_call' | 'per_action' | 'per_unit' | 'per_cache_read_token' | 'per_cache_write_token' | 'per_reasoning_token';
 const BASES: readonly Basis[] = ['per_action', 'per_api_call', 'per_unit', 'per_input_token', 'per_output_token', 'per_total_token', 'per_cache_read_token', 'per_cache_write_token', 'per_reasoning_token'];
 
-/** Model rates as lines of `model=rate` (and back). */
-export function modelRatesText(rates: Record<string, unknown> | null | undefined): string {
-  return Object.entries(rates ?? {}).map(([m, r]) => `${m}=${String(r)}`).join('\n');
-}
-function parseModelRates(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
-    const i = line.lastIndexOf('=');
-    if (i <= 0) throw new Error(`model rates: "${line}" is not model=rate`);
-    out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
-  }
-  return out;
-}
-
 type CostRule = { id: string; name: string; rate?: string | null; model_rates?: Record<string, unknown> | null; action_type?: string | null };
 
 /** A cost rule's name, rate, per-model rates and action type changed (a new version from now), as the API's PUT takes them. */
@@ -85,7 +72,7 @@ function CostRuleEdit({ rule, onChange }: { rule: CostRule; onChange: () => void
   const { client } = useSession();
   const [name, setName] = useState(rule.name);
   const [rate, setRate] = useState(rule.rate ?? '');
-  const [models, setModels] = useState(modelRatesText(rule.model_rates));
+  const [models, setModels] = useState(pairsText(rule.model_rates, false));
   const [actionType, setActionType] = useState(rule.action_type ?? '');
   const [open, setOpen] = useState(false);
   const action = useAction();
@@ -102,7 +89,7 @@ function CostRuleEdit({ rule, onChange }: { rule: CostRule; onChange: () => void
       onSubmit={(e) => {
         e.preventDefault();
         void action.run(async () => {
-          const body = { name, rate: rate.trim() || null, model_rates: parseModelRates(models), action_type: actionType.trim() || null };
+          const body = { name, rate: rate.trim() || null, model_rates: parsePairs(models, false) as Record<string, string>, action_type: actionType.trim() || null };
           await must(client.PUT('/v1/cost_rules/{rule_id}', { params: { path: { rule_id: rule.id } }, body }));
           setOpen(false);
           onChange();
@@ -148,7 +135,7 @@ function CostRules() {
           ['Category', (r) => r.category],
           ['Basis', (r) => r.basis],
           ['Rate', (r) => `${r.rate ?? ''} ${r.currency}`],
-          ['Model rates', (r) => modelRatesText(r.model_rates as Record<string, unknown> | null | undefined).replace(/\n/g, ', ')],
+          ['Model rates', (r) => pairsText(r.model_rates as Record<string, unknown> | null | undefined, false).replace(/\n/g, ', ')],
           ['Action type', (r) => r.action_type ?? 'any'],
           ['From', (r) => r.effective_from ?? ''],
           ['', (r) => (canWrite ? <CostRuleEdit key={`${r.id}:${r.name}:${r.rate ?? ''}`} rule={r as CostRule} onChange={bump} /> : null)],
@@ -203,7 +190,7 @@ function OutcomeRules() {
     setActionType(r?.action_type ?? '');
     setOutcomeType(r?.outcome_type ?? '');
     setValue(r?.value ?? '1');
-    setMatch(modelRatesText(r?.metadata_match));
+    setMatch(pairsText(r?.metadata_match, true));
   };
   return (
     <Panel title="Outcome rules">
@@ -214,7 +201,7 @@ function OutcomeRules() {
         columns={[
           ['Name', (r) => r.name],
           ['When action', (r) => r.action_type],
-          ['Metadata match', (r) => modelRatesText(r.metadata_match).replace(/\n/g, ', ')],
+          ['Metadata match', (r) => pairsText(r.metadata_match, true).replace(/\n/g, ', ')],
           ['Outcome', (r) => r.outcome_type],
           ['Value', (r) => r.value_field ? `metadata.${r.value_field}` : (r.value ?? '')],
           ['From', (r) => r.effective_from ?? ''],
@@ -241,7 +228,7 @@ function OutcomeRules() {
           onSubmit={(e) => {
             e.preventDefault();
             void action.run(async () => {
-              const metadata_match = parseModelRates(match);
+              const metadata_match = parsePairs(match, true);
               const body = { name, action_type: actionType.trim(), outcome_type: outcomeType.trim(), value: value.trim() || '1', metadata_match };
               if (editing) await must(client.PUT('/api/v1/outcome_rules/{rule_id}', { params: { path: { rule_id: editing.id } }, body }));
               else await must(client.POST('/api/v1/outcome_rules', { body }));
