@@ -295,7 +295,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await accounts.getByRole('button', { name: 'Next' }).click();
     await poll(() => accounts.textContent()).toMatch(/21–26 of 26/);
     // One page per request, 20 at a time: never the whole list (other screens' pickers may ask a page of their own, never more than 100).
-    expect(pages, JSON.stringify(pages)).toEqual(expect.arrayContaining(['?skip=0&limit=20', '?skip=20&limit=20']));
+    await poll(() => pages).toEqual(expect.arrayContaining(['?skip=0&limit=20', '?skip=20&limit=20']));
     for (const p of pages) expect(Number(new URLSearchParams(p).get('limit')), JSON.stringify(pages)).toBeLessThanOrEqual(100);
   });
 

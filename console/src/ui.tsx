@@ -163,8 +163,10 @@ export interface Page<T> {
 export function Paged<T>(props: { load: (skip: number, limit: number) => Promise<Page<T>>; columns: readonly Column<T>[]; caption: string; pageSize?: number; deps?: readonly unknown[]; csvName?: string }) {
   const limit = props.pageSize ?? 20;
   const [skip, setSkip] = useState(0);
-  const { data, error } = useLoad(() => props.load(skip, limit), [skip, limit, ...(props.deps ?? [])]);
+  // The range shown is that of the page loaded (not of the one asked for until it arrives).
+  const { data, error } = useLoad(async () => ({ ...(await props.load(skip, limit)), skip }), [skip, limit, ...(props.deps ?? [])]);
   const total = data?.total ?? 0;
+  const shown = data?.skip ?? 0;
   return (
     <section class="paged" aria-label={props.caption}>
       <ErrorBox error={error} />
@@ -174,7 +176,7 @@ export function Paged<T>(props: { load: (skip: number, limit: number) => Promise
           Previous
         </button>
         <span>
-          {total === 0 ? '0' : `${skip + 1}–${Math.min(skip + limit, total)}`} of {total}
+          {total === 0 || data?.items.length === 0 ? '0' : `${shown + 1}–${Math.min(shown + limit, total)}`} of {total}
         </span>
         <button type="button" class="small" disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
           Next
@@ -212,9 +214,10 @@ export function ShownOnce({ label, value }: { label: string; value: string | und
 export function PagedSelect(props: { label: string; value: string; onChange: (v: string) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number }) {
   const limit = props.pageSize ?? 100;
   const [skip, setSkip] = useState(0);
-  const { data, error } = useLoad(() => props.load(skip, limit), [skip, limit, ...(props.deps ?? [])]);
+  const { data, error } = useLoad(async () => ({ ...(await props.load(skip, limit)), skip }), [skip, limit, ...(props.deps ?? [])]);
   const options = data?.items ?? [];
   const total = data?.total ?? 0;
+  const shownSkip = data?.skip ?? 0;
   useEffect(() => {
     if (!props.value && options[0]) props.onChange(options[0][0]);
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -229,7 +232,7 @@ export function PagedSelect(props: { label: string; value: string; onChange: (v:
             ‹
           </button>
           <span class="muted">
-            {skip + 1}–{Math.min(skip + limit, total)} of {total}
+            {shownSkip + 1}–{Math.min(shownSkip + limit, total)} of {total}
           </span>
           <button type="button" class="small" aria-label={`Next ${limit}: ${props.label}`} disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
             ›
