@@ -936,7 +936,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind)
+         * List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getApiInvoiceInvoices"];
@@ -2468,7 +2468,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind)
+         * List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getInvoices"];
@@ -6450,6 +6450,10 @@ export interface operations {
         parameters: {
             query?: {
                 account_id?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or later */
+                billing_period_from?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or earlier */
+                billing_period_to?: string;
                 kind?: "invoice" | "credit_note";
                 limit?: number;
                 skip?: number;
@@ -10410,6 +10414,10 @@ export interface operations {
         parameters: {
             query?: {
                 account_id?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or later */
+                billing_period_from?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or earlier */
+                billing_period_to?: string;
                 kind?: "invoice" | "credit_note";
                 limit?: number;
                 offset?: number;
