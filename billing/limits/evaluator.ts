@@ -101,7 +101,8 @@ async function agentAccount(db: Db, agentInstanceId: string): Promise<string | n
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
     const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, currency: l.currency! });
-    const total = charges.reduce((s, c) => s.plus(c.total), new Dec(0));
+    // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
+    const total = charges.reduce((s, c) => s.plus(c.period_total), new Dec(0));
     const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
     return { period, current: formatMoney(total, l.currency!) };
   }
