@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { CreditGrantKind, CreditGrantsTable, CreditScope, CreditUsable, Database } from '../../shared/db/schema.ts';
-import { CURRENCY_MESSAGE, isCurrency } from '../../shared/currency.ts';
+import { CURRENCY_MESSAGE, currencyDigits, isCurrency } from '../../shared/currency.ts';
 import { AppError, type ErrorDetail } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
@@ -484,17 +484,43 @@ export async function refundGrant(db: Db, environmentId: string, input: { grant_
     if (!g) throw bad('grant_id', `grant_id ${input.grant_id} does not exist`);
     if (g.kind !== 'paid') throw new AppError('conflict', `credit grant ${g.id} is free: only paid credit (a purchase or an overpayment) is refunded`);
     if (g.voided_at) throw new AppError('conflict', `credit grant ${g.id} is void: nothing is left to refund`);
-    if (g.usable_at === null) throw new AppError('conflict', `credit grant ${g.id} is not paid yet (its purchase invoice ${g.invoice_id} is unpaid): void that invoice instead`);
+    // Usable at once or not, a purchase is refunded only once its invoice is paid (unpaid: void that invoice instead).
+    const purchase = g.invoice_id ? await tx.selectFrom('invoices').select(['status', 'number']).where('id', '=', g.invoice_id).executeTakeFirst() : undefined;
+    if (g.usable_at === null || (purchase && purchase.status !== 'paid')) {
+      throw new AppError('conflict', `credit grant ${g.id} is not paid for yet (its purchase invoice ${purchase?.number ?? g.invoice_id} is ${purchase?.status ?? 'unpaid'}): void that invoice instead, or refund once it is paid`);
+    }
     const amount = creditAmount(input.amount, g.currency, 'amount');
     if ('problem' in amount) throw bad('amount', amount.problem);
     const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
-    if (left.lt(amount.value)) throw bad('amount', `amount ${amount.value} is more than what is left of grant ${g.id} (${formatMoney(left, g.currency)})`);
-    return tx
+    const { refundable, credit } = refundOf(g, left, amount.value);
+    if (credit === null) {
+      throw bad('amount', `amount ${amount.value} is more than what was paid for what is left of grant ${g.id}: at most ${formatMoney(refundable, g.currency)} (price ${g.price ?? g.amount} × ${formatMoney(left, g.currency)} left ÷ ${g.amount} granted)`);
+    }
+    const entry = await tx
       .insertInto('credit_entries')
-      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'refund', amount: new Dec(amount.value).neg().toFixed(), invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
+      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'refund', amount: credit.neg().toFixed(), invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
       .returningAll()
       .executeTakeFirstOrThrow();
+    return { ...entry, refunded: formatMoney(new Dec(amount.value), g.currency) };
   });
+}
+
+/**
+ * Pure: a refund of `money` from a paid grant with `left` of its credit (docs/credits.md,
+ * Money already paid): at most what was paid for what is left, `refundable` = price × left
+ * ÷ amount rounded down to the currency's minor units; the credit it takes off is money ×
+ * amount ÷ price rounded up (so repeated refunds never pay back more than was paid), all of
+ * what is left when it refunds all of it. `credit` null: more than refundable.
+ */
+export function refundOf(g: Pick<GrantRow, 'amount' | 'price' | 'currency'>, left: Dec, money: string): { refundable: Dec; credit: Dec | null } {
+  const digits = currencyDigits(g.currency) ?? 0;
+  const face = new Dec(g.amount);
+  const price = new Dec(g.price ?? g.amount);
+  const refundable = Dec.max(left, 0).times(price).div(face).toDecimalPlaces(digits, Dec.ROUND_DOWN);
+  const m = new Dec(money);
+  if (m.gt(refundable)) return { refundable, credit: null };
+  const credit = m.eq(refundable) ? left : Dec.min(left, m.times(face).div(price).toDecimalPlaces(digits, Dec.ROUND_UP));
+  return { refundable, credit };
 }
 
 /**

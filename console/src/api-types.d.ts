@@ -698,7 +698,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant
+         * Refund paid account credit (a paid purchase or an overpayment): `amount` is the money paid back, at most what was paid for what is left of the grant (price × left ÷ amount granted); a refund ledger entry (-) of the credit it takes off, with its reason
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postApiCreditRefundsCreate"];
@@ -2386,7 +2386,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant
+         * Refund paid account credit (a paid purchase or an overpayment): `amount` is the money paid back, at most what was paid for what is left of the grant (price × left ÷ amount granted); a refund ledger entry (-) of the credit it takes off, with its reason
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postCreditsRefunds"];
@@ -5347,6 +5347,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -5401,6 +5403,8 @@ export interface operations {
                             /** Format: date-time */
                             occurred_at: string;
                             reason: string | null;
+                            /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                            refunded?: string;
                             type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                         }[];
                         limit: number;
@@ -5758,6 +5762,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -9735,6 +9741,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -9789,6 +9797,8 @@ export interface operations {
                             /** Format: date-time */
                             occurred_at: string;
                             reason: string | null;
+                            /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                            refunded?: string;
                             type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                         }[];
                         limit: number;
@@ -10146,6 +10156,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
