@@ -29,6 +29,7 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
+import { MAX_EVENT_AGE_MS, MAX_EVENT_FUTURE_MS } from '../../shared/events/limits.ts';
 import { newId } from '../../shared/ids.ts';
 import { encodeLimitState, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
 import { logger } from '../../shared/log.ts';
@@ -113,10 +114,14 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
   }
   const accountId = l.scope === 'account' ? l.account_id : l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : null;
   const period = l.window === 'billing_period' ? await billingPeriod(inv, l.environment_id, accountId, now) : calendarWindow(l.window, now);
+  // A day or week counts the events that arrived in it, whatever their timestamps (backdated ones included: they
+  // are billed, and a runaway agent must not slip past by dating its events back); a billing period by event time, as billed.
+  const byArrival = l.window !== 'billing_period';
   const rows = await inv.usage.query({
     environmentId: l.environment_id,
-    from: new Date(period.start),
-    to: new Date(period.end),
+    from: new Date(Date.parse(period.start) - (byArrival ? MAX_EVENT_AGE_MS : 0)),
+    to: new Date(Date.parse(period.end) + (byArrival ? MAX_EVENT_FUTURE_MS : 0)),
+    ...(byArrival ? { ingestedFrom: new Date(period.start), ingestedBefore: new Date(period.end) } : {}),
     groupBy: 'none',
     ...(l.scope === 'account' ? { accountIds: [l.account_id!] } : {}),
     ...(l.scope === 'agent_instance' ? { agentInstanceIds: [l.agent_instance_id!] } : {}),

@@ -122,3 +122,15 @@ describe('an invoice issued mid-period', () => {
     expect(await waitFor(() => balance(acct), (b) => b.pending === `${pending}.00`)).toMatchObject({ pending_covered: `${pending}.00`, available: `${1000 - all}.00` });
   });
 });
+
+describe('day and week windows', () => {
+  it('count backdated events on the day they arrive', async () => {
+    const agent = await createAgent(stack);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 5, action: 'block' });
+    // Dated two days back (billed in their own day, or the previous period): they still count today.
+    await sendN(agent.id, 6, new Date(Date.now() - 2 * 86_400_000).toISOString());
+    // Counted without any event of today (polling with new events would reach it anyway).
+    expect(await waitFor(() => stateOf(lim), (s) => s.current === '6')).toMatchObject({ reached: true, blocked: true });
+    await blocked(agent.id);
+  });
+});
