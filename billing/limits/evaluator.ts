@@ -19,7 +19,8 @@
  * `accountBalances` with it), quantities by the usage query; both read usage through a
  * cache dropped by the same floor signal.
  *
- * TRICKY: alerts are exactly once by the database (`spend_limit_alerts_once`), each
+ * TRICKY: alerts are exactly once per (limit, period, threshold, limit value) by the
+ * database (`spend_limit_alerts_once`, migration 0019: a raised limit alerts again), each
  * inserted in the transaction that writes its webhook event (the outbox). Two evaluators
  * (two billing processes, or a restart redoing a pass) race harmlessly: one insert wins.
  */

@@ -134,3 +134,28 @@ describe('day and week windows', () => {
     await blocked(agent.id);
   });
 });
+
+describe('a limit raised and reached again', () => {
+  it('alerts again for its new value, once', async () => {
+    const agent = await createAgent(stack);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 2, thresholds: [50, 100], action: 'notify' });
+    await sendN(agent.id, 2);
+    await waitFor(() => alertsOf(lim), (a) => a.length === 2);
+    expect((await call(stack, 'PATCH', `/v1/limits/${lim}`, { key: dev.admin, body: { value: 6 } })).status).toBe(200);
+    await sendN(agent.id, 4);
+    const alerts = await waitFor(() => alertsOf(lim), (a) => a.length === 4);
+    expect(alerts.map((a) => [a.event, a.threshold, a.limit_value])).toEqual([
+      ['limit.threshold_reached', 50, '2'],
+      ['limit.exceeded', 100, '2'],
+      ['limit.threshold_reached', 50, '6'],
+      ['limit.exceeded', 100, '6'],
+    ]);
+    // Evaluated again (a change of its description, a full pass): nothing twice.
+    expect((await call(stack, 'PATCH', `/v1/limits/${lim}`, { key: dev.admin, body: { description: 'again' } })).status).toBe(200);
+    await waitFor(() => stateOf(lim), (s) => Date.parse(s.evaluated_at) > Date.now() - 1000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await alertsOf(lim)).toHaveLength(4);
+    const events = await stack.tally.db!.selectFrom('webhook_events').select('body').where('event', '=', 'limit.exceeded').execute();
+    expect(events.filter((e) => JSON.parse(e.body).data.limit_id === lim).map((e) => JSON.parse(e.body).data.limit_value)).toEqual(['2', '6']);
+  });
+});
