@@ -159,3 +159,22 @@ describe('a limit raised and reached again', () => {
     expect(events.filter((e) => JSON.parse(e.body).data.limit_id === lim).map((e) => JSON.parse(e.body).data.limit_value)).toEqual(['2', '6']);
   });
 });
+
+describe('currencies', () => {
+  it("refuses a money limit or a credit setting in a currency that is not the account's", async () => {
+    const acct = await ok201('/v1/accounts', { name: 'Dollar account' });
+    await subscription(acct, planPerAction);
+    for (const metric of ['spend', 'available_balance']) {
+      const res = await post('/v1/limits', { scope: 'account', account_id: acct, metric, currency: 'EUR', value: 0, action: 'block' });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.details[0]).toMatchObject({ path: 'currency' });
+      expect(res.body.error.message).toContain('USD');
+    }
+    expect((await get(`/v1/limits?account_id=${acct}`)).body.limits).toEqual([]);
+    const settings = await call(stack, 'PUT', `/v1/accounts/${acct}/credits/settings`, { key: dev.admin, body: { currency: 'EUR', low_balance_threshold: '10.00' } });
+    expect(settings.status, JSON.stringify(settings.body)).toBe(400);
+    expect(settings.body.error.details[0]).toMatchObject({ path: 'currency' });
+    expect((await call(stack, 'PUT', `/v1/accounts/${acct}/credits/settings`, { key: dev.admin, body: { currency: 'USD', low_balance_threshold: '10.00' } })).status).toBe(200);
+    expect((await post('/v1/limits', { scope: 'account', account_id: acct, metric: 'spend', currency: 'usd', value: '1' })).status).toBe(201);
+  });
+});

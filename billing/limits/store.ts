@@ -12,6 +12,7 @@ import type { SpendLimitAction, SpendLimitAlertsTable, SpendLimitMetric, SpendLi
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { tryParseDecimal } from '../rating/money.ts';
+import { checkAccountCurrency } from '../credits/grants.ts';
 import { QUANTITY_UNITS, remaining, isReached } from './model.ts';
 
 /** The largest limit value accepted (money in currency units, or a quantity). */
@@ -136,6 +137,8 @@ export async function checkSubject(db: Db, environmentId: string, l: { account_i
 export async function createLimit(db: Db, environmentId: string, input: LimitInput, createdBy: string | null, now: Date) {
   const v = checkLimit(input);
   await checkSubject(db, environmentId, v);
+  // Money is rated in the account's currency: a limit in another would never count (or, for a balance, block at once).
+  if (v.currency !== null && v.account_id !== null) await checkAccountCurrency(db, environmentId, v.account_id, v.currency);
   const row = await db
     .insertInto('spend_limits')
     .values({ id: newId('lim'), environment_id: environmentId, ...v, created_by: createdBy, created_at: now, updated_at: now })
