@@ -142,24 +142,37 @@ export async function checkAccountCurrency(db: Db | Tx, environmentId: string, a
   }
 }
 
-/** Each id and unit of a scope must exist in this environment (400 naming the first that does not). */
-async function checkScope(db: Db | Tx, environmentId: string, scope: CreditScope | null): Promise<void> {
+/**
+ * Each id and unit of a scope must exist in this environment and bill in the grant's
+ * currency (a charge of a plan in another currency, a product without a plan in it, or a
+ * unit no charge in it uses could never be paid by the grant): 400 naming the first that does not.
+ */
+async function checkScope(db: Db | Tx, environmentId: string, scope: CreditScope | null, currency: string): Promise<void> {
   if (!scope) return;
-  const missing = async (table: 'charges' | 'products', ids: string[] | undefined) => {
-    if (!ids?.length) return [];
-    const found = new Set((await db.selectFrom(table as 'charges').select('id').where('environment_id', '=', environmentId).where('id', 'in', ids).execute()).map((r) => r.id));
-    return ids.filter((id) => !found.has(id));
-  };
-  const charges = await missing('charges', scope.charge_ids);
-  if (charges.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that do not exist in this environment: ${charges.join(', ')}`);
-  const products = await missing('products', scope.product_ids);
-  if (products.length) throw bad('scope.product_ids', `scope.product_ids names products that do not exist in this environment: ${products.join(', ')}`);
-  if (scope.units?.length) {
-    const found = new Set(
-      (await db.selectFrom('charges').select('unit_of_measure').distinct().where('environment_id', '=', environmentId).where('unit_of_measure', 'in', scope.units).execute()).map((r) => r.unit_of_measure),
+  if (scope.charge_ids?.length) {
+    const rows = await db.selectFrom('charges').select(['id', 'currency']).where('environment_id', '=', environmentId).where('id', 'in', scope.charge_ids).execute();
+    const found = new Map(rows.map((r) => [r.id, r.currency.toUpperCase()]));
+    const missing = scope.charge_ids.filter((id) => !found.has(id));
+    if (missing.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that do not exist in this environment: ${missing.join(', ')}`);
+    const other = scope.charge_ids.filter((id) => found.get(id) !== currency);
+    if (other.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that bill in another currency than ${currency} (a ${currency} grant can never pay them): ${other.map((id) => `${id} (${found.get(id)})`).join(', ')}`);
+  }
+  if (scope.product_ids?.length) {
+    const found = new Set((await db.selectFrom('products').select('id').where('environment_id', '=', environmentId).where('id', 'in', scope.product_ids).execute()).map((r) => r.id));
+    const missing = scope.product_ids.filter((id) => !found.has(id));
+    if (missing.length) throw bad('scope.product_ids', `scope.product_ids names products that do not exist in this environment: ${missing.join(', ')}`);
+    const inCurrency = new Set(
+      (await db.selectFrom('rate_plans').select('product_id').distinct().where('environment_id', '=', environmentId).where('product_id', 'in', scope.product_ids).where(sql`upper(currency)`, '=', currency).execute()).map((r) => r.product_id),
     );
-    const units = scope.units.filter((u) => !found.has(u));
+    const other = scope.product_ids.filter((id) => !inCurrency.has(id));
+    if (other.length) throw bad('scope.product_ids', `scope.product_ids names products with no rate plan in ${currency} (a ${currency} grant can never pay them): ${other.join(', ')}`);
+  }
+  if (scope.units?.length) {
+    const used = await db.selectFrom('charges').select(['unit_of_measure', 'currency']).distinct().where('environment_id', '=', environmentId).where('unit_of_measure', 'in', scope.units).execute();
+    const units = scope.units.filter((u) => !used.some((r) => r.unit_of_measure === u));
     if (units.length) throw bad('scope.units', `scope.units names units of measure no charge of this environment uses: ${units.join(', ')}`);
+    const other = scope.units.filter((u) => !used.some((r) => r.unit_of_measure === u && r.currency.toUpperCase() === currency));
+    if (other.length) throw bad('scope.units', `scope.units names units of measure no charge in ${currency} uses (a ${currency} grant can never pay them): ${other.join(', ')}`);
   }
 }
 
@@ -191,7 +204,7 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
   }
   const v = checkGrantValues(input, actor.now);
   await checkAccountCurrency(db, environmentId, input.account_id, v.currency);
-  await checkScope(db, environmentId, v.scope);
+  await checkScope(db, environmentId, v.scope, v.currency);
   try {
     const id = await db.transaction().execute((tx) => insertGrant(tx, environmentId, input, v, { idempotencyKey, hash }, actor));
     return { grant: await getGrant(db, environmentId, id, actor.now), replayed: false };

@@ -178,3 +178,22 @@ describe('currencies', () => {
     expect((await post('/v1/limits', { scope: 'account', account_id: acct, metric: 'spend', currency: 'usd', value: '1' })).status).toBe(201);
   });
 });
+
+describe('credit grant scopes', () => {
+  it('refuse a charge or product that never bills in the grant currency', async () => {
+    const acct = await ok201('/v1/accounts', { name: 'Scoped' });
+    const grant = (scope: unknown) => post('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10', scope });
+    for (const [scope, path] of [
+      [{ charge_ids: [eurCharge] }, 'scope.charge_ids'],
+      [{ product_ids: [eurProduct] }, 'scope.product_ids'],
+    ] as const) {
+      const res = await grant(scope);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.details[0]).toMatchObject({ path });
+      expect(res.body.error.message).toContain('USD grant can never pay');
+    }
+    expect((await get(`/v1/credits/grants?account_id=${acct}`)).body.total).toBe(0);
+    // In EUR they are fine.
+    expect((await post('/v1/credits/grants', { account_id: acct, currency: 'EUR', kind: 'free', amount: '10', scope: { charge_ids: [eurCharge], product_ids: [eurProduct] } })).status).toBe(201);
+  });
+});
