@@ -24,7 +24,7 @@ import { Dec, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { creditsEventData } from '../webhooks/payloads.ts';
 import { remainingOf } from './invoice-credits.ts';
-import { creditAmount } from './money-input.ts';
+import { creditAmount, MAX_CREDIT_AMOUNT } from './money-input.ts';
 import { issuePurchaseInvoice } from './purchase-invoice.ts';
 
 type Tx = Transaction<Database>;
@@ -477,6 +477,7 @@ export async function adjustGrant(db: Db, environmentId: string, input: { grant_
     if ('problem' in amount) throw bad('amount', amount.problem);
     const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
     if (left.plus(amount.value).lt(0)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} below zero (${formatMoney(left, g.currency)} left)`);
+    if (left.plus(amount.value).gt(MAX_CREDIT_AMOUNT)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} past ${MAX_CREDIT_AMOUNT}, the most a grant may hold (${formatMoney(left, g.currency)} left)`);
     const entry = await tx
       .insertInto('credit_entries')
       .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'adjustment', amount: amount.value, invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
