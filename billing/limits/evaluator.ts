@@ -187,7 +187,7 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
   const rows = await db
     .selectFrom('spend_limit_states as s')
     .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
-    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 's.period_end'])
+    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 'l.metric', 'l.window', 's.period_end'])
     .where('s.reached', '=', true)
     .where('l.deleted_at', 'is', null)
     .where('l.action', 'in', ['flag', 'block'])
@@ -203,6 +203,8 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
     currency: r.currency,
     unit: r.unit,
     resets_at: r.period_end.toISOString(),
+    metric: r.metric,
+    window: r.window,
   }));
 }
 

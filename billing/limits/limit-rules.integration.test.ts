@@ -197,3 +197,48 @@ describe('credit grant scopes', () => {
     expect((await post('/v1/credits/grants', { account_id: acct, currency: 'EUR', kind: 'free', amount: '10', scope: { charge_ids: [eurCharge], product_ids: [eurProduct] } })).status).toBe(201);
   });
 });
+
+describe('small things', () => {
+  it('limit values take the strict parser of credits; messages say an, and name the window', async () => {
+    const agent = await createAgent(stack);
+    const q = { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day' };
+    for (const value of ['1e3', '+5', '5.', '.5', '1e-2', ' 5', '5 ', '', '0x10']) {
+      const res = await post('/v1/limits', { ...q, value });
+      expect(res.status, `${JSON.stringify(value)}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error.details[0].path).toBe('value');
+    }
+    for (const value of ['-0', '-1', -1]) {
+      const res = await post('/v1/limits', { ...q, value });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe('value must not be negative');
+    }
+    expect((await post('/v1/limits', { ...q, value: '2.5' })).body.value).toBe('2.5');
+    const an = await post('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'available_balance', currency: 'USD', value: 0 });
+    expect(an.body.error.message).toContain('for an available_balance limit');
+
+    // The 402 names the window.
+    const lim = await ok201('/v1/limits', { ...q, value: 0, action: 'block' });
+    const refused = await blocked(agent.id);
+    expect(refused.body.error.message).toContain(`spend limit ${lim} (0 @action per day, agent_instance)`);
+    // The state says its window and thresholds.
+    expect(await stateOf(lim)).toMatchObject({ window: 'day', thresholds: [50, 80, 100] });
+    // Family B changes a limit with PUT (PATCH is Family A's).
+    expect((await call(stack, 'PUT', `/api/v1/limit/${lim}`, { key: dev.admin, body: { value: 100 } })).status).toBe(200);
+  });
+
+  it('shows remaining money in the currency minor units', async () => {
+    const acct = await ok201('/v1/accounts', { name: 'Minor units' });
+    await subscription(acct, planPerAction);
+    const lim = await ok201('/v1/limits', { scope: 'account', account_id: acct, metric: 'spend', currency: 'USD', value: '5', action: 'notify' });
+    expect(await waitFor(() => stateOf(lim), (s) => s.current !== null)).toMatchObject({ current: '0.00', remaining: '5.00', window: 'billing_period' });
+  });
+
+  it('refuses an adjustment that takes a grant past the 10^15 cap', async () => {
+    const acct = await ok201('/v1/accounts', { name: 'Huge' });
+    const g = await ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '999999999999999.00' });
+    const res = await post('/v1/credits/adjustments', { grant_id: g, amount: '2.00', reason: 'too much' });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details[0].path).toBe('amount');
+    expect((await post('/v1/credits/adjustments', { grant_id: g, amount: '1.00', reason: 'just fits' })).status).toBe(201);
+  });
+});

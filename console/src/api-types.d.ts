@@ -4154,9 +4154,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -4590,9 +4593,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -6937,9 +6943,12 @@ export interface operations {
                         remaining: string | null;
                         resets_at: string | null;
                         scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
                         unit: string | null;
                         /** @description exact decimal as text, e.g. "12.50" */
                         value: string;
+                        window: "day" | "week" | "billing_period";
                     };
                 };
             };
@@ -9137,9 +9146,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -9457,9 +9469,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -10899,9 +10914,12 @@ export interface operations {
                         remaining: string | null;
                         resets_at: string | null;
                         scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
                         unit: string | null;
                         /** @description exact decimal as text, e.g. "12.50" */
                         value: string;
+                        window: "day" | "week" | "billing_period";
                     };
                 };
             };
