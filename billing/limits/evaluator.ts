@@ -19,7 +19,8 @@
  * `accountBalances` with it), quantities by the usage query; both read usage through a
  * cache dropped by the same floor signal.
  *
- * TRICKY: alerts are exactly once by the database (`spend_limit_alerts_once`), each
+ * TRICKY: alerts are exactly once per (limit, period, threshold, limit value) by the
+ * database (`spend_limit_alerts_once`, migration 0019: a raised limit alerts again), each
  * inserted in the transaction that writes its webhook event (the outbox). Two evaluators
  * (two billing processes, or a restart redoing a pass) race harmlessly: one insert wins.
  */
@@ -29,6 +30,7 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
+import { MAX_EVENT_AGE_MS, MAX_EVENT_FUTURE_MS } from '../../shared/events/limits.ts';
 import { newId } from '../../shared/ids.ts';
 import { encodeLimitState, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
 import { logger } from '../../shared/log.ts';
@@ -101,7 +103,8 @@ async function agentAccount(db: Db, agentInstanceId: string): Promise<string | n
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
     const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, currency: l.currency! });
-    const total = charges.reduce((s, c) => s.plus(c.total), new Dec(0));
+    // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
+    const total = charges.reduce((s, c) => s.plus(c.period_total), new Dec(0));
     const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
     return { period, current: formatMoney(total, l.currency!) };
   }
@@ -112,10 +115,14 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
   }
   const accountId = l.scope === 'account' ? l.account_id : l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : null;
   const period = l.window === 'billing_period' ? await billingPeriod(inv, l.environment_id, accountId, now) : calendarWindow(l.window, now);
+  // A day or week counts the events that arrived in it, whatever their timestamps (backdated ones included: they
+  // are billed, and a runaway agent must not slip past by dating its events back); a billing period by event time, as billed.
+  const byArrival = l.window !== 'billing_period';
   const rows = await inv.usage.query({
     environmentId: l.environment_id,
-    from: new Date(period.start),
-    to: new Date(period.end),
+    from: new Date(Date.parse(period.start) - (byArrival ? MAX_EVENT_AGE_MS : 0)),
+    to: new Date(Date.parse(period.end) + (byArrival ? MAX_EVENT_FUTURE_MS : 0)),
+    ...(byArrival ? { ingestedFrom: new Date(period.start), ingestedBefore: new Date(period.end) } : {}),
     groupBy: 'none',
     ...(l.scope === 'account' ? { accountIds: [l.account_id!] } : {}),
     ...(l.scope === 'agent_instance' ? { agentInstanceIds: [l.agent_instance_id!] } : {}),
@@ -180,7 +187,7 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
   const rows = await db
     .selectFrom('spend_limit_states as s')
     .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
-    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 's.period_end'])
+    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 'l.metric', 'l.window', 's.period_end'])
     .where('s.reached', '=', true)
     .where('l.deleted_at', 'is', null)
     .where('l.action', 'in', ['flag', 'block'])
@@ -196,6 +203,8 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
     currency: r.currency,
     unit: r.unit,
     resets_at: r.period_end.toISOString(),
+    metric: r.metric,
+    window: r.window,
   }));
 }
 

@@ -168,7 +168,7 @@ describe('money limits', () => {
     // Rated as the invoice would: 1.00 per stored action (the 5, and those polling sent before the block arrived).
     const stored = await storedActions(agent.id);
     expect(stored).toBeGreaterThanOrEqual(5);
-    expect(await waitFor(() => stateOf(lim), (s) => s.current === `${stored}.00`)).toMatchObject({ remaining: '0', reached: true, blocked: true });
+    expect(await waitFor(() => stateOf(lim), (s) => s.current === `${stored}.00`)).toMatchObject({ remaining: '0.00', reached: true, blocked: true });
   });
 
   it('blocks when the available balance is gone, and a new grant unblocks', async () => {

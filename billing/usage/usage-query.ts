@@ -36,6 +36,8 @@ export interface UsageQuery {
   outcomeTypes?: string[];
   /** Only events whose first copy arrived (was ingested) before this time: usage as it stood then. */
   ingestedBefore?: Date;
+  /** Only events whose first copy arrived at or after this time (spend limits' day and week windows count by arrival). */
+  ingestedFrom?: Date;
 }
 
 /**
@@ -97,6 +99,7 @@ export class UsageStore {
       atypes: q.actionTypes ?? [],
       otypes: q.outcomeTypes ?? [],
       ...(q.ingestedBefore ? { ingcut: chTime(q.ingestedBefore) } : {}),
+      ...(q.ingestedFrom ? { ingfrom: chTime(q.ingestedFrom) } : {}),
     };
     // Sort-key conditions (environment, agent, the widened time window) go in PREWHERE:
     // applied before FINAL merges copies, they prune partitions. Conditions on other
@@ -108,7 +111,7 @@ export class UsageStore {
     const groupBy = keys.length ? `GROUP BY ${keys.join(', ')}` : '';
     const prewhere = `PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}`;
     // After FINAL: the surviving copy is the first ingested, so its arrival decides.
-    const asOf = q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : '';
+    const asOf = `${q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : ''} ${q.ingestedFrom ? 'AND ingested_at >= {ingfrom:DateTime64(3)}' : ''}`;
     const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter} ${asOf}`;
 
     const actionsSql = `
