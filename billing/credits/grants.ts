@@ -498,6 +498,11 @@ export async function refundGrant(db: Db, environmentId: string, input: { grant_
     if (!g) throw bad('grant_id', `grant_id ${input.grant_id} does not exist`);
     if (g.kind !== 'paid') throw new AppError('conflict', `credit grant ${g.id} is free: only paid credit (a purchase or an overpayment) is refunded`);
     if (g.voided_at) throw new AppError('conflict', `credit grant ${g.id} is void: nothing is left to refund`);
+    // A prepaid commitment's grant is a contract's, paid for by installments: not a purchase to pay back.
+    const term = await tx.selectFrom('commitment_terms').select('subscription_id').where('grant_id', '=', g.id).executeTakeFirst();
+    if (term) {
+      throw new AppError('conflict', `credit grant ${g.id} is the prepaid commitment of subscription ${term.subscription_id}: it is not refunded; void an unpaid installment invoice (its amount leaves the grant) or void the grant to end the term`);
+    }
     // Usable at once or not, a purchase is refunded only once its invoice is paid (unpaid: void that invoice instead).
     const purchase = g.invoice_id ? await tx.selectFrom('invoices').select(['status', 'number']).where('id', '=', g.invoice_id).executeTakeFirst() : undefined;
     if (g.usable_at === null || (purchase && purchase.status !== 'paid')) {
