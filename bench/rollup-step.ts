@@ -9,6 +9,8 @@
  * `cost_events`' key hashes a cluster uses (`scan`; BENCH_LOOKUPS=keyed to skip it).
  * Prints each step, the median µs an action per lookup and size, the growth between sizes
  * (1.0: flat), the process's peak RSS, and whether the rollup and the raw events agree.
+ * BENCH_PROFILE=1 prints every statement of a step with the engine's read counters (system.events);
+ * BENCH_SETTLE=0 times steps without first waiting for merges to finish.
  * Run under the machine-wide lock: `flock /tmp/tally-bench.lock npm run bench:rollup-step`.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -31,10 +33,28 @@ const LOOKUPS = (process.env.BENCH_LOOKUPS ?? 'keyed,scan').split(',') as ('keye
 const DAY_MS = 86_400_000;
 /** BENCH_PROFILE=1: each statement of each step with its rows and bytes read (chDB's counters, not noisy) and time. */
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/**
+ * BENCH_SETTLE (default 1): before each step, wait until no merge of the database runs, so
+ * a step is not timed against the merges of the history the bench has just written
+ * (10M rows inserted in a minute, which a real history is not). 0 times them together.
+ */
+const SETTLE = process.env.BENCH_SETTLE !== '0';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-rollup-'));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
+
+/** Waits (up to 10 minutes) until no merge or mutation of the database runs; prints how long it took. */
+async function settled(ch: ClickHouseClient, database: string): Promise<void> {
+  const t = performance.now();
+  for (;;) {
+    const [row] = await (await ch.query({ query: 'SELECT count() AS n FROM system.merges WHERE database = {db:String}', query_params: { db: database }, format: 'JSONEachRow' })).json<{ n: string }>();
+    if (Number(row!.n) === 0 || performance.now() - t > 600_000) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const ms = performance.now() - t;
+  if (ms > 500) console.log(`  (waited ${(ms / 1000).toFixed(1)} s for merges to finish)`);
+}
 
 /** Bytes of the files under a directory. */
 function duBytes(dir: string): number {
@@ -126,6 +146,7 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
       await insert(STEP_EVENTS, `if(number % 10 = 0, (number * 97) % ${fresh}, ${fresh} + number)`, i);
       fresh += STEP_EVENTS;
       floor = i;
+      if (SETTLE) await settled(ch, chDb);
       t = performance.now();
       const [, stepPeak] = await sampledPeakMb(() => rollups.get(lookup)!.catchUp(0));
       const ms = performance.now() - t;
