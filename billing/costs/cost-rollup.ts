@@ -61,6 +61,9 @@ const IDENTITY_KEY = "concat(environment_id, '/', agent_instance_id, '/', event_
  *   rebuilt from what ClickHouse holds, by event identity: `costs_daily` and
  *   `cost_events` emptied, then a first step over every row (planned before it starts;
  *   a crash redoes it from the emptying on). Readers use the live query meanwhile.
+ * - Bounded memory: a backlog is folded in steps of about `stepActions` actions each
+ *   ({@link #steps}), and the first build or a rebuild in parts of agent ranges of about
+ *   as many ({@link #parts}).
  * - A cost rule change marks its environment stale from its effective time
  *   (`cost_rollup_dirty`); the next step recomputes those days from `cost_events`, and
  *   readers use the live query for them until then.
