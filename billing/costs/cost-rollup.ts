@@ -189,7 +189,7 @@ export class CostRollup implements CostRollupReader {
         if (floor > done && done < 0) {
           // The first step: a build from everything ClickHouse holds, in parts.
           await this.#plan(conn, { planned_seq: floor });
-          await this.#rebuild(onStream, floor);
+          await this.#rebuild(onStream, floor, { empty: false });
           done = floor;
           await this.#plan(conn, { done_seq: done, planned_seq: null });
         }
@@ -259,8 +259,9 @@ export class CostRollup implements CostRollupReader {
    * ClickHouse; rows above it that are already there are counted now and found counted
    * (same rank) when a step reaches them.
    */
-  async #rebuild(stream: string | null, s1: number): Promise<void> {
-    for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
+  async #rebuild(stream: string | null, s1: number, opts = { empty: true }): Promise<void> {
+    // The first build finds the tables empty (nothing was ever folded); a rebuild and a redone build empty them.
+    if (opts.empty) for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
     const attempt = Date.now();
     // Parts of disjoint event identities: no part has a copy counted by another, so none looks any up.
     const parts = await this.#parts();
