@@ -190,7 +190,7 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   p.stops.push(() => invoicing.rater.close());
   const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
   const sinkFloor = (waitMs: number) => sinkFloorOf(p.nc, p.names, waitMs, extendFloor);
-  const costRollup = new CostRollup(db, ch, database, sinkFloor);
+  const costRollup = new CostRollup(db, ch, database, sinkFloor, { stepActions: config.costRollupStepActions });
   p.stops.push(() => costRollup.stop());
   return { invoicing, costRollup, sinkFloor };
 }

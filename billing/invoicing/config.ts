@@ -13,6 +13,8 @@ const InvoicingEnv = Type.Object({
   TALLY_BILLING_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   /** Interval of the billing role's daily cost rollup (folds new actions into the report figures). */
   TALLY_COST_ROLLUP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  /** Actions one cost rollup step (and each part of its first build) folds at most, so its memory is bounded (billing/costs/cost-rollup.ts). */
+  TALLY_COST_ROLLUP_STEP_ACTIONS: Type.Integer({ minimum: 1000, default: 100_000 }),
   /** Rating worker threads (piscina). */
   TALLY_RATING_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Rating tasks that may wait for a worker; beyond it requests get 503. */
@@ -30,6 +32,7 @@ export interface InvoicingConfig {
   readonly netDays: number;
   readonly schedulerIntervalMs: number;
   readonly costRollupIntervalMs: number;
+  readonly costRollupStepActions: number;
   readonly ratingThreads: number;
   readonly ratingMaxQueue: number;
   readonly liveUsagePollMs: number;
@@ -44,6 +47,7 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     netDays: e.TALLY_INVOICE_NET_DAYS,
     schedulerIntervalMs: e.TALLY_BILLING_SCHEDULER_INTERVAL_MS,
     costRollupIntervalMs: e.TALLY_COST_ROLLUP_INTERVAL_MS,
+    costRollupStepActions: e.TALLY_COST_ROLLUP_STEP_ACTIONS,
     ratingThreads: e.TALLY_RATING_THREADS,
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
     liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
