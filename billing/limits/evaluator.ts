@@ -120,6 +120,40 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
   return { period, current: rows[0]?.[field] ?? '0' };
 }
 
+/** Chunk of scopes per grouped usage query. */
+const GROUP_CHUNK = 1000;
+
+/**
+ * Measures quantity limits of one environment, scope (account or agent instance) and
+ * calendar window (day, week) together: one usage query grouped by the scope, as `measure`
+ * would answer each (the same usage source, the same filters but the ids).
+ */
+export async function measureQuantities(inv: Invoicing, limits: readonly LimitRow[], now: Date): Promise<Map<LimitRow, Measured>> {
+  const out = new Map<LimitRow, Measured>();
+  const first = limits[0];
+  if (!first) return out;
+  const period = calendarWindow(first.window as 'day' | 'week', now);
+  const byAgent = first.scope === 'agent_instance';
+  const ids = [...new Set(limits.map((l) => (byAgent ? l.agent_instance_id! : l.account_id!)))].sort();
+  const rows = new Map<string, Record<string, string | undefined>>();
+  for (let i = 0; i < ids.length; i += GROUP_CHUNK) {
+    const chunk = ids.slice(i, i + GROUP_CHUNK);
+    const got = await inv.usage.query({
+      environmentId: first.environment_id,
+      from: new Date(period.start),
+      to: new Date(period.end),
+      groupBy: byAgent ? 'agent' : 'account',
+      ...(byAgent ? { agentInstanceIds: chunk } : { accountIds: chunk }),
+    });
+    for (const r of got) rows.set((byAgent ? r.agent_instance_id : r.account_id) ?? '', r as unknown as Record<string, string | undefined>);
+  }
+  for (const l of limits) {
+    const r = rows.get(byAgent ? l.agent_instance_id! : l.account_id!);
+    out.set(l, { period, current: r?.[QUANTITY_UNITS[l.unit as QuantityUnit]] ?? '0' });
+  }
+  return out;
+}
+
 /**
  * Writes a limit's state and fires the alerts it reached, in one transaction: the state
  * row is locked (two evaluators of one limit take turns), `limit.reset` fires when a new
@@ -263,9 +297,28 @@ export class LimitEvaluator {
     const ids = await this.#due(now);
     debug?.(`due ${ids === 'all' ? 'all' : ids.size}`);
     const limits = ids === 'all' ? await this.#limits() : ids.size ? await this.#limits([...ids]) : [];
-    await inBatches(limits, CONCURRENCY, async (l) => {
+    // Quantity limits of a calendar window, per environment, scope and window: one usage query for all of them.
+    const grouped = new Map<string, LimitRow[]>();
+    const single: LimitRow[] = [];
+    for (const l of limits) {
+      if (l.metric === 'quantity' && l.window !== 'billing_period' && l.scope !== 'environment') {
+        const key = `${l.environment_id}\u0000${l.scope}\u0000${l.window}`;
+        grouped.set(key, [...(grouped.get(key) ?? []), l]);
+      } else single.push(l);
+    }
+    const measured: { l: LimitRow; m: Measured }[] = [];
+    await inBatches([...grouped.values()], CONCURRENCY, async (group) => {
       try {
-        await record(this.deps.db, l, await measure(this.#inv, l, now), now);
+        for (const [l, m] of await measureQuantities(this.#inv, group, now)) measured.push({ l, m });
+      } catch (err) {
+        // Measured one by one instead (one limit's failure never stops the others).
+        single.push(...group);
+        log.warn('spend limit group evaluation failed', { limits: group.length, err });
+      }
+    });
+    await inBatches([...measured, ...single.map((l) => ({ l, m: undefined }))], CONCURRENCY, async ({ l, m }) => {
+      try {
+        await record(this.deps.db, l, m ?? (await measure(this.#inv, l, now)), now);
       } catch (err) {
         // One limit's failure (an account without a subscription's plan, say) never stops the others.
         log.warn('spend limit evaluation failed', { limit_id: l.id, err });
