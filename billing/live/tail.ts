@@ -12,7 +12,10 @@
  * What it answers (`query`, a UsageSource): ClickHouse's figure (through the LiveUsageCache)
  * plus the tail's entries matching the same filters (environment, accounts, agent
  * instances, types, the event-time window), exact: counts and tokens as bigint, outcome
- * values as decimal.
+ * values as decimal. ClickHouse's part leaves out, by the `unstored` cut of the usage query,
+ * the rows of the current stream (ingested since its creation) whose sequence is above the
+ * floor the tail knows and not among the sequences it knows stored: an event the sink
+ * inserts between two polls is counted by the tail alone until the poll that drops it.
  *
  * How it stays exact, every `pollMs`:
  * 1. The stream's identity (its creation time): another stream (created again, a restore
@@ -20,22 +23,24 @@
  * 2. What the sink has stored: its consumer's ack floor, and the sequences above it
  *    recorded in `sink_inserted` (shared/clickhouse/sink-progress.ts; recorded before the
  *    acks). For each newly stored sequence, in one synchronous step: its part of the tail
- *    is dropped and the cached ClickHouse answers of the scopes it names are dropped, so
- *    no answer counts it twice or misses it. A stored sequence the tail never held (read
- *    after the sink acknowledged it: the message is gone from the work-queue stream) names
- *    its scopes through ClickHouse (`touchedScopes`).
+ *    is dropped, the cut moves past it, and the cached ClickHouse answers of the scopes it
+ *    names are dropped, so no answer counts it twice or misses it (an answer computed
+ *    across a drop is computed again). A stored sequence the tail never held (read after
+ *    the sink acknowledged it: the message is gone from the work-queue stream) names its
+ *    scopes through ClickHouse (`touchedScopes`).
  * 3. The messages appended since: read by sequence (the stream is a work queue, which
- *    admits no second consumer: direct gets of the sequences above the floor), added to
- *    the tail; `onTouched` listeners hear their scopes (the limit evaluator and the credit
- *    watch evaluate them without waiting for the sink).
+ *    admits no second consumer, ordered or not: direct gets of the sequences above the
+ *    floor), added to the tail; `onTouched` listeners hear their scopes (the limit
+ *    evaluator and the credit watch evaluate them without waiting for the sink).
  *
  * Duplicates: JetStream drops a message whose Nats-Msg-Id repeats within the stream's
  * duplicate window, so a retried request never reaches the tail twice. An event sent
- * again in another message (beyond that window) is counted by the tail until the sink
- * stores that message; ClickHouse's queries count it once from then on. Also, an event
- * stored between the poll that read the floor and the next is counted by both for that
- * poll (an answer computed meanwhile; it is dropped at the next poll). Both over-counts
- * are transient (one poll, or until the sink stores the copy), never a gap.
+ * again in another message beyond that window (a copy ClickHouse already holds, or two
+ * copies both in the tail) is counted once per copy by the tail until the sink stores
+ * them; ClickHouse counts it once from then on (a transient over-count, never a gap).
+ * When the tail is behind the sink (just started, or back from its bound), an event
+ * stored before the tail read it is missed until the next poll names it stored (a gap of
+ * one poll, only then).
  *
  * Not extended by the tail (counted once the sink stores the event, as before): `users`
  * (@user, a distinct count over the whole window), outcomes derived by rules (a
