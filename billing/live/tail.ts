@@ -124,9 +124,12 @@ const envKey = (env: string) => `${env}\u0000*`;
 const accountKey = (env: string, id: string) => `${env}\u0000a\u0000${id}`;
 const agentKey = (env: string, id: string) => `${env}\u0000i\u0000${id}`;
 
+const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
+
 /** An action's token classes from its metadata, as ClickHouse computes them (token-classes.ts: the top-level field, else under `usage`, else 0). */
-function tokenClasses(meta: string): number[] {
-  if (!meta.includes('_tokens')) return TOKEN_CLASSES.map(() => 0);
+function tokenClasses(meta: string): readonly number[] {
+  // Parsed only when a class's name is in the text (most metadata has none).
+  if (!TOKEN_CLASSES.some((c) => meta.includes(c.field))) return NO_CLASSES;
   let m: Record<string, unknown>;
   try {
     m = JSON.parse(meta) as Record<string, unknown>;
