@@ -17,15 +17,13 @@
  * - Fresh by construction: nothing is cached, so an event counts as soon as the sink has
  *   stored it in ClickHouse (its linger, 200 ms by default, after its acknowledgement).
  */
-import type { Db } from '../../shared/db/postgres.ts';
 import { periodContaining, type Period } from '../rating/index.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { CreditableLine } from '../credits/allocate.ts';
 import type { Invoicing } from '../invoicing/context.ts';
-import { billableSubscriptionIds } from '../invoicing/generate.ts';
-import { loadSubject, rateSubscription } from '../invoicing/rate-subscription.ts';
+import { loadAccountSubjects, type LoadedSubject } from '../invoicing/account-subjects.ts';
+import { rateSubscription } from '../invoicing/rate-subscription.ts';
 import type { StoredLine } from '../invoicing/lines.ts';
-import { findInvoice } from '../invoicing/store.ts';
 import type { WatchDeps } from '../credits/watch.ts';
 import { inlineRater } from '../invoicing/rater.ts';
 import type { UsageSource } from '../invoicing/context.ts';
@@ -52,33 +50,33 @@ export function withoutTrueUp(total: string, lines: readonly StoredLine[], curre
 }
 
 /** The lines with the product each bills (through the line's rate plan), as the burn-down sees them. */
-async function creditable(db: Db, lines: readonly StoredLine[]): Promise<CreditableLine[]> {
-  const planIds = [...new Set(lines.map((l) => l.rate_plan_id))];
-  const products = new Map(planIds.length ? (await db.selectFrom('rate_plans').select(['id', 'product_id']).where('id', 'in', planIds).execute()).map((r) => [r.id, r.product_id] as const) : []);
+function creditable(lines: readonly StoredLine[], products: ReadonlyMap<string, string>): CreditableLine[] {
   return lines.map((l) => ({ position: l.position, charge_id: l.charge_id, product_id: products.get(l.rate_plan_id) ?? null, unit: l.unit, amount: l.amount }));
 }
 
 /** One subscription's open period at `now`, or null when it bills nothing live (not billable, or that period's invoice is issued). */
-async function openPeriodOf(inv: Invoicing, environmentId: string, subscriptionId: string, now: Date): Promise<OpenPeriodCharge | null> {
-  const subject = await loadSubject(inv.db, environmentId, subscriptionId);
+async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): Promise<OpenPeriodCharge | null> {
+  const { subject } = loaded;
   const period = periodContaining(now, subject.cycleAt(now.getTime()));
-  const existing = await findInvoice(inv.db, subscriptionId, period.start);
+  const start = new Date(period.start).getTime();
+  const existing = loaded.openInvoices.find((i) => i.period_start.getTime() === start);
   if (existing && existing.status !== 'draft') return null;
-  const rated = await rateSubscription(inv, subject, period);
+  const rated = await rateSubscription(inv, subject, period, { catalog: loaded.catalog(new Date(period.start)) });
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
-  return { subscription_id: subscriptionId, currency: subject.currency, period, total, lines: await creditable(inv.db, lines), draft_invoice_id: existing?.id ?? null };
+  return { subscription_id: subject.sub.id, currency: subject.currency, period, total, lines: creditable(lines, loaded.products), draft_invoice_id: existing?.id ?? null };
 }
 
 /**
  * The open periods of an account's billable subscriptions at `now` (default the service's
  * clock), in subscription order (created, then id): the order the live credit burn-down
- * takes them in. Optionally of one currency.
+ * takes them in. Optionally of one currency. What the ratings read of Postgres is loaded
+ * in one round trip (invoicing/account-subjects.ts).
  */
 export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string } = {}): Promise<OpenPeriodCharge[]> {
   const now = opts.now ?? inv.now();
-  const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
-  const out = await Promise.all(ids.map((id) => openPeriodOf(inv, environmentId, id, now)));
+  const loaded = await loadAccountSubjects(inv.db, environmentId, accountId, now);
+  const out = await Promise.all(loaded.map((l) => openPeriodOf(inv, l, now)));
   return out.filter((c): c is OpenPeriodCharge => c !== null && (opts.currency === undefined || c.currency === opts.currency));
 }
 
