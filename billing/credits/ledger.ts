@@ -4,7 +4,8 @@
  */
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
-import type { CreditEntriesTable, CreditEntryType } from '../../shared/db/schema.ts';
+import type { CreditEntriesTable, CreditEntryType, CreditScope } from '../../shared/db/schema.ts';
+import { inScope, type CreditableLine } from './allocate.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
@@ -77,9 +78,9 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
  * `openPeriods` (the live balance: asked only when the account has grants), `pending`
  * and `pending_covered` are computed from them, and the holds of drafts of those open
  * periods are left out of `held` (the live figure replaces them; drafts of closed
- * periods keep theirs). With `forSubscriptions` (an agent's own balance: its
- * subscriptions), `available` counts only the grants that may pay for one of them (no
- * `scope.subscription_id`, or one of theirs). With `availableOnly` (the balance watch:
+ * periods keep theirs). With `forAgent` (an agent's own balance: its subscriptions and
+ * the charges of their plans), `available` counts only the grants that may pay for its
+ * usage ({@link paysForAgent}). With `availableOnly` (the balance watch:
  * only `available` is compared), the open periods are not rated when the credits could
  * pay nothing of them (`pending` and `pending_covered` are then null; `available` is the
  * same figure).
@@ -90,7 +91,7 @@ export async function accountBalances(
   accountId: string,
   at: Date,
   openPeriods?: () => Promise<readonly OpenPeriod[]>,
-  forSubscriptions?: readonly string[],
+  forAgent?: AgentScope,
   opts: { availableOnly?: boolean } = {},
 ): Promise<Balance[]> {
   // The ledger in one round trip: the account, its grants, its entries summed per grant and
@@ -140,9 +141,26 @@ export async function accountBalances(
       heldMap,
       at,
       live,
-      forSubscriptions && new Set(mine.filter((g) => !g.scope?.subscription_id || forSubscriptions.includes(g.scope.subscription_id)).map((g) => g.id)),
+      forAgent && new Set(mine.filter((g) => paysForAgent(g.scope, forAgent)).map((g) => g.id)),
     );
   });
+}
+
+/** What an agent's usage is billed on: the subscriptions that list it, and the charges of their plans. */
+export interface AgentScope {
+  subscriptionIds: readonly string[];
+  charges: readonly Pick<CreditableLine, 'charge_id' | 'product_id' | 'unit'>[];
+}
+
+/**
+ * Whether a grant may pay for an agent's usage: not scoped to another subscription than
+ * the agent's, and, when it names charges, products or units, naming one of its
+ * subscriptions' charges (allocate.ts `inScope`). An unscoped grant pays for any.
+ */
+export function paysForAgent(scope: CreditScope | null, agent: AgentScope): boolean {
+  if (scope?.subscription_id && !agent.subscriptionIds.includes(scope.subscription_id)) return false;
+  if (!scope || [scope.charge_ids, scope.product_ids, scope.units].every((l) => !l?.length)) return true;
+  return agent.charges.some((c) => inScope(scope, c));
 }
 
 /**
