@@ -268,17 +268,33 @@ async function grantEach(db: ReturnType<typeof createDb>, envId: string, account
   }))).execute();
 }
 
-/** The live balance of random accounts, one at a time, as the balance endpoint computes it (its first read of each account). */
+/**
+ * The live balance of random accounts, one at a time, as the balance endpoint computes it
+ * (its first read of each account). Returns the whole read's times; prints where a read
+ * goes: the open periods' rating alone, cold (a fresh cache: the usage query) and warm, and
+ * the ledger alone (grants, entries summed, holds).
+ */
 async function liveBalanceTimes(inv: Invoicing, envId: string, subs: number, usage: UsageStore): Promise<number[]> {
   const live = liveInvoicing(inv, new LiveUsageCache(usage));
+  const parts = { coldRating: [] as number[], warmRating: [] as number[], ledger: [] as number[] };
+  const timed = async (into: number[], f: () => Promise<unknown>) => {
+    const s = performance.now();
+    await f();
+    into.push(performance.now() - s);
+  };
   const times: number[] = [];
   for (let i = 0; i < Math.min(BALANCE_READS, subs); i++) {
     const account = `acct_bench_${Math.floor(Math.random() * subs)}`;
     const at = new Date();
-    const s = performance.now();
-    await accountBalances(inv.db, envId, account, at, () => openPeriodCharges(live, envId, account, { now: at }));
-    times.push(performance.now() - s);
+    await timed(times, () => accountBalances(inv.db, envId, account, at, () => openPeriodCharges(live, envId, account, { now: at })));
+    const other = `acct_bench_${Math.floor(Math.random() * subs)}`;
+    const cold = liveInvoicing(inv, new LiveUsageCache(usage));
+    await timed(parts.coldRating, () => openPeriodCharges(cold, envId, other, { now: at }));
+    await timed(parts.warmRating, () => openPeriodCharges(cold, envId, other, { now: at }));
+    await timed(parts.ledger, () => accountBalances(inv.db, envId, other, at));
   }
+  const f = (xs: number[]) => `${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}`;
+  console.log(`live balance parts p50 / p95 ms: open periods rated cold ${f(parts.coldRating)}, warm ${f(parts.warmRating)}; the ledger alone ${f(parts.ledger)}`);
   return times;
 }
 

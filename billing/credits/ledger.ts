@@ -75,7 +75,7 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
 /**
  * An account's balance per currency at `at` (default now): one entry per currency it has
  * grants in, sorted by currency (balance.ts says how each figure is computed). With
- * `openPeriods` (the live balance: asked only when the account has grants), `pending`
+ * `openPeriods` (the live balance: asked at once, with the ledger), `pending`
  * and `pending_covered` are computed from them, and the holds of drafts of those open
  * periods are left out of `held` (the live figure replaces them; drafts of closed
  * periods keep theirs). With `forAgent` (an agent's own balance: its subscriptions and
@@ -94,6 +94,10 @@ export async function accountBalances(
   forAgent?: AgentScope,
   opts: { availableOnly?: boolean } = {},
 ): Promise<Balance[]> {
+  // The live balance's open periods are rated while the ledger is read (an account without
+  // grants wastes that rating); the watch's (availableOnly) only once the ledger says they matter.
+  const early = openPeriods && !opts.availableOnly ? openPeriods() : undefined;
+  early?.catch(() => {}); // awaited below, unless the account is unknown
   // The ledger in one round trip: the account, its grants, its entries summed per grant and
   // type in Postgres (the balance is their sum: no row per entry crosses the wire), and
   // what drafts hold.
@@ -123,7 +127,7 @@ export async function accountBalances(
   ]);
   if (!account) throw notFound('account', accountId);
   if (grants.length === 0) return [];
-  const open = openPeriods && (!opts.availableOnly || mayPayOpenPeriods(entries, heldRows, at)) ? await openPeriods() : undefined;
+  const open = early ? await early : openPeriods && mayPayOpenPeriods(entries, heldRows, at) ? await openPeriods() : undefined;
   const superseded = new Set((open ?? []).map((o) => o.draft_invoice_id).filter((id) => id !== null));
   const heldMap = new Map<string, string>();
   for (const h of heldRows) if (!superseded.has(h.invoice_id)) heldMap.set(h.grant_id, new Dec(heldMap.get(h.grant_id) ?? 0).plus(h.amount).toFixed());

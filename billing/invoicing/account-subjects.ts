@@ -44,7 +44,8 @@ export async function loadAccountSubjects(db: Db, environmentId: string, account
       SELECT * FROM subscriptions WHERE environment_id = ${environmentId} AND account_id = ${accountId} AND status <> 'draft'
     ), p AS (
       SELECT s.id AS subscription_id, rp.id, rp.billing_cycle_code, rp.currency, rp.minimum_commitment::text AS minimum_commitment, rp.product_id
-      FROM s JOIN rate_plans rp ON rp.id = s.rate_plan_id OR rp.id IN (SELECT e.rate_plan_id FROM subscription_events e WHERE e.subscription_id = s.id)
+      FROM s CROSS JOIN LATERAL (SELECT s.rate_plan_id AS id UNION SELECT e.rate_plan_id FROM subscription_events e WHERE e.subscription_id = s.id) named
+      JOIN rate_plans rp ON rp.id = named.id
     )
     SELECT s.*,
       (SELECT coalesce(json_agg(a.agent_instance_id ORDER BY a.agent_instance_id), '[]') FROM subscription_agent_instances a WHERE a.subscription_id = s.id) AS instances,
