@@ -19,7 +19,7 @@ import { logger, setLogLevel } from '../shared/log.ts';
 import { registry, roleReady, watchBodyBudget } from '../shared/metrics.ts';
 import { connectNats, ensureEventsStream, resolveNatsUrl, streamBytesForDisk, sinkFloorOf, type FloorExtension } from '../shared/nats/connection.ts';
 import { insertedFloor, type SinkFloor } from '../shared/clickhouse/sink-progress.ts';
-import { LiveUsageCache, startUsageInvalidation } from '../billing/live/usage-cache.ts';
+import { LiveUsage } from '../billing/live/tail.ts';
 import { liveInvoicing, watchDeps } from '../billing/live/open-period.ts';
 import { startUsageWatch } from '../billing/credits/watch.ts';
 import { CostRollup } from '../billing/costs/cost-rollup.ts';
@@ -138,6 +138,8 @@ interface BillingCore {
   costRollup: CostRollup;
   /** How far the sink got: its ack floor, extended over what it recorded as inserted. */
   sinkFloor: (waitMs: number) => Promise<SinkFloor>;
+  /** The open period's usage live: ClickHouse (cached) plus the events the sink has not stored yet (billing/live/tail.ts). */
+  live: LiveUsage;
 }
 
 /** What the roles of one process share: the listener, NATS, and the dependencies opened on first use. */
@@ -190,9 +192,11 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   p.stops.push(() => invoicing.rater.close());
   const extendFloor: FloorExtension = (created, floor, last) => insertedFloor(ch, database, created, floor, last);
   const sinkFloor = (waitMs: number) => sinkFloorOf(p.nc, p.names, waitMs, extendFloor);
-  const costRollup = new CostRollup(db, ch, database, sinkFloor);
+  const costRollup = new CostRollup(db, ch, database, sinkFloor, { stepActions: config.costRollupStepActions });
   p.stops.push(() => costRollup.stop());
-  return { invoicing, costRollup, sinkFloor };
+  const live = new LiveUsage({ nc: p.nc, names: p.names, ch, database, usage }, { pollMs: config.liveUsagePollMs, maxEntries: config.liveTailMaxEntries }).start();
+  p.stops.push(() => live.stop());
+  return { invoicing, costRollup, sinkFloor, live };
 }
 
 /** The events stream's settings: with a nats-server Tally started itself, its default size fits its disk. */
@@ -230,13 +234,11 @@ async function startSinkRole(p: Process, cfg: NonNullable<RoleConfigs['sink']>, 
 async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): Promise<void> {
   const { db, auth } = await p.postgres.get();
   const { ch, database, usage } = await p.clickhouse.get();
-  const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
-  // The live credit balance's usage: cached per query until the sink stores new events of its scope.
-  const liveUsage = new LiveUsageCache(invoicing.usage, { windows: invoicing.config.liveUsageWindows });
-  // Alerts and threshold top-ups on the live pending: the balances of accounts with new usage.
+  const { invoicing, costRollup, live: liveUsage } = await p.billingCore(cfg.invoicing);
+  // Alerts and threshold top-ups on the live pending: the balances of accounts with new usage (read by the live tail, and once stored).
   const usageWatch = startUsageWatch(() => watchDeps(liveInvoicing(invoicing, liveUsage)), invoicing.config.creditUsageWatchMs);
-  const invalidation = startUsageInvalidation(liveUsage, ch, database, () => sinkFloor(0), invoicing.config.liveUsagePollMs, usageWatch.touched);
-  p.stops.push(() => invalidation.stop(), () => usageWatch.loop.stop());
+  liveUsage.onTouched(usageWatch.touched);
+  p.stops.push(() => usageWatch.loop.stop());
   p.http.add(...usageRoutes(auth, usage));
   p.http.add(...apiRoutes({ db, auth, bus: p.bus, ch, chDatabase: database, costRollup, invoicing, liveUsage, webhooks: cfg.webhooks, now: p.now }));
   // The console (/console), built from console/src as the role starts.
@@ -248,7 +250,7 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
 async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billing']>): Promise<void> {
   const { db } = await p.postgres.get();
   const { ch, database } = await p.clickhouse.get();
-  const { invoicing, costRollup, sinkFloor } = await p.billingCore(cfg.invoicing);
+  const { invoicing, costRollup, sinkFloor, live } = await p.billingCore(cfg.invoicing);
   // The billing scheduler: generates ended periods' invoices, finalizes drafts past grace.
   const scheduler = startScheduler(invoicing, invoicing.config.schedulerIntervalMs);
   p.stops.push(() => scheduler.stop());
@@ -263,7 +265,7 @@ async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billin
   await repairEmptyAccounts(db, ch, database);
   costRollup.start(invoicing.config.costRollupIntervalMs);
   // Spend limits: evaluated as usage arrives, alerts once, the reached set pushed to every ingest process.
-  const limits = new LimitEvaluator({ db, invoicing, ch, chDatabase: database, floor: () => sinkFloor(0), nc: p.nc, names: p.names }, cfg.limits);
+  const limits = new LimitEvaluator({ db, invoicing, live, nc: p.nc, names: p.names }, cfg.limits);
   await limits.start();
   p.stops.push(() => limits.stop());
   p.readiness.set('billing', () => !p.nc.isClosed());

@@ -9,13 +9,15 @@
  * `cost_events`' key hashes a cluster uses (`scan`; BENCH_LOOKUPS=keyed to skip it).
  * Prints each step, the median µs an action per lookup and size, the growth between sizes
  * (1.0: flat), the process's peak RSS, and whether the rollup and the raw events agree.
+ * BENCH_PROFILE=1 prints every statement of a step with the engine's read counters (system.events);
+ * BENCH_SETTLE=0 times steps without first waiting for merges to finish.
  * Run under the machine-wide lock: `flock /tmp/tally-bench.lock npm run bench:rollup-step`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { closeClickHouse, openClickHouse } from '../shared/clickhouse/client.ts';
+import { closeClickHouse, openClickHouse, type ClickHouseClient } from '../shared/clickhouse/client.ts';
 import { migrateClickHouse } from '../shared/clickhouse/schema.ts';
 import { parseCommonConfig } from '../shared/config/common.ts';
 import { createDb, dropDatabase, ensureDatabase, migrate } from '../shared/db/postgres.ts';
@@ -29,10 +31,50 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 5);
 const STEP_EVENTS = Number(process.env.BENCH_STEP_EVENTS ?? 100_000);
 const LOOKUPS = (process.env.BENCH_LOOKUPS ?? 'keyed,scan').split(',') as ('keyed' | 'scan')[];
 const DAY_MS = 86_400_000;
+/** BENCH_PROFILE=1: each statement of each step with its rows and bytes read (chDB's counters, not noisy) and time. */
+const PROFILE = process.env.BENCH_PROFILE === '1';
+/**
+ * BENCH_SETTLE (default 1): before each step, wait until no merge of the database runs, so
+ * a step is not timed against the merges of the history the bench has just written
+ * (10M rows inserted in a minute, which a real history is not). 0 times them together.
+ */
+const SETTLE = process.env.BENCH_SETTLE !== '0';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-rollup-'));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
+
+/** Waits (up to 10 minutes) until no merge or mutation of the database runs; prints how long it took. */
+async function settled(ch: ClickHouseClient, database: string): Promise<void> {
+  const t = performance.now();
+  for (;;) {
+    const [row] = await (await ch.query({ query: 'SELECT count() AS n FROM system.merges WHERE database = {db:String}', query_params: { db: database }, format: 'JSONEachRow' })).json<{ n: string }>();
+    if (Number(row!.n) === 0 || performance.now() - t > 600_000) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const ms = performance.now() - t;
+  if (ms > 500) console.log(`  (waited ${(ms / 1000).toFixed(1)} s for merges to finish)`);
+}
+
+/** Bytes of the files under a directory. */
+function duBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) total += statSync(path.join(e.parentPath, e.name)).size;
+  return total;
+}
+
+/** The highest RSS sampled (every 20 ms) while `f` runs: a step's own peak, which the process's maxRSS hides after a larger one. */
+async function sampledPeakMb<T>(f: () => Promise<T>): Promise<[T, string]> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  try {
+    const out = await f();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return [out, (peak / 1048576).toFixed(0)];
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 async function main() {
   console.log(`# Cost rollup step benchmark — ${new Date().toISOString()}, ${os.cpus().length} cores, ${AGENTS} agents, ${STEPS} steps of ${STEP_EVENTS} actions a lookup\n`);
@@ -88,11 +130,14 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
     await rules.create(envId, { name: 'infra', category: 'infrastructure', currency: 'USD', basis: 'per_action', rate: '0.0001', ...since });
 
     let floor = 0;
-    const rollups = new Map(LOOKUPS.map((l) => [l, new CostRollup(db, ch, chDb, async () => ({ stream: 'bench', floor }), { readWaitMs: 0, lookup: l })]));
+    const statements: Profiled[] = [];
+    const profiled = PROFILE ? profiledClient(ch, statements) : ch;
+    const rollups = new Map(LOOKUPS.map((l) => [l, new CostRollup(db, profiled, chDb, async () => ({ stream: 'bench', floor }), { readWaitMs: 0, lookup: l })]));
     const first = rollups.get(LOOKUPS[0]!)!;
     t = performance.now();
-    await first.catchUp(0);
-    console.log(`rollup built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s (peak RSS so far ${peakMb()} MB)`);
+    const [, buildPeak] = await sampledPeakMb(() => first.catchUp(0));
+    if (PROFILE) printStatements(statements.splice(0));
+    console.log(`rollup built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s (peak RSS during the build ${buildPeak} MB, of the process so far ${peakMb()} MB)`);
 
     let fresh = EVENTS;
     for (let i = 1; i <= STEPS * LOOKUPS.length; i++) {
@@ -101,12 +146,17 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
       await insert(STEP_EVENTS, `if(number % 10 = 0, (number * 97) % ${fresh}, ${fresh} + number)`, i);
       fresh += STEP_EVENTS;
       floor = i;
+      if (SETTLE) await settled(ch, chDb);
       t = performance.now();
-      await rollups.get(lookup)!.catchUp(0);
+      const [, stepPeak] = await sampledPeakMb(() => rollups.get(lookup)!.catchUp(0));
       const ms = performance.now() - t;
       us.get(lookup)!.push((ms * 1000) / STEP_EVENTS);
-      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action), peak RSS ${peakMb()} MB`);
+      if (PROFILE) printStatements(statements.splice(0));
+      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action), peak RSS during the step ${stepPeak} MB`);
     }
+    // Disk: the parts of each table (system.parts) and the data directory as a whole (cost_counted's RocksDB files included).
+    const disk = await (await ch.query({ query: `SELECT table, sum(bytes_on_disk) AS b, sum(rows) AS r FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY b DESC`, query_params: { db: chDb }, format: 'JSONEachRow' })).json<{ table: string; b: string; r: string }>();
+    console.log(`disk: ${disk.map((d) => `${d.table} ${(Number(d.b) / 1e6).toFixed(0)} MB (${Number(d.r).toLocaleString('en-US')} rows)`).join(', ')}; the data directory ${(duBytes(dataDir) / 1e6).toFixed(0)} MB`);
     const [viaRollup, viaRaw] = await Promise.all([
       queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day', byAgent: true }, first),
       queryCosts(ch, chDb, { environmentId: envId, from, to, granularity: 'day', byAgent: true }),
@@ -122,6 +172,39 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
     await dropDatabase(dbUrl).catch(() => {});
   }
   return new Map([...us].map(([l, xs]) => [l, median(xs)]));
+}
+
+/** The engine's counters a statement is profiled by (system.events: cumulative, read before and after it). */
+const COUNTERS = ['SelectedParts', 'SelectedMarks', 'SelectedRows', 'SelectedBytes', 'MergedRows', 'InsertedRows'] as const;
+type Profiled = { what: string; ms: number; counters: Record<string, number> };
+
+/** A client whose commands record their statement, time and the engine's read counters (reads of system.events not counted). */
+function profiledClient(ch: ClickHouseClient, out: Profiled[]): ClickHouseClient {
+  const counters = async () => {
+    const rows = await (await ch.query({ query: `SELECT event, value FROM system.events WHERE event IN (${COUNTERS.map((c) => `'${c}'`).join(',')})`, format: 'JSONEachRow' })).json<{ event: string; value: string }>();
+    return Object.fromEntries(rows.map((r) => [r.event, Number(r.value)]));
+  };
+  return new Proxy(ch, {
+    get(target, prop, receiver) {
+      if (prop !== 'command') return Reflect.get(target, prop, receiver);
+      return async (p: Parameters<ClickHouseClient['command']>[0]) => {
+        const before = await counters();
+        const t = performance.now();
+        const r = await target.command(p);
+        const ms = performance.now() - t;
+        const after = await counters();
+        out.push({ what: p.query.replace(/\s+/g, ' ').trim().slice(0, 70), ms, counters: Object.fromEntries(COUNTERS.map((c) => [c, (after[c] ?? 0) - (before[c] ?? 0)])) });
+        return r;
+      };
+    },
+  });
+}
+
+function printStatements(xs: Profiled[]): void {
+  for (const x of xs) {
+    const c = x.counters;
+    console.log(`  ${x.ms.toFixed(0).padStart(6)} ms | parts ${c.SelectedParts} marks ${c.SelectedMarks} rows ${c.SelectedRows} MB ${((c.SelectedBytes ?? 0) / 1e6).toFixed(1)} | merged ${c.MergedRows} inserted ${c.InsertedRows} | ${x.what}`);
+  }
 }
 
 main().then(

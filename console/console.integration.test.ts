@@ -192,6 +192,98 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await poll(() => history.getByRole('cell', { name: 'paused', exact: true }).count()).toBeGreaterThanOrEqual(2);
   });
 
+  it("charts the account's credit balance over time; adjusts with a reason (a refund of free credit refused); adds and disables a top-up", async () => {
+    await page.getByRole('button', { name: 'Open account Acme' }).click();
+    const account = page.getByRole('region', { name: 'Account: Acme' });
+    const chart = account.getByRole('figure', { name: 'Credit balance over time (ledger)' });
+    await poll(() => chart.getAttribute('data-points')).toBe('1');
+    const usd = account.getByTestId('ledger-balance-USD');
+    await poll(() => usd.textContent()).toBe('100.00');
+    const grants = (await call(stack, 'GET', '/api/v1/credit/grants?limit=100', { key: admin })).body.grants as { id: string; kind: string; account_id: string }[];
+    const accountId = grants[0]!.account_id;
+    const free = grants[0]!;
+    // A manual adjustment (−10.00) whose reason holds a script: shown as text in the ledger; a second point.
+    await page.getByLabel('Adjustment or refund').selectOption('adjustment');
+    await page.getByLabel('Grant id').fill(free.id);
+    await page.getByLabel('Adjustment amount (signed)').fill('-10.00');
+    await page.getByLabel('Reason', { exact: true }).fill(XSS_SCRIPT);
+    await page.getByRole('button', { name: 'Adjust', exact: true }).click();
+    await poll(() => usd.textContent()).toBe('90.00');
+    await poll(() => chart.getAttribute('data-points')).toBe('2');
+    await page.getByRole('table', { name: 'Credit ledger' }).getByRole('cell', { name: XSS_SCRIPT, exact: true }).waitFor();
+    await page.getByLabel('Adjustment amount (signed)').fill('5.25');
+    await page.getByLabel('Reason', { exact: true }).fill('goodwill');
+    await page.getByRole('button', { name: 'Adjust', exact: true }).click();
+    await poll(() => usd.textContent()).toBe('95.25');
+    await poll(() => chart.getAttribute('data-points')).toBe('3');
+    // A refund pays back paid credit only: of this free grant, the API's 409 with its request id.
+    await page.getByLabel('Adjustment or refund').selectOption('refund');
+    await page.getByLabel('Refund amount').fill('15');
+    await page.getByLabel('Reason', { exact: true }).fill('refund');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await poll(() => account.getByRole('alert').first().textContent()).toMatch(/409.*request id: \S+/s);
+    const ledger = (await call(stack, 'GET', `/api/v1/credit/entries?account_id=${accountId}`, { key: admin })).body.entries as { type: string; amount: string; reason: string | null }[];
+    expect(ledger.map((e) => [e.type, e.amount, e.reason])).toEqual([
+      ['grant', '100.00', null],
+      ['adjustment', '-10.00', XSS_SCRIPT],
+      ['adjustment', '5.25', 'goodwill'],
+    ]);
+    await chart.scrollIntoViewIfNeeded();
+    await shot(page, 'credits');
+    // A threshold top-up (the balance is above its line: nothing granted), then disabled.
+    await page.getByLabel('Top-up type').selectOption('threshold');
+    await page.getByLabel('Threshold (available below)').fill('5');
+    await page.getByLabel('Top-up amount').fill('20');
+    await page.getByRole('button', { name: 'Add top-up' }).click();
+    const topup = account.getByTestId('topup-status').first();
+    await poll(() => topup.textContent()).toBe('active');
+    const rules = (await call(stack, 'GET', `/api/v1/credit/topups?account_id=${accountId}`, { key: admin })).body.topups;
+    expect(rules.map((t: { type: string; threshold: string; amount: string }) => [t.type, t.threshold, t.amount])).toEqual([['threshold', '5.00', '20.00']]);
+    await account.getByRole('button', { name: /^Disable threshold top-up/ }).click();
+    await poll(() => topup.textContent()).toBe('disabled');
+  });
+
+  it("shows an account's and an agent's limits with their state; creates, raises and deletes them", async () => {
+    const account = page.getByRole('region', { name: 'Account: Acme' });
+    const limits = account.getByRole('region', { name: 'Limits', exact: true });
+    await page.getByLabel('Limit metric').selectOption('spend');
+    await page.getByLabel('Limit value').fill('500');
+    await page.getByLabel('Limit description').fill(XSS_NAME);
+    await page.getByRole('button', { name: 'Add limit' }).click();
+    await limits.getByRole('cell', { name: XSS_NAME, exact: true }).waitFor();
+    await poll(() => limits.getByTestId('limit-value').first().textContent()).toBe('500.00');
+    await poll(() => limits.getByTestId('limit-state').first().textContent()).toMatch(/not evaluated yet|ok: .* used, .* left/);
+    const [limit] = (await call(stack, 'GET', '/api/v1/limit/all', { key: admin })).body.limits;
+    expect([limit.scope, limit.metric, limit.currency, limit.value, limit.action]).toEqual(['account', 'spend', 'USD', '500.00', 'notify']);
+    // Raised.
+    await page.getByLabel(`New value of limit ${limit.id}`).fill('800');
+    await page.getByRole('button', { name: `Save the value of limit ${limit.id}` }).click();
+    await poll(() => limits.getByTestId('limit-value').first().textContent()).toBe('800.00');
+    // An agent's own limit: the agent's list shows it alone.
+    const agents = await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin });
+    const worker = agents.body.agent_instances.find((a: { name: string }) => a.name === 'acme-worker');
+    await page.getByLabel('Agent instance id (empty: the account\'s own limits)').fill(worker.id);
+    await limits.getByRole('table', { name: 'Limits of the agent' }).waitFor();
+    await page.getByLabel('Limit metric').selectOption('quantity');
+    await page.getByLabel('Limit unit').selectOption('@action');
+    await page.getByLabel('Limit window').selectOption('day');
+    await page.getByLabel('Limit value').fill('1000');
+    await page.getByLabel('Limit description').fill('agent cap');
+    await page.getByRole('button', { name: 'Add limit' }).click();
+    await limits.getByRole('cell', { name: 'agent cap', exact: true }).waitFor();
+    expect(await limits.getByRole('cell', { name: XSS_NAME, exact: true }).count()).toBe(0);
+    await limits.scrollIntoViewIfNeeded();
+    await shot(page, 'limits');
+    const agentLimit = (await call(stack, 'GET', `/api/v1/limit/all?agent_instance_id=${worker.id}`, { key: admin })).body.limits[0];
+    expect([agentLimit.scope, agentLimit.unit, agentLimit.window, agentLimit.value]).toEqual(['agent_instance', '@action', 'day', '1000']);
+    await page.getByRole('button', { name: `Delete limit ${agentLimit.id}` }).click();
+    await poll(async () => (await call(stack, 'GET', `/api/v1/limit/all?agent_instance_id=${worker.id}`, { key: admin })).body.total).toBe(0);
+    // Back to the account's: deleted too.
+    await page.getByLabel('Agent instance id (empty: the account\'s own limits)').fill('');
+    await page.getByRole('button', { name: `Delete limit ${limit.id}` }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/limit/all', { key: admin })).body.total).toBe(0);
+  });
+
   it('pages through a long list without loading it all', async () => {
     for (let i = 0; i < 25; i++) expect((await call(stack, 'POST', '/api/v1/account/create', { key: admin, body: { name: `Bulk ${String(i).padStart(2, '0')}` } })).status).toBe(201);
     await nav('Overview');
@@ -203,7 +295,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await accounts.getByRole('button', { name: 'Next' }).click();
     await poll(() => accounts.textContent()).toMatch(/21–26 of 26/);
     // One page per request, 20 at a time: never the whole list (other screens' pickers may ask a page of their own, never more than 100).
-    expect(pages, JSON.stringify(pages)).toEqual(expect.arrayContaining(['?skip=0&limit=20', '?skip=20&limit=20']));
+    await poll(() => pages).toEqual(expect.arrayContaining(['?skip=0&limit=20', '?skip=20&limit=20']));
     for (const p of pages) expect(Number(new URLSearchParams(p).get('limit')), JSON.stringify(pages)).toBeLessThanOrEqual(100);
   });
 
@@ -253,6 +345,18 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // The 7 actions sent above, on the first tier at 0.02.
     expect(await frame.locator('body').textContent()).toMatch(/Total\s*0\.14 USD/);
     await shot(page, 'invoice');
+    // Filtered by billing period: this month's invoice, none from next month on.
+    const now = new Date();
+    const thisMonth = now.toISOString().slice(0, 7);
+    const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 7);
+    const invoicePages = page.getByRole('navigation', { name: 'Invoices pages' });
+    await page.getByLabel('From billing period').fill(nextMonth);
+    await poll(() => invoicePages.textContent()).toMatch(/^Previous\s*0 of 0/);
+    await page.getByLabel('From billing period').fill(thisMonth);
+    await page.getByLabel('Through billing period').fill(thisMonth);
+    await poll(() => invoicePages.textContent()).toMatch(/1–1 of 1/);
+    await page.getByLabel('From billing period').fill('');
+    await page.getByLabel('Through billing period').fill('');
     // A bill run today: its outcome listed.
     await page.getByRole('button', { name: 'Run billing' }).click();
     await poll(() => page.getByRole('navigation', { name: 'Bill runs pages' }).textContent()).toMatch(/1–1 of 1/);
@@ -296,7 +400,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
   it('tags and untags an action', async () => {
     await nav('Costs & rules');
     await page.getByLabel('Action to tag').fill('screen_candidate');
-    await page.getByLabel('Tag description').fill(XSS_URL);
+    await page.getByLabel('Action tag description').fill(XSS_URL);
     await page.getByRole('button', { name: 'Tag action' }).click();
     await page.getByRole('region', { name: 'Tagged actions' }).getByRole('cell', { name: XSS_URL, exact: true }).waitFor();
     const tags = await call(stack, 'GET', '/api/v1/tagged_actions', { key: admin });
@@ -347,6 +451,135 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     }
   });
 
+  it('edits and deletes an account and its contact, a product, an agent type and an agent', async () => {
+    await nav('Customers');
+    await page.getByRole('button', { name: 'Open account Bulk 00' }).click();
+    await page.getByLabel('Rename account to').fill('Bulk renamed');
+    await page.getByLabel('Notes (description)').fill(XSS_SCRIPT);
+    await page.getByRole('button', { name: 'Save account' }).click();
+    await page.getByRole('heading', { name: 'Account: Bulk renamed' }).waitFor();
+    await page.getByRole('region', { name: 'Accounts' }).getByRole('cell', { name: 'Bulk renamed', exact: true }).waitFor();
+    const accountId = (await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts.find((a: { name: string }) => a.name === 'Bulk renamed').id;
+    expect((await call(stack, 'GET', `/api/v1/account/${accountId}`, { key: admin })).body.description).toBe(XSS_SCRIPT);
+    // A contact added, its email changed, then deleted.
+    await page.getByLabel('First name', { exact: true }).fill('Ann');
+    await page.getByLabel('Last name', { exact: true }).fill('Lee');
+    await page.getByLabel('Contact email').fill('ann@example.test');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await page.getByLabel('Email of Ann Lee').fill('ann.lee@example.test');
+    await page.getByRole('form', { name: 'Edit contact Ann Lee' }).getByRole('button', { name: 'Save' }).click();
+    await poll(async () => (await call(stack, 'GET', `/api/v1/contact/all?account_id=${accountId}`, { key: admin })).body.contacts.map((c: { email: string }) => c.email)).toEqual(['ann.lee@example.test']);
+    await page.getByRole('button', { name: 'Delete contact Ann Lee' }).click();
+    await poll(async () => (await call(stack, 'GET', `/api/v1/contact/all?account_id=${accountId}`, { key: admin })).body.total).toBe(0);
+    // The account deleted: gone from the list and the API.
+    await page.getByRole('button', { name: 'Delete account' }).click();
+    await poll(async () => (await call(stack, 'GET', `/api/v1/account/${accountId}`, { key: admin })).status).toBe(404);
+    expect(await page.getByRole('heading', { name: 'Account: Bulk renamed' }).count()).toBe(0);
+
+    // A product renamed, then deleted (it has no rate plans).
+    await nav('Catalog');
+    await page.getByLabel('Product name').fill('Temporary');
+    await page.getByRole('button', { name: 'Add product' }).click();
+    await page.getByLabel('Rename product to').fill('Temporary 2');
+    await page.getByRole('button', { name: 'Save product' }).click();
+    await page.getByRole('heading', { name: 'Product: Temporary 2' }).waitFor();
+    await page.getByRole('region', { name: 'Products' }).getByRole('button', { name: 'Temporary 2', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Delete product' }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/products?limit=100', { key: admin })).body.products.map((p: { name: string }) => p.name)).not.toContain('Temporary 2');
+
+    // An agent type and an agent renamed, the agent deactivated, both deleted.
+    await nav('Agents');
+    await page.getByLabel('Agent type name').fill('Scratch');
+    await page.getByRole('button', { name: 'Add agent type' }).click();
+    await page.getByLabel('Rename agent type Scratch to').fill('Scratch 2');
+    await page.getByRole('form', { name: 'Edit agent type Scratch' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'Scratch 2', exact: true }).waitFor();
+    await page.getByLabel('Agent name').fill('scratch-agent');
+    await page.getByRole('button', { name: 'Add agent', exact: true }).click();
+    await page.getByLabel('Rename agent scratch-agent to').fill('scratch-agent-2');
+    await page.getByLabel('scratch-agent is active').uncheck();
+    await page.getByRole('form', { name: 'Edit agent scratch-agent' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'scratch-agent-2', exact: true }).waitFor();
+    const agent = (await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin })).body.agent_instances.find((a: { name: string }) => a.name === 'scratch-agent-2');
+    expect(agent.is_active).toBe(false);
+    await page.getByRole('button', { name: 'Delete agent scratch-agent-2' }).click();
+    await poll(async () => (await call(stack, 'GET', `/api/v1/agent_instance/${agent.id}`, { key: admin })).status).toBe(404);
+    // The type is in use by no one now (the agent was of the first type), so it goes.
+    await page.getByRole('button', { name: 'Delete agent type Scratch 2' }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/agent_type/all?limit=100', { key: admin })).body.agent_types.map((t: { name: string }) => t.name)).not.toContain('Scratch 2');
+  });
+
+  it("edits an API key's rate limit, a cost rule's rates, outcome rules and tagged outcomes", async () => {
+    await call(stack, 'POST', '/api/v1/api_keys', { key: admin, body: { name: 'limited', permission: 'read-only' } });
+    await nav('Settings: API keys');
+    await page.getByLabel('Rate limit per minute of limited').fill('120');
+    await page.getByRole('button', { name: 'Save the rate limit of limited' }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/api_keys?limit=100', { key: admin })).body.api_keys.find((k: { name: string }) => k.name === 'limited').rate_limit_per_minute).toBe(120);
+
+    const rule = await call(stack, 'POST', '/v1/cost_rules', { key: admin, body: { name: 'LLM tokens', category: 'llm', basis: 'per_input_token', rate: '0.000001', currency: 'USD' } });
+    expect(rule.status).toBe(201);
+    await nav('Costs & rules');
+    await page.getByRole('button', { name: 'Edit cost rule LLM tokens' }).click();
+    await page.getByLabel('Rate of LLM tokens').fill('0.000002');
+    await page.getByLabel('Per-model rates of LLM tokens').fill('gpt-4o=0.0000025\nclaude=0.000003');
+    await page.getByRole('form', { name: 'Edit cost rule LLM tokens' }).getByRole('button', { name: 'Save' }).click();
+    await poll(async () => (await call(stack, 'GET', `/v1/cost_rules/${rule.body.id}`, { key: admin })).body.rate).toBe('0.000002');
+    expect((await call(stack, 'GET', `/v1/cost_rules/${rule.body.id}`, { key: admin })).body.model_rates).toEqual({ 'gpt-4o': '0.0000025', claude: '0.000003' });
+    await page.getByRole('region', { name: 'Cost rules' }).getByRole('cell', { name: 'gpt-4o=0.0000025, claude=0.000003', exact: true }).waitFor();
+
+    // An outcome rule added, its value changed, ended.
+    await page.getByLabel('Outcome rule name').fill('Hires');
+    await page.getByLabel('When action type').fill('close_deal');
+    await page.getByLabel('Metadata match (key=value a line)').fill('stage=won\nvip=true');
+    await page.getByLabel('Outcome type', { exact: true }).fill('deal_won');
+    await page.getByRole('button', { name: 'Add outcome rule' }).click();
+    const outcomes = page.getByRole('region', { name: 'Outcome rules' });
+    await outcomes.getByRole('cell', { name: 'deal_won', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Edit outcome rule Hires' }).click();
+    await page.getByLabel('Outcome value').fill('2.5');
+    await page.getByRole('button', { name: 'Save outcome rule' }).click();
+    await outcomes.getByRole('cell', { name: '2.5', exact: true }).waitFor();
+    const stored = (await call(stack, 'GET', '/api/v1/outcome_rules', { key: admin })).body.outcome_rules;
+    expect(stored.map((r: { name: string; value: string; metadata_match: unknown }) => [r.name, r.value, r.metadata_match])).toEqual([['Hires', '2.5', { stage: 'won', vip: true }]]);
+    await page.getByRole('button', { name: 'End outcome rule Hires' }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/outcome_rules', { key: admin })).body.total).toBe(0);
+
+    // A tagged outcome: shown, then untagged.
+    await page.getByLabel('Outcome to tag').fill('successful_hire');
+    await page.getByLabel('Outcome tag description').fill(XSS_URL);
+    await page.getByRole('button', { name: 'Tag outcome' }).click();
+    await page.getByRole('region', { name: 'Tagged outcomes' }).getByRole('cell', { name: XSS_URL, exact: true }).waitFor();
+    expect((await call(stack, 'GET', '/api/v1/tagged_outcomes', { key: admin })).body.tagged_outcomes.map((t: { outcome_name: string }) => t.outcome_name)).toEqual(['successful_hire']);
+    await shot(page, 'rules');
+    await page.getByRole('button', { name: 'Untag successful_hire' }).click();
+    await poll(async () => (await call(stack, 'GET', '/api/v1/tagged_outcomes', { key: admin })).body.total).toBe(0);
+  });
+
+  it('chooses among more than 100 agent types a page at a time', async () => {
+    for (let i = 0; i < 105; i++) expect((await call(stack, 'POST', '/api/v1/agent_type/create', { key: admin, body: { name: `Type ${String(i).padStart(3, '0')}` } })).status).toBe(201);
+    const total = (await call(stack, 'GET', '/api/v1/agent_type/all?limit=1', { key: admin })).body.total as number;
+    expect(total).toBeGreaterThan(100);
+    const requests: string[] = [];
+    const onRequest = (r: { url: () => string }) => void (r.url().includes('/api/v1/agent_type/all') && requests.push(new URL(r.url()).search));
+    page.on('request', onRequest);
+    await nav('Agents');
+    const form = page.getByRole('region', { name: 'Agent instances' });
+    await poll(() => form.getByRole('group', { name: 'Agent type pages' }).textContent()).toContain(`1–100 of ${total}`);
+    await form.getByRole('button', { name: 'Next 100: Agent type' }).click();
+    await poll(() => form.getByRole('group', { name: 'Agent type pages' }).textContent()).toContain(`101–${total} of ${total}`);
+    const last = `Type 104`;
+    await form.getByRole('combobox', { name: /^Agent type/ }).selectOption({ label: last });
+    await page.getByLabel('Agent name').fill('late-type-agent');
+    await page.getByRole('button', { name: 'Add agent', exact: true }).click();
+    await page.getByTestId('shown-once').waitFor();
+    page.off('request', onRequest);
+    const types = (await call(stack, 'GET', `/api/v1/agent_type/all?skip=100&limit=100`, { key: admin })).body.agent_types;
+    const agents = (await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin })).body.agent_instances;
+    expect(agents.find((a: { name: string }) => a.name === 'late-type-agent').agent_type_id).toBe(types.find((t: { name: string }) => t.name === last).id);
+    // Never more than a page of 100 at once.
+    for (const q of requests) expect(Number(new URLSearchParams(q).get('limit')), JSON.stringify(requests)).toBeLessThanOrEqual(100);
+  });
+
   it('opens every screen without an error', async () => {
     for (const screen of ['Overview', 'Agents', 'Catalog', 'Customers', 'Invoices', 'Reports', 'Costs & rules', 'Webhooks', 'Settings: API keys', 'SQL']) {
       await nav(screen);
@@ -372,6 +605,17 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
   });
 
   it('labels every control and reaches them by keyboard', async () => {
+    // The screens with the most controls: an open account (credits, top-ups, limits), the rules, the agents.
+    for (const screen of ['Costs & rules', 'Agents', 'Customers']) {
+      await nav(screen);
+      await page.waitForLoadState('networkidle');
+      if (screen === 'Customers') await page.getByRole('button', { name: 'Open account Acme' }).click();
+      await page.getByRole('region', { name: screen === 'Customers' ? 'Limits' : screen === 'Agents' ? 'Agent instances' : 'Outcome rules' }).first().waitFor();
+      const unlabelledHere = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
+        .filter((e) => !((e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || (e.textContent ?? '').trim()))
+        .map((e) => e.outerHTML.slice(0, 80))`);
+      expect(unlabelledHere, screen).toEqual([]);
+    }
     await nav('Customers');
     // (Page scripts are strings: this file is type-checked without the DOM library.)
     const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
@@ -400,5 +644,35 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('region', { name: 'Revenue, cost and margin: this month against the last' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot(page, 'phone');
+  });
+  // Last: a paid grant bills a purchase invoice, which the invoice and revenue checks above must not see.
+  it('refunds paid credit with a reason: the balance chart goes down', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await nav('Customers');
+    await page.getByRole('button', { name: 'Open account Acme' }).click();
+    const account = page.getByRole('region', { name: 'Account: Acme' });
+    const usd = account.getByTestId('ledger-balance-USD');
+    const chart = account.getByRole('figure', { name: 'Credit balance over time (ledger)' });
+    // The ledger so far (the finalized invoice may have burned some of the credit): in cents, to add to.
+    await poll(() => usd.textContent()).toMatch(/^\d+\.\d{2}$/);
+    const cents = (t: string | null) => Math.round(Number(t) * 100);
+    const before = cents(await usd.textContent());
+    const points = Number(await chart.getAttribute('data-points'));
+    const money = (c: number) => (c / 100).toFixed(2);
+    await page.getByLabel('Grant kind').selectOption('paid');
+    await page.getByLabel('Usable').selectOption('immediately');
+    await page.getByLabel('Grant amount').fill('50');
+    await page.getByRole('button', { name: 'Grant credits' }).click();
+    await poll(() => usd.textContent()).toBe(money(before + 5000));
+    const paid = (await call(stack, 'GET', '/api/v1/credit/grants?limit=100', { key: admin })).body.grants.find((g: { kind: string }) => g.kind === 'paid');
+    await page.getByLabel('Adjustment or refund').selectOption('refund');
+    await page.getByLabel('Grant id').fill(paid.id);
+    await page.getByLabel('Refund amount').fill('15');
+    await page.getByLabel('Reason', { exact: true }).fill('unused credit');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await poll(() => usd.textContent()).toBe(money(before + 5000 - 1500));
+    await poll(() => chart.getAttribute('data-points')).toBe(String(points + 2));
+    const refunds = (await call(stack, 'GET', `/api/v1/credit/entries?type=refund&grant_id=${paid.id}`, { key: admin })).body.entries;
+    expect(refunds.map((e: { amount: string; reason: string }) => [e.amount, e.reason])).toEqual([['-15.00', 'unused credit']]);
   });
 });

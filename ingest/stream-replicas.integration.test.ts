@@ -33,10 +33,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 const asked = <T>(question: () => Promise<T>) => () => question().catch(() => undefined);
 
+/**
+ * Ports for the cluster's servers, below the kernel's ephemeral range (32768+ here): a free
+ * port there can be handed to an outgoing connection between this check and the server's
+ * bind (the postgres-restart test met exactly that).
+ */
 async function freePorts(n: number): Promise<number[]> {
   const out: number[] = [];
   while (out.length < n) {
-    const p = 20_000 + Math.floor(Math.random() * 30_000);
+    const p = 26_000 + Math.floor(Math.random() * 6_500);
     if (!out.includes(p) && !(await reachable('127.0.0.1', p))) out.push(p);
   }
   return out;

@@ -200,9 +200,9 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   };
   const refund = async (req: HttpRequest, p: Principal) => {
     const entry = await refundGrant(db, p.environmentId, body(req, Adjustment), actor(p));
-    return created(entryView(await watched(p, entry.account_id, entry)));
+    return created({ ...entryView(await watched(p, entry.account_id, entry)), refunded: entry.refunded });
   };
-  const refundSummary = 'Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant';
+  const refundSummary = 'Refund paid account credit (a paid purchase or an overpayment): `amount` is the money paid back, at most what was paid for what is left of the grant (price × left ÷ amount granted); a refund ledger entry (-) of the credit it takes off, with its reason';
   const oneTopup = async (req: HttpRequest, p: Principal) => ok(await getTopup(db, p.environmentId, req.params.topup_id!));
   const disable = async (req: HttpRequest, p: Principal) => ok(await disableTopup(db, p.environmentId, req.params.topup_id!, inv.now()));
   const topupSummary = 'Create a credit top-up rule: recurring (every week or month, amount) or threshold (when the available balance falls below threshold: amount, or up to target_balance); each trigger grants once';

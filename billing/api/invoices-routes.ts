@@ -40,6 +40,8 @@ const InvoiceQuery = Type.Object({
   subscription_id: Type.Optional(Id),
   status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('finalized'), Type.Literal('paid'), Type.Literal('void')], { errorMessage: 'must be draft, finalized, paid or void' })),
   kind: Type.Optional(Type.Union([Type.Literal('invoice'), Type.Literal('credit_note')], { errorMessage: 'must be invoice or credit_note' })),
+  billing_period_from: Type.Optional(Type.String({ pattern: BillingPeriod.pattern, errorMessage: 'must be a month YYYY-MM', description: 'only invoices whose billing period (YYYY-MM of period_start) is this month or later' })),
+  billing_period_to: Type.Optional(Type.String({ pattern: BillingPeriod.pattern, errorMessage: 'must be a month YYYY-MM', description: 'only invoices whose billing period (YYYY-MM of period_start) is this month or earlier' })),
 });
 
 /** A date of the DateLike schema; an impossible one (2026-02-30) is a 400. */
@@ -49,9 +51,25 @@ function date(v: string, field: string): Date {
   return new Date(t);
 }
 
+/** The first instant (UTC) of the month YYYY-MM, `offset` months on. */
+function monthStart(period: string, offset = 0): Date {
+  return new Date(Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)) - 1 + offset, 1));
+}
+
 function filter(req: Parameters<Endpoint['handle']>[0]): InvoiceFilter {
   const q = query(req, InvoiceQuery);
-  return { ...(q.account_id ? { account_id: q.account_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.subscription_id ? { subscription_id: q.subscription_id } : {}), ...(q.kind ? { kind: q.kind } : {}) };
+  if (q.billing_period_from && q.billing_period_to && q.billing_period_from > q.billing_period_to) {
+    const message = `billing_period_to (${q.billing_period_to}) must not be before billing_period_from (${q.billing_period_from})`;
+    throw new AppError('validation_failed', message, { details: [{ path: 'billing_period_to', message }] });
+  }
+  return {
+    ...(q.account_id ? { account_id: q.account_id } : {}),
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.subscription_id ? { subscription_id: q.subscription_id } : {}),
+    ...(q.kind ? { kind: q.kind } : {}),
+    ...(q.billing_period_from ? { period_start_from: monthStart(q.billing_period_from) } : {}),
+    ...(q.billing_period_to ? { period_start_before: monthStart(q.billing_period_to, 1) } : {}),
+  };
 }
 
 /**
@@ -95,7 +113,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       capability: 'read',
       query: [PageQueryA, InvoiceQuery],
       response: listOfA('invoices', Invoice),
-      summary: 'List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind)',
+      summary: 'List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)',
       handle: async (req, p) => {
         const page = pageA(req);
         const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);
@@ -155,7 +173,7 @@ export function invoiceEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endp
       capability: 'read',
       query: [PageQueryB, InvoiceQuery],
       response: listOfB('invoices', Invoice),
-      summary: 'List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind)',
+      summary: 'List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)',
       handle: async (req, p) => {
         const page = pageB(req);
         const { rows, total } = await listInvoices(db, p.environmentId, filter(req), page);

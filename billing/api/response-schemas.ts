@@ -596,6 +596,7 @@ export const CreditEntry = Type.Object(
     created_by: NullableStr,
     occurred_at: Time,
     created_at: Time,
+    refunded: Type.Optional(Type.String({ description: 'the answer of a refund only: the money paid back (the entry\'s amount is the credit it took off; they differ when the grant was priced below or above its amount)' })),
   },
   { description: 'One immutable credit ledger entry' },
 );
@@ -694,7 +695,9 @@ export const LimitState = Type.Object(
     metric: LimitMetric,
     currency: NullableStr,
     unit: NullableStr,
+    window: lit(['day', 'week', 'billing_period']),
     value: Decimal,
+    thresholds: Type.Array(Type.Integer(), { description: 'percentages of value that alert' }),
     action: LimitAction,
     current: Nullable(Decimal),
     remaining: Nullable(Decimal),

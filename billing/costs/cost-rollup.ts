@@ -11,6 +11,8 @@ import { COST_LINES_SQL, rulesByEnvironmentSql, type CostRollupReader } from './
 
 const log = logger('cost-rollup');
 const DAY_MS = 86_400_000;
+/** Actions folded at a time unless configured (TALLY_COST_ROLLUP_STEP_ACTIONS). */
+const DEFAULT_STEP_ACTIONS = 100_000;
 
 /**
  * Where the rollup learns how far the sink got: the JetStream sequence up to which every
@@ -59,6 +61,9 @@ const IDENTITY_KEY = "concat(environment_id, '/', agent_instance_id, '/', event_
  *   rebuilt from what ClickHouse holds, by event identity: `costs_daily` and
  *   `cost_events` emptied, then a first step over every row (planned before it starts;
  *   a crash redoes it from the emptying on). Readers use the live query meanwhile.
+ * - Bounded memory: a backlog is folded in steps of about `stepActions` actions each
+ *   ({@link #steps}), and the first build or a rebuild in parts of agent ranges of about
+ *   as many ({@link #parts}).
  * - A cost rule change marks its environment stale from its effective time
  *   (`cost_rollup_dirty`); the next step recomputes those days from `cost_events`, and
  *   readers use the live query for them until then.
@@ -82,8 +87,11 @@ export class CostRollup implements CostRollupReader {
     private readonly ch: Pick<ClickHouseClient, 'query' | 'command'>,
     private readonly database: string,
     private readonly ackFloor: AckFloor,
-    /** `lookup`: how counted copies are found; 'scan' (a cluster's way) is for comparisons (bench/rollup-step.ts). */
-    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; lookup?: 'keyed' | 'scan' } = {},
+    /**
+     * `lookup`: how counted copies are found; 'scan' (a cluster's way) is for comparisons (bench/rollup-step.ts).
+     * `stepActions`: actions folded at a time (TALLY_COST_ROLLUP_STEP_ACTIONS; {@link #steps}, {@link #parts}).
+     */
+    private readonly opts: { readWaitMs?: number; readBudgetMs?: number; lookup?: 'keyed' | 'scan'; stepActions?: number } = {},
   ) {
     this.#keyed = clusterOf(ch as ClickHouseClient) === undefined;
   }
@@ -178,11 +186,21 @@ export class CostRollup implements CostRollupReader {
         for (const [env, from] of earliestPerEnvironment(marks)) await this.#recompute(env, from);
         if (marks.length > 0) await conn.deleteFrom('cost_rollup_dirty').where('id', 'in', marks.map((m) => m.id)).execute();
         if (floor < done && floor > 0) log.debug("the sink's floor is below the cost rollup's last step (messages awaiting redelivery after a restart); the rollup waits", { floor, done });
-        if (floor > done) {
+        if (floor > done && done < 0) {
+          // The first step: a build from everything ClickHouse holds, in parts.
           await this.#plan(conn, { planned_seq: floor });
-          await this.#fold(onStream, done, floor);
+          await this.#rebuild(onStream, floor, { empty: false });
           done = floor;
           await this.#plan(conn, { done_seq: done, planned_seq: null });
+        }
+        // A backlog in steps of bounded size, each planned and done as any step.
+        if (floor > done) {
+          for (const end of await this.#steps(done, floor)) {
+            await this.#plan(conn, { planned_seq: end });
+            await this.#fold(onStream, done, end);
+            done = end;
+            await this.#plan(conn, { done_seq: done, planned_seq: null });
+          }
         }
         return floor >= done;
       } finally {
@@ -227,8 +245,8 @@ export class CostRollup implements CostRollupReader {
     if (s.planned_seq === null) return { done, onStream };
     const planned = Number(s.planned_seq);
     log.info('finishing an interrupted cost rollup step', { from: done, to: planned });
-    // A step from -1 on a recorded stream may be a rebuild (its rows cannot be told from the first step's): redone from the emptying.
-    if (done < 0 && onStream !== null) await this.#rebuild(onStream, planned);
+    // A first build or a rebuild (a step from -1): redone from the emptying.
+    if (done < 0) await this.#rebuild(onStream, planned);
     else await this.#fold(onStream, done, planned);
     await this.#plan(conn, { done_seq: planned, planned_seq: null });
     return { done: planned, onStream };
@@ -241,9 +259,66 @@ export class CostRollup implements CostRollupReader {
    * ClickHouse; rows above it that are already there are counted now and found counted
    * (same rank) when a step reaches them.
    */
-  async #rebuild(stream: string, s1: number): Promise<void> {
-    for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
-    await this.#fold(stream, -1, s1, { everything: true, attempt: Date.now() });
+  async #rebuild(stream: string | null, s1: number, opts = { empty: true }): Promise<void> {
+    // The first build finds the tables empty (nothing was ever folded); a rebuild and a redone build empty them.
+    if (opts.empty) for (const table of ['costs_daily', 'cost_events', 'cost_counted']) await this.ch.command({ query: `TRUNCATE TABLE ${this.database}.${table}` });
+    const attempt = Date.now();
+    // Parts of disjoint event identities: no part has a copy counted by another, so none looks any up.
+    const parts = await this.#parts();
+    for (const [i, where] of parts.entries()) await this.#fold(stream, -1, s1, { attempt, part: parts.length > 1 ? i : undefined, where });
+  }
+
+  /**
+   * The sub-ranges of (s0, s1] a backlog is folded in, by their ends: each with about
+   * `stepActions` actions at most (a range ends after the message that reaches it, so one
+   * message is never split). The actions are counted by sequence in ClickHouse, which
+   * returns only the ends.
+   */
+  async #steps(s0: number, s1: number): Promise<number[]> {
+    const max = this.opts.stepActions ?? DEFAULT_STEP_ACTIONS;
+    const rows = await (
+      await this.ch.query({
+        query: `SELECT max(seq) AS end FROM (
+            SELECT seq, sum(n) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - n AS before
+            FROM (SELECT stream_seq AS seq, count() AS n FROM ${this.database}.actions PREWHERE stream_seq > {s0:UInt64} AND stream_seq <= {s1:UInt64} GROUP BY seq)
+          )
+          GROUP BY intDiv(before, {max:UInt64}) ORDER BY end`,
+        query_params: { s0, s1, max },
+        format: 'JSONEachRow',
+      })
+    ).json<{ end: string }>();
+    const ends = rows.map((r) => Number(r.end)).filter((e) => e < s1);
+    return [...ends, s1];
+  }
+
+  /**
+   * The parts a first build or a rebuild folds one at a time: ranges of (environment,
+   * agent instance), the sort key's prefix, of about `stepActions` actions each, cut at
+   * the starts of the primary index's granules (`mergeTreeIndex`: the sparse index, one
+   * row per 8,192, read without the data). Every copy of an event falls in one part; one
+   * agent instance's actions are never split (its granules' index rows carry only the
+   * prefix). A part's bounds are a condition on the sort key, so it reads its own
+   * granules. A cluster (Distributed tables) builds in one part.
+   */
+  async #parts(): Promise<(string | undefined)[]> {
+    if (!this.#keyed) return [undefined];
+    const max = this.opts.stepActions ?? DEFAULT_STEP_ACTIONS;
+    const rows = await (
+      await this.ch.query({
+        query: `SELECT e, a FROM (
+            SELECT e, a, sum(n) OVER (ORDER BY e, a ROWS UNBOUNDED PRECEDING) - n AS before
+            FROM (SELECT toString(environment_id) AS e, agent_instance_id AS a, sum(rows_in_granule) AS n FROM mergeTreeIndex({db:String}, 'actions') GROUP BY e, a)
+          )
+          ORDER BY e, a LIMIT 1 BY intDiv(before, {max:UInt64})`,
+        query_params: { db: this.database, max },
+        format: 'JSONEachRow',
+      })
+    ).json<{ e: string; a: string }>();
+    // Lower bounds; the first part starts at the lowest key whatever it is.
+    const from = (b: { e: string; a: string }) => `(environment_id > ${sqlString(b.e)} OR (environment_id = ${sqlString(b.e)} AND agent_instance_id >= ${sqlString(b.a)}))`;
+    const below = (b: { e: string; a: string }) => `(environment_id < ${sqlString(b.e)} OR (environment_id = ${sqlString(b.e)} AND agent_instance_id < ${sqlString(b.a)}))`;
+    if (rows.length <= 1) return [undefined];
+    return rows.map((b, i) => [i > 0 ? from(b) : '', i + 1 < rows.length ? below(rows[i + 1]!) : ''].filter(Boolean).join(' AND '));
   }
 
   /**
@@ -252,11 +327,13 @@ export class CostRollup implements CostRollupReader {
    * redone after a crash stages the same comparison, since `cost_events` holds none of
    * its rows unless both inserts already landed (and then both are deduplicated).
    */
-  async #fold(stream: string | null, s0: number, s1: number, rebuild?: { everything: true; attempt: number }): Promise<void> {
+  async #fold(stream: string | null, s0: number, s1: number, rebuild?: { attempt: number; part?: number; where?: string }): Promise<void> {
     const db = this.database;
     // Deduplication tokens name the stream: another stream's steps have the same bounds.
-    // A rebuild's name its attempt: each empties the tables first.
-    const step = `${stream === null ? '' : `${stream}:`}${rebuild ? `rebuild${rebuild.attempt}:` : ''}${s0}:${s1}`;
+    // A rebuild's name its attempt (each empties the tables first) and its part.
+    const step = `${stream === null ? '' : `${stream}:`}${rebuild ? `rebuild${rebuild.attempt}:${rebuild.part === undefined ? '' : `part${rebuild.part}:`}` : ''}${s0}:${s1}`;
+    // A rebuild reads every action (of its part), a step those of its sequences.
+    const read = rebuild ? (rebuild.where ? `PREWHERE ${rebuild.where}` : '') : `PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}`;
     const stage = `${db}.cost_fold_stage`;
     const fresh = `${db}.cost_fold_new`;
     for (const t of [stage, fresh]) await this.ch.command({ query: `TRUNCATE TABLE ${t}` });
@@ -265,7 +342,7 @@ export class CostRollup implements CostRollupReader {
       query: `INSERT INTO ${fresh} (environment_id, agent_instance_id, event_id, nrow, nrank)
         SELECT environment_id, agent_instance_id, event_id, argMax(${ROW}, first_seen_rank), max(first_seen_rank)
         FROM ${db}.actions
-        ${rebuild ? '' : `PREWHERE stream_seq > ${s0} AND stream_seq <= ${s1}`}
+        ${read}
         GROUP BY environment_id, agent_instance_id, event_id`,
     });
     await this.ch.command({ query: `INSERT INTO ${stage} (environment_id, agent_instance_id, event_id, nrow, nrank, orow, orank) ${await this.#compared(s0, fresh)}` });

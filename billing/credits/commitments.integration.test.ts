@@ -292,6 +292,19 @@ describe('voids and renewals (issue 31 defects)', () => {
     expect((await get(`/v1/accounts/${account}/credits/balance`)).body.balances[0].available).toBe('0.00');
   });
 
+  it('a commitment grant is not refunded (409 naming its subscription), paid installments or not', async () => {
+    clock = at('2026-11-01T00:00:00Z');
+    const p = await plan('unrefundable commitment', 'USD', '100', { amount: '900', term_months: 3, installments: 3 });
+    const c = await subscribe(p.id);
+    const [term] = c.sub.commitment_terms;
+    for (const path of ['/v1/credits/refunds', '/api/v1/credit/refunds/create']) {
+      const r = await post(path, { grant_id: term.grant_id, amount: '1.00', reason: 'asked back' });
+      expect(r.status, JSON.stringify(r.body)).toBe(409);
+      expect(JSON.stringify(r.body)).toContain(c.id);
+    }
+    expect((await entries(term.grant_id)).filter(([type]: [string]) => type === 'refund')).toEqual([]);
+  });
+
   it('a voided commitment grant ends its term: no further installments, no renewal', async () => {
     clock = at('2026-11-01T00:00:00Z');
     const p = await plan('voided commitment', 'USD', '100', { amount: '900', term_months: 3, installments: 3 });

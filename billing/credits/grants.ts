@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { CreditGrantKind, CreditGrantsTable, CreditScope, CreditUsable, Database } from '../../shared/db/schema.ts';
-import { CURRENCY_MESSAGE, isCurrency } from '../../shared/currency.ts';
+import { CURRENCY_MESSAGE, currencyDigits, isCurrency } from '../../shared/currency.ts';
 import { AppError, type ErrorDetail } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
@@ -24,7 +24,7 @@ import { Dec, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { creditsEventData } from '../webhooks/payloads.ts';
 import { remainingOf } from './invoice-credits.ts';
-import { creditAmount } from './money-input.ts';
+import { creditAmount, MAX_CREDIT_AMOUNT } from './money-input.ts';
 import { issuePurchaseInvoice } from './purchase-invoice.ts';
 
 type Tx = Transaction<Database>;
@@ -142,24 +142,37 @@ export async function checkAccountCurrency(db: Db | Tx, environmentId: string, a
   }
 }
 
-/** Each id and unit of a scope must exist in this environment (400 naming the first that does not). */
-async function checkScope(db: Db | Tx, environmentId: string, scope: CreditScope | null): Promise<void> {
+/**
+ * Each id and unit of a scope must exist in this environment and bill in the grant's
+ * currency (a charge of a plan in another currency, a product without a plan in it, or a
+ * unit no charge in it uses could never be paid by the grant): 400 naming the first that does not.
+ */
+async function checkScope(db: Db | Tx, environmentId: string, scope: CreditScope | null, currency: string): Promise<void> {
   if (!scope) return;
-  const missing = async (table: 'charges' | 'products', ids: string[] | undefined) => {
-    if (!ids?.length) return [];
-    const found = new Set((await db.selectFrom(table as 'charges').select('id').where('environment_id', '=', environmentId).where('id', 'in', ids).execute()).map((r) => r.id));
-    return ids.filter((id) => !found.has(id));
-  };
-  const charges = await missing('charges', scope.charge_ids);
-  if (charges.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that do not exist in this environment: ${charges.join(', ')}`);
-  const products = await missing('products', scope.product_ids);
-  if (products.length) throw bad('scope.product_ids', `scope.product_ids names products that do not exist in this environment: ${products.join(', ')}`);
-  if (scope.units?.length) {
-    const found = new Set(
-      (await db.selectFrom('charges').select('unit_of_measure').distinct().where('environment_id', '=', environmentId).where('unit_of_measure', 'in', scope.units).execute()).map((r) => r.unit_of_measure),
+  if (scope.charge_ids?.length) {
+    const rows = await db.selectFrom('charges').select(['id', 'currency']).where('environment_id', '=', environmentId).where('id', 'in', scope.charge_ids).execute();
+    const found = new Map(rows.map((r) => [r.id, r.currency.toUpperCase()]));
+    const missing = scope.charge_ids.filter((id) => !found.has(id));
+    if (missing.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that do not exist in this environment: ${missing.join(', ')}`);
+    const other = scope.charge_ids.filter((id) => found.get(id) !== currency);
+    if (other.length) throw bad('scope.charge_ids', `scope.charge_ids names charges that bill in another currency than ${currency} (a ${currency} grant can never pay them): ${other.map((id) => `${id} (${found.get(id)})`).join(', ')}`);
+  }
+  if (scope.product_ids?.length) {
+    const found = new Set((await db.selectFrom('products').select('id').where('environment_id', '=', environmentId).where('id', 'in', scope.product_ids).execute()).map((r) => r.id));
+    const missing = scope.product_ids.filter((id) => !found.has(id));
+    if (missing.length) throw bad('scope.product_ids', `scope.product_ids names products that do not exist in this environment: ${missing.join(', ')}`);
+    const inCurrency = new Set(
+      (await db.selectFrom('rate_plans').select('product_id').distinct().where('environment_id', '=', environmentId).where('product_id', 'in', scope.product_ids).where(sql`upper(currency)`, '=', currency).execute()).map((r) => r.product_id),
     );
-    const units = scope.units.filter((u) => !found.has(u));
+    const other = scope.product_ids.filter((id) => !inCurrency.has(id));
+    if (other.length) throw bad('scope.product_ids', `scope.product_ids names products with no rate plan in ${currency} (a ${currency} grant can never pay them): ${other.join(', ')}`);
+  }
+  if (scope.units?.length) {
+    const used = await db.selectFrom('charges').select(['unit_of_measure', 'currency']).distinct().where('environment_id', '=', environmentId).where('unit_of_measure', 'in', scope.units).execute();
+    const units = scope.units.filter((u) => !used.some((r) => r.unit_of_measure === u));
     if (units.length) throw bad('scope.units', `scope.units names units of measure no charge of this environment uses: ${units.join(', ')}`);
+    const other = scope.units.filter((u) => !used.some((r) => r.unit_of_measure === u && r.currency.toUpperCase() === currency));
+    if (other.length) throw bad('scope.units', `scope.units names units of measure no charge in ${currency} uses (a ${currency} grant can never pay them): ${other.join(', ')}`);
   }
 }
 
@@ -191,7 +204,7 @@ export async function createGrant(db: Db, environmentId: string, input: GrantInp
   }
   const v = checkGrantValues(input, actor.now);
   await checkAccountCurrency(db, environmentId, input.account_id, v.currency);
-  await checkScope(db, environmentId, v.scope);
+  await checkScope(db, environmentId, v.scope, v.currency);
   try {
     const id = await db.transaction().execute((tx) => insertGrant(tx, environmentId, input, v, { idempotencyKey, hash }, actor));
     return { grant: await getGrant(db, environmentId, id, actor.now), replayed: false };
@@ -464,6 +477,7 @@ export async function adjustGrant(db: Db, environmentId: string, input: { grant_
     if ('problem' in amount) throw bad('amount', amount.problem);
     const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
     if (left.plus(amount.value).lt(0)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} below zero (${formatMoney(left, g.currency)} left)`);
+    if (left.plus(amount.value).gt(MAX_CREDIT_AMOUNT)) throw bad('amount', `amount ${amount.value} would take grant ${g.id} past ${MAX_CREDIT_AMOUNT}, the most a grant may hold (${formatMoney(left, g.currency)} left)`);
     const entry = await tx
       .insertInto('credit_entries')
       .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'adjustment', amount: amount.value, invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
@@ -484,17 +498,48 @@ export async function refundGrant(db: Db, environmentId: string, input: { grant_
     if (!g) throw bad('grant_id', `grant_id ${input.grant_id} does not exist`);
     if (g.kind !== 'paid') throw new AppError('conflict', `credit grant ${g.id} is free: only paid credit (a purchase or an overpayment) is refunded`);
     if (g.voided_at) throw new AppError('conflict', `credit grant ${g.id} is void: nothing is left to refund`);
-    if (g.usable_at === null) throw new AppError('conflict', `credit grant ${g.id} is not paid yet (its purchase invoice ${g.invoice_id} is unpaid): void that invoice instead`);
+    // A prepaid commitment's grant is a contract's, paid for by installments: not a purchase to pay back.
+    const term = await tx.selectFrom('commitment_terms').select('subscription_id').where('grant_id', '=', g.id).executeTakeFirst();
+    if (term) {
+      throw new AppError('conflict', `credit grant ${g.id} is the prepaid commitment of subscription ${term.subscription_id}: it is not refunded; void an unpaid installment invoice (its amount leaves the grant) or void the grant to end the term`);
+    }
+    // Usable at once or not, a purchase is refunded only once its invoice is paid (unpaid: void that invoice instead).
+    const purchase = g.invoice_id ? await tx.selectFrom('invoices').select(['status', 'number']).where('id', '=', g.invoice_id).executeTakeFirst() : undefined;
+    if (g.usable_at === null || (purchase && purchase.status !== 'paid')) {
+      throw new AppError('conflict', `credit grant ${g.id} is not paid for yet (its purchase invoice ${purchase?.number ?? g.invoice_id} is ${purchase?.status ?? 'unpaid'}): void that invoice instead, or refund once it is paid`);
+    }
     const amount = creditAmount(input.amount, g.currency, 'amount');
     if ('problem' in amount) throw bad('amount', amount.problem);
     const left = (await remainingOf(tx, [g.id], null)).get(g.id)!;
-    if (left.lt(amount.value)) throw bad('amount', `amount ${amount.value} is more than what is left of grant ${g.id} (${formatMoney(left, g.currency)})`);
-    return tx
+    const { refundable, credit } = refundOf(g, left, amount.value);
+    if (credit === null) {
+      throw bad('amount', `amount ${amount.value} is more than what was paid for what is left of grant ${g.id}: at most ${formatMoney(refundable, g.currency)} (price ${g.price ?? g.amount} × ${formatMoney(left, g.currency)} left ÷ ${g.amount} granted)`);
+    }
+    const entry = await tx
       .insertInto('credit_entries')
-      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'refund', amount: new Dec(amount.value).neg().toFixed(), invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
+      .values({ id: newId('cle'), environment_id: environmentId, account_id: g.account_id, currency: g.currency, grant_id: g.id, type: 'refund', amount: credit.neg().toFixed(), invoice_id: null, reason: input.reason, created_by: actor.createdBy, occurred_at: notBeforeGrant(g, actor.now) })
       .returningAll()
       .executeTakeFirstOrThrow();
+    return { ...entry, refunded: formatMoney(new Dec(amount.value), g.currency) };
   });
+}
+
+/**
+ * Pure: a refund of `money` from a paid grant with `left` of its credit (docs/credits.md,
+ * Money already paid): at most what was paid for what is left, `refundable` = price × left
+ * ÷ amount rounded down to the currency's minor units; the credit it takes off is money ×
+ * amount ÷ price rounded up (so repeated refunds never pay back more than was paid), all of
+ * what is left when it refunds all of it. `credit` null: more than refundable.
+ */
+export function refundOf(g: Pick<GrantRow, 'amount' | 'price' | 'currency'>, left: Dec, money: string): { refundable: Dec; credit: Dec | null } {
+  const digits = currencyDigits(g.currency) ?? 0;
+  const face = new Dec(g.amount);
+  const price = new Dec(g.price ?? g.amount);
+  const refundable = Dec.max(left, 0).times(price).div(face).toDecimalPlaces(digits, Dec.ROUND_DOWN);
+  const m = new Dec(money);
+  if (m.gt(refundable)) return { refundable, credit: null };
+  const credit = m.eq(refundable) ? left : Dec.min(left, m.times(face).div(price).toDecimalPlaces(digits, Dec.ROUND_UP));
+  return { refundable, credit };
 }
 
 /**

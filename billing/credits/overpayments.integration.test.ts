@@ -131,6 +131,28 @@ describe('correcting a paid invoice', () => {
     expect((await post('/v1/credits/refunds', { grant_id: free, amount: '1', reason: 'no' })).status).toBe(409);
   });
 
+  it('refunds a purchase only once its invoice is paid, and never more than was paid for what is left', async () => {
+    const [acct] = await billed('USD', '10');
+    // Usable at once, but its purchase invoice is unpaid: 409 (void that invoice instead).
+    const g = (await post('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'paid', amount: '50.00', price: '40.00', usable: 'immediately' })).body;
+    const unpaid = await post('/v1/credits/refunds', { grant_id: g.id, amount: '1.00', reason: 'too early' });
+    expect(unpaid.status, JSON.stringify(unpaid.body)).toBe(409);
+    expect(unpaid.body.error.message).toContain('not paid for yet');
+    expect((await post(`/v1/invoices/${g.invoice_id}/pay`, { amount: '40.00', reference: 'card' })).status).toBe(200);
+    // 50.00 of credit bought for 40.00: at most 40.00 back, and 40.00 takes all 50.00 of credit.
+    const tooMuch = await post('/v1/credits/refunds', { grant_id: g.id, amount: '50.00', reason: 'all of it' });
+    expect(tooMuch.status, JSON.stringify(tooMuch.body)).toBe(400);
+    expect(tooMuch.body.error.message).toContain('at most 40.00');
+    expect((await post('/v1/credits/refunds', { grant_id: g.id, amount: '40.01', reason: 'x' })).status).toBe(400);
+    // 10.00 back takes 12.50 of credit; then 30.00 (all that was paid for the 37.50 left) takes the rest.
+    const part = await post('/v1/credits/refunds', { grant_id: g.id, amount: '10.00', reason: 'part' });
+    expect(part.body).toMatchObject({ type: 'refund', amount: '-12.50', refunded: '10.00' });
+    expect((await post('/v1/credits/refunds', { grant_id: g.id, amount: '30.01', reason: 'x' })).status).toBe(400);
+    const rest = await post('/api/v1/credit/refunds/create', { grant_id: g.id, amount: '30.00', reason: 'rest' });
+    expect(rest.body).toMatchObject({ amount: '-37.50', refunded: '30.00' });
+    expect((await get(`/v1/credits/grants/${g.id}`)).body).toMatchObject({ remaining: '0.00', status: 'depleted' });
+  });
+
   it('more to pay: the payment settles part of the replacement (still due), nothing is credited; correcting again carries what was paid', async () => {
     const [acct, original, charge] = await billed('USD', '60');
     expect((await post(`/v1/invoices/${original.id}/pay`, {})).status).toBe(200);

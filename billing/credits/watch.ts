@@ -34,6 +34,7 @@ import { emitWebhookEvent } from '../webhooks/outbox.ts';
 import { balanceAlertData } from '../webhooks/payloads.ts';
 import { accountBalances, type OpenPeriod } from './ledger.ts';
 import { creditAmount } from './money-input.ts';
+import { checkAccountCurrency } from './grants.ts';
 import { thresholdTopups, runThresholdTopup, type TopupRow } from './topups.ts';
 
 type Tx = Transaction<Database>;
@@ -234,6 +235,7 @@ export async function setLowBalanceThreshold(db: Db, environmentId: string, acco
   await accountOf(db, environmentId, accountId);
   if (!isCurrency(input.currency)) throw new AppError('validation_failed', `currency ${CURRENCY_MESSAGE}`, { details: [{ path: 'currency', message: `currency ${CURRENCY_MESSAGE}` }] });
   const currency = input.currency.toUpperCase();
+  await checkAccountCurrency(db, environmentId, accountId, currency);
   let threshold: string | null = null;
   if (input.low_balance_threshold !== null) {
     const m = creditAmount(input.low_balance_threshold, currency, 'low_balance_threshold');

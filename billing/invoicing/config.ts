@@ -13,14 +13,16 @@ const InvoicingEnv = Type.Object({
   TALLY_BILLING_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, default: 60_000 }),
   /** Interval of the billing role's daily cost rollup (folds new actions into the report figures). */
   TALLY_COST_ROLLUP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  /** Actions one cost rollup step (and each part of its first build) folds at most, so its memory is bounded (billing/costs/cost-rollup.ts). */
+  TALLY_COST_ROLLUP_STEP_ACTIONS: Type.Integer({ minimum: 1000, default: 100_000 }),
   /** Rating worker threads (piscina). */
   TALLY_RATING_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Rating tasks that may wait for a worker; beyond it requests get 503. */
   TALLY_RATING_MAX_QUEUE: Type.Integer({ minimum: 1, default: 1000 }),
-  /** How often the api role checks which accounts have new events stored, to drop their cached live usage (billing/live/usage-cache.ts). */
+  /** How often the live tail (api and billing roles) reads the events stream and the sink's progress (billing/live/tail.ts). */
   TALLY_LIVE_USAGE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 100 }),
-  /** Whether the live usage cache serves per-agent open-period queries from per-window usage of every agent (one load, refreshed in the background); off by default: docs/performance.md, "Credits". */
-  TALLY_LIVE_USAGE_WINDOWS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+  /** The most usage entries the live tail holds (billing/live/tail.ts); beyond it live usage is ClickHouse's alone until the sink catches up. */
+  TALLY_LIVE_TAIL_MAX_ENTRIES: Type.Integer({ minimum: 1000, maximum: 100_000_000, default: 500_000 }),
   /** How often the api role looks at the credit balances of accounts with new usage (alerts and threshold top-ups on the live pending). */
   TALLY_CREDIT_USAGE_WATCH_MS: Type.Integer({ minimum: 50, maximum: 3_600_000, default: 1000 }),
 });
@@ -30,10 +32,11 @@ export interface InvoicingConfig {
   readonly netDays: number;
   readonly schedulerIntervalMs: number;
   readonly costRollupIntervalMs: number;
+  readonly costRollupStepActions: number;
   readonly ratingThreads: number;
   readonly ratingMaxQueue: number;
   readonly liveUsagePollMs: number;
-  readonly liveUsageWindows: boolean;
+  readonly liveTailMaxEntries: number;
   readonly creditUsageWatchMs: number;
 }
 
@@ -44,10 +47,11 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     netDays: e.TALLY_INVOICE_NET_DAYS,
     schedulerIntervalMs: e.TALLY_BILLING_SCHEDULER_INTERVAL_MS,
     costRollupIntervalMs: e.TALLY_COST_ROLLUP_INTERVAL_MS,
+    costRollupStepActions: e.TALLY_COST_ROLLUP_STEP_ACTIONS,
     ratingThreads: e.TALLY_RATING_THREADS,
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
     liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
-    liveUsageWindows: e.TALLY_LIVE_USAGE_WINDOWS === 'on',
+    liveTailMaxEntries: e.TALLY_LIVE_TAIL_MAX_ENTRIES,
     creditUsageWatchMs: e.TALLY_CREDIT_USAGE_WATCH_MS,
   });
 }

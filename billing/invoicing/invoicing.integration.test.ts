@@ -156,6 +156,29 @@ describe('events become invoice lines', () => {
     ]);
   });
 
+  it('lists the invoices of a range of billing periods on both families; a bad or reversed range is a 400', async () => {
+    const periods = async (q: string) => {
+      const a = await get(`/v1/invoices?subscription_id=${subId}&${q}`);
+      const b = await get(`/api/v1/invoice/invoices?subscription_id=${subId}&${q}`);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(b.body.total).toBe(a.body.total);
+      return a.body.invoices.map((i: { billing_period: string }) => i.billing_period);
+    };
+    expect(await periods('billing_period_from=2026-10&billing_period_to=2026-10')).toEqual(['2026-10']);
+    expect(await periods('billing_period_from=2026-11')).toEqual(['2026-11']);
+    expect(await periods('billing_period_to=2026-10')).toEqual(['2026-10']);
+    expect((await periods('billing_period_from=2026-10&billing_period_to=2026-11')).sort()).toEqual(['2026-10', '2026-11']);
+    expect(await periods('billing_period_from=2026-12')).toEqual([]);
+    for (const path of ['/v1/invoices', '/api/v1/invoice/invoices']) {
+      const bad = await get(`${path}?billing_period_from=2026-13`);
+      expect(bad.status).toBe(400);
+      expect(failedPaths(bad)).toContain('billing_period_from');
+      const reversed = await get(`${path}?billing_period_from=2026-11&billing_period_to=2026-10`);
+      expect(reversed.status).toBe(400);
+      expect(failedPaths(reversed)).toContain('billing_period_to');
+    }
+  });
+
   it('late events inside the grace period land on the draft; a finalized invoice never changes', async () => {
     const oct = inv(await post('/v1/invoices/generate', { billing_period: '2026-10' }), subId);
     await send('actions', [{ agent_key: a1, action_type: 'llm_call', id: 'late-1', timestamp: '2026-10-28T00:00:00Z' }]);

@@ -324,6 +324,10 @@ export interface InvoiceFilter {
   status?: InvoiceStatus;
   subscription_id?: string;
   kind?: InvoiceKind;
+  /** Only invoices whose period starts at or after this instant. */
+  period_start_from?: Date;
+  /** Only invoices whose period starts before this instant. */
+  period_start_before?: Date;
 }
 
 /** A page of invoices (without lines), oldest first. */
@@ -333,6 +337,8 @@ export async function listInvoices(db: Db, environmentId: string, filter: Invoic
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.subscription_id) q = q.where('subscription_id', '=', filter.subscription_id);
   if (filter.kind) q = q.where('kind', '=', filter.kind);
+  if (filter.period_start_from) q = q.where('period_start', '>=', filter.period_start_from);
+  if (filter.period_start_before) q = q.where('period_start', '<', filter.period_start_before);
   const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
   const corrections = await correctionsOf(db, rows.map((r) => r.id));
   return { rows: rows.map((r) => invoiceView(r, undefined, corrections.get(r.id) ?? null)), total };

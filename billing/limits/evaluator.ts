@@ -4,31 +4,31 @@
  * process (shared/limits/state.ts).
  *
  * Which limits are evaluated on a pass (only those that may have changed):
- * - those of the accounts and agent instances (and environments) with new usage: the
- *   sink's floor advanced and the newly covered events name them (billing/live/usage-cache.ts
- *   `touchedScopes`, the same signal the live credit balance uses);
+ * - those of the accounts and agent instances (and environments) with new usage: the live
+ *   tail (billing/live/tail.ts) names them as soon as it reads their events from the stream,
+ *   whatever the sink's lag, and again once the sink has stored them;
  * - those created or changed since the last pass (`updated_at`);
  * - every limit whose period ended, and every reached available-balance limit: the
  *   period's reset or a new credit grant unblocks on the next pass (raising a limit is a
  *   change, above; usage only grows within a period, so other reached limits wait);
- * - all of them on the first pass and every `fullPassMs` (anything else missed: a voided
- *   grant, a subscription change).
+ * - all of them on the first pass, on a new events stream, and every `fullPassMs` (anything
+ *   else missed: a voided grant, a subscription change).
  *
  * Money is rated by the open period's own rating (billing/live/open-period.ts
  * `openPeriodCharges`, the invoice's path; the available balance through
- * `accountBalances` with it), quantities by the usage query; both read usage through a
- * cache dropped by the same floor signal.
+ * `accountBalances` with it), quantities by the usage query; both read usage through the
+ * live tail: ClickHouse (cached) plus the events the sink has not stored yet.
  *
- * TRICKY: alerts are exactly once by the database (`spend_limit_alerts_once`), each
+ * TRICKY: alerts are exactly once per (limit, period, threshold, limit value) by the
+ * database (`spend_limit_alerts_once`, migration 0019: a raised limit alerts again), each
  * inserted in the transaction that writes its webhook event (the outbox). Two evaluators
  * (two billing processes, or a restart redoing a pass) race harmlessly: one insert wins.
  */
 import { sql, type Transaction } from 'kysely';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import type { Database } from '../../shared/db/schema.ts';
+import { MAX_EVENT_AGE_MS, MAX_EVENT_FUTURE_MS } from '../../shared/events/limits.ts';
 import { newId } from '../../shared/ids.ts';
 import { encodeLimitState, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
 import { logger } from '../../shared/log.ts';
@@ -40,7 +40,7 @@ import { billableSubscriptionIds } from '../invoicing/generate.ts';
 import { inlineRater } from '../invoicing/rater.ts';
 import { loadSubject } from '../invoicing/rate-subscription.ts';
 import { openPeriodCharges } from '../live/open-period.ts';
-import { LiveUsageCache, touchedScopes } from '../live/usage-cache.ts';
+import type { LiveUsage } from '../live/tail.ts';
 import { periodContaining, type Period } from '../rating/index.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
@@ -63,10 +63,8 @@ export interface EvaluatorConfig {
 export interface EvaluatorDeps {
   db: Db;
   invoicing: Invoicing;
-  ch: Pick<ClickHouseClient, 'query'>;
-  chDatabase: string;
-  /** The sink's floor (every event message up to it is in ClickHouse) and the stream it is a sequence of. */
-  floor: () => Promise<SinkFloor>;
+  /** The process's live usage (its `onTouched` and `onReset` drive the passes). */
+  live: LiveUsage;
   nc: NatsConnection;
   names: NatsNames;
 }
@@ -101,7 +99,8 @@ async function agentAccount(db: Db, agentInstanceId: string): Promise<string | n
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
     const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, currency: l.currency! });
-    const total = charges.reduce((s, c) => s.plus(c.total), new Dec(0));
+    // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
+    const total = charges.reduce((s, c) => s.plus(c.period_total), new Dec(0));
     const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
     return { period, current: formatMoney(total, l.currency!) };
   }
@@ -112,16 +111,57 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
   }
   const accountId = l.scope === 'account' ? l.account_id : l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : null;
   const period = l.window === 'billing_period' ? await billingPeriod(inv, l.environment_id, accountId, now) : calendarWindow(l.window, now);
+  // A day or week counts the events that arrived in it, whatever their timestamps (backdated ones included: they
+  // are billed, and a runaway agent must not slip past by dating its events back); a billing period by event time, as billed.
+  const byArrival = l.window !== 'billing_period';
   const rows = await inv.usage.query({
     environmentId: l.environment_id,
-    from: new Date(period.start),
-    to: new Date(period.end),
+    from: new Date(Date.parse(period.start) - (byArrival ? MAX_EVENT_AGE_MS : 0)),
+    to: new Date(Date.parse(period.end) + (byArrival ? MAX_EVENT_FUTURE_MS : 0)),
+    ...(byArrival ? { ingestedFrom: new Date(period.start), ingestedBefore: new Date(period.end) } : {}),
     groupBy: 'none',
     ...(l.scope === 'account' ? { accountIds: [l.account_id!] } : {}),
     ...(l.scope === 'agent_instance' ? { agentInstanceIds: [l.agent_instance_id!] } : {}),
   });
   const field = QUANTITY_UNITS[l.unit as QuantityUnit];
   return { period, current: rows[0]?.[field] ?? '0' };
+}
+
+/** Chunk of scopes per grouped usage query. */
+const GROUP_CHUNK = 1000;
+
+/**
+ * Measures quantity limits of one environment, scope (account or agent instance) and
+ * calendar window (day, week) together: one usage query grouped by the scope, as `measure`
+ * would answer each (the same usage source, the same filters but the ids).
+ */
+export async function measureQuantities(inv: Invoicing, limits: readonly LimitRow[], now: Date): Promise<Map<LimitRow, Measured>> {
+  const out = new Map<LimitRow, Measured>();
+  const first = limits[0];
+  if (!first) return out;
+  const period = calendarWindow(first.window as 'day' | 'week', now);
+  const byAgent = first.scope === 'agent_instance';
+  const ids = [...new Set(limits.map((l) => (byAgent ? l.agent_instance_id! : l.account_id!)))].sort();
+  const rows = new Map<string, Record<string, string | undefined>>();
+  for (let i = 0; i < ids.length; i += GROUP_CHUNK) {
+    const chunk = ids.slice(i, i + GROUP_CHUNK);
+    // By arrival, as `measure` counts a day or week.
+    const got = await inv.usage.query({
+      environmentId: first.environment_id,
+      from: new Date(Date.parse(period.start) - MAX_EVENT_AGE_MS),
+      to: new Date(Date.parse(period.end) + MAX_EVENT_FUTURE_MS),
+      ingestedFrom: new Date(period.start),
+      ingestedBefore: new Date(period.end),
+      groupBy: byAgent ? 'agent' : 'account',
+      ...(byAgent ? { agentInstanceIds: chunk } : { accountIds: chunk }),
+    });
+    for (const r of got) rows.set((byAgent ? r.agent_instance_id : r.account_id) ?? '', r as unknown as Record<string, string | undefined>);
+  }
+  for (const l of limits) {
+    const r = rows.get(byAgent ? l.agent_instance_id! : l.account_id!);
+    out.set(l, { period, current: r?.[QUANTITY_UNITS[l.unit as QuantityUnit]] ?? '0' });
+  }
+  return out;
 }
 
 /**
@@ -180,7 +220,7 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
   const rows = await db
     .selectFrom('spend_limit_states as s')
     .innerJoin('spend_limits as l', 'l.id', 's.limit_id')
-    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 's.period_end'])
+    .select(['l.id', 'l.environment_id', 'l.scope', 'l.account_id', 'l.agent_instance_id', 'l.action', 'l.value', 'l.currency', 'l.unit', 'l.metric', 'l.window', 's.period_end'])
     .where('s.reached', '=', true)
     .where('l.deleted_at', 'is', null)
     .where('l.action', 'in', ['flag', 'block'])
@@ -196,14 +236,18 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
     currency: r.currency,
     unit: r.unit,
     resets_at: r.period_end.toISOString(),
+    metric: r.metric,
+    window: r.window,
   }));
 }
 
 /** The evaluator of a billing process: its loop, the state it publishes, and stop. */
 export class LimitEvaluator {
-  readonly #usage: LiveUsageCache;
   readonly #inv: Invoicing;
-  #lastFloor: SinkFloor | undefined;
+  /** Accounts and agent instances with new usage since the last pass, per environment. */
+  #touched = new Map<string, { accounts: Set<string>; agents: Set<string> }>();
+  /** A full pass is due (the first, or a new stream). */
+  #fullDue = true;
   #lastFull = 0;
   #cursor = new Date(0);
   #published = '';
@@ -220,9 +264,15 @@ export class LimitEvaluator {
     private readonly deps: EvaluatorDeps,
     private readonly config: EvaluatorConfig,
   ) {
-    this.#usage = new LiveUsageCache(deps.invoicing.usage);
     // One account's open period rated inline: the same pure rating, without a worker hand-off per evaluation.
-    this.#inv = { ...deps.invoicing, usage: this.#usage, rater: inlineRater() };
+    this.#inv = { ...deps.invoicing, usage: deps.live, rater: inlineRater() };
+    deps.live.onTouched((env, accounts, agents) => {
+      let t = this.#touched.get(env);
+      if (!t) this.#touched.set(env, (t = { accounts: new Set(), agents: new Set() }));
+      for (const a of accounts) t.accounts.add(a);
+      for (const i of agents) t.agents.add(i);
+    });
+    deps.live.onReset(() => (this.#fullDue = true));
   }
 
   /**
@@ -259,9 +309,28 @@ export class LimitEvaluator {
     const ids = await this.#due(now);
     debug?.(`due ${ids === 'all' ? 'all' : ids.size}`);
     const limits = ids === 'all' ? await this.#limits() : ids.size ? await this.#limits([...ids]) : [];
-    await inBatches(limits, CONCURRENCY, async (l) => {
+    // Quantity limits of a calendar window, per environment, scope and window: one usage query for all of them.
+    const grouped = new Map<string, LimitRow[]>();
+    const single: LimitRow[] = [];
+    for (const l of limits) {
+      if (l.metric === 'quantity' && l.window !== 'billing_period' && l.scope !== 'environment') {
+        const key = `${l.environment_id}\u0000${l.scope}\u0000${l.window}`;
+        grouped.set(key, [...(grouped.get(key) ?? []), l]);
+      } else single.push(l);
+    }
+    const measured: { l: LimitRow; m: Measured }[] = [];
+    await inBatches([...grouped.values()], CONCURRENCY, async (group) => {
       try {
-        await record(this.deps.db, l, await measure(this.#inv, l, now), now);
+        for (const [l, m] of await measureQuantities(this.#inv, group, now)) measured.push({ l, m });
+      } catch (err) {
+        // Measured one by one instead (one limit's failure never stops the others).
+        single.push(...group);
+        log.warn('spend limit group evaluation failed', { limits: group.length, err });
+      }
+    });
+    await inBatches([...measured, ...single.map((l) => ({ l, m: undefined }))], CONCURRENCY, async ({ l, m }) => {
+      try {
+        await record(this.deps.db, l, m ?? (await measure(this.#inv, l, now)), now);
       } catch (err) {
         // One limit's failure (an account without a subscription's plan, say) never stops the others.
         log.warn('spend limit evaluation failed', { limit_id: l.id, err });
@@ -277,14 +346,18 @@ export class LimitEvaluator {
 
   /** The ids of the limits to evaluate now, or all of them. */
   async #due(now: Date): Promise<Set<string> | 'all'> {
-    const floor = await this.deps.floor();
-    // Another stream (a restore onto a fresh one) or a floor gone back: its sequences say nothing of the last one's, so every limit.
-    const last = this.#lastFloor;
-    const full = last === undefined || floor.stream !== last.stream || floor.floor < last.floor || Date.now() - this.#lastFull >= this.config.fullPassMs;
+    const touched = this.#touched;
+    this.#touched = new Map();
+    if (this.#fullDue || Date.now() - this.#lastFull >= this.config.fullPassMs) {
+      this.#fullDue = false;
+      this.#lastFull = Date.now();
+      return 'all';
+    }
     const ids = new Set<string>();
-    if (!full && floor.floor > last.floor) {
-      for (const [env, t] of await touchedScopes(this.deps.ch, this.deps.chDatabase, last.floor, floor.floor)) {
-        this.#usage.invalidate(env, t.accounts, t.agents);
+    try {
+      for (const [env, t] of touched) {
+        const accounts = [...t.accounts];
+        const agents = [...t.agents];
         const rows = await this.deps.db
           .selectFrom('spend_limits')
           .select('id')
@@ -293,19 +366,17 @@ export class LimitEvaluator {
           .where((eb) =>
             eb.or([
               eb('scope', '=', 'environment'),
-              ...(t.accounts.length ? [eb('account_id', 'in', t.accounts)] : []),
-              ...(t.agents.length ? [eb('agent_instance_id', 'in', t.agents)] : []),
+              ...(accounts.length ? [eb('account_id', 'in', accounts)] : []),
+              ...(agents.length ? [eb('agent_instance_id', 'in', agents)] : []),
             ]),
           )
           .execute();
         for (const r of rows) ids.add(r.id);
       }
-    }
-    this.#lastFloor = floor;
-    if (full) {
-      this.#usage.clear();
-      this.#lastFull = Date.now();
-      return 'all';
+    } catch (err) {
+      // Looked at again on the next pass.
+      for (const [env, t] of touched) this.#retouch(env, t);
+      throw err;
     }
     const changed = await this.deps.db.selectFrom('spend_limits').select('id').where('updated_at', '>=', this.#cursor).where('deleted_at', 'is', null).execute();
     const pending = await this.deps.db
@@ -319,6 +390,13 @@ export class LimitEvaluator {
       .execute();
     for (const r of [...changed, ...pending]) ids.add(r.id);
     return ids;
+  }
+
+  #retouch(env: string, t: { accounts: Set<string>; agents: Set<string> }): void {
+    let cur = this.#touched.get(env);
+    if (!cur) this.#touched.set(env, (cur = { accounts: new Set(), agents: new Set() }));
+    for (const a of t.accounts) cur.accounts.add(a);
+    for (const i of t.agents) cur.agents.add(i);
   }
 
   async #limits(ids?: string[]): Promise<LimitRow[]> {

@@ -14,7 +14,7 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
-import { record, measure } from './evaluator.ts';
+import { record, measure, measureQuantities } from './evaluator.ts';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,7 +168,7 @@ describe('money limits', () => {
     // Rated as the invoice would: 1.00 per stored action (the 5, and those polling sent before the block arrived).
     const stored = await storedActions(agent.id);
     expect(stored).toBeGreaterThanOrEqual(5);
-    expect(await waitFor(() => stateOf(lim), (s) => s.current === `${stored}.00`)).toMatchObject({ remaining: '0', reached: true, blocked: true });
+    expect(await waitFor(() => stateOf(lim), (s) => s.current === `${stored}.00`)).toMatchObject({ remaining: '0.00', reached: true, blocked: true });
   });
 
   it('blocks when the available balance is gone, and a new grant unblocks', async () => {
@@ -265,6 +265,12 @@ describe('flag limits, agent state, alerts once', () => {
     const inv = { db, usage: stack.tally.usage!, now: () => new Date() } as never;
     const m = await measure(inv, row, new Date());
     expect(m.current).toBe('4');
+    // Measured in a group (one query for the limits of a scope and window) it is the same, and a limit without usage is 0.
+    const quiet = await createAgent(stack);
+    const quietLim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: quiet.id, metric: 'quantity', unit: '@action', window: 'day', value: 4, action: 'notify' });
+    const quietRow = await db.selectFrom('spend_limits').selectAll().where('id', '=', quietLim).executeTakeFirstOrThrow();
+    const group = await measureQuantities(inv, [row, quietRow], new Date());
+    expect([group.get(row), group.get(quietRow)]).toEqual([m, { period: m.period, current: '0' }]);
     await Promise.all([record(db, row, m, new Date()), record(db, row, m, new Date())]);
     await record(db, row, m, new Date());
     expect((await alertsOf(lim)).map((a) => a.threshold)).toEqual([25, 50, 100]);

@@ -63,8 +63,8 @@ export interface AlertToFire {
 }
 
 /**
- * The alerts an evaluation may fire (the database keeps each once per threshold and
- * period): every threshold at or under the used percent (100 and beyond are
+ * The alerts an evaluation may fire (the database keeps each once per threshold, period
+ * and limit value): every threshold at or under the used percent (100 and beyond are
  * `limit.exceeded`, as is the limit itself when 100 is not listed), and `limit.reset` when
  * the previous evaluation was of an earlier period in which the limit was reached.
  */

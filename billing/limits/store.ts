@@ -11,7 +11,9 @@ import type { Db } from '../../shared/db/postgres.ts';
 import type { SpendLimitAction, SpendLimitAlertsTable, SpendLimitMetric, SpendLimitScope, SpendLimitStatesTable, SpendLimitsTable, SpendLimitWindow } from '../../shared/db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { tryParseDecimal } from '../rating/money.ts';
+import { Dec, formatMoney } from '../rating/money.ts';
+import { plainDecimal } from '../credits/money-input.ts';
+import { checkAccountCurrency } from '../credits/grants.ts';
 import { QUANTITY_UNITS, remaining, isReached } from './model.ts';
 
 /** The largest limit value accepted (money in currency units, or a quantity). */
@@ -61,11 +63,16 @@ function invalid(path: string, message: string): AppError {
   return new AppError('validation_failed', `${path} ${message}`, { details: [{ path, message }] });
 }
 
-/** The limit's value as exact decimal text, checked for its currency's minor units (money) or as a quantity. */
+/**
+ * The limit's value as exact decimal text, checked for its currency's minor units (money) or as a quantity. One
+ * strict parser, the credits' (money-input.ts): plain digits with at most one '.' between digits ("1e3", "+5", "5.",
+ * ".5" and spaces are refused); any '-' is negative ("-0" too).
+ */
 function limitValue(input: unknown, currency: string | null): string {
   if (typeof input === 'number' && !Number.isSafeInteger(input) && String(input).replace(/[.-]|e.*$/g, '').length > 15) throw invalid('value', 'has more than 15 significant digits: send it as a decimal string');
-  const d = typeof input === 'string' || typeof input === 'number' ? tryParseDecimal(input) : null;
-  if (!d) throw invalid('value', 'must be a decimal number or string, e.g. "100.00"');
+  if ((typeof input === 'string' && input.startsWith('-')) || (typeof input === 'number' && (input < 0 || Object.is(input, -0)))) throw invalid('value', 'must not be negative');
+  const d = plainDecimal(input);
+  if (!d) throw invalid('value', 'must be a plain decimal number or string, e.g. "100.00" (no exponent, sign or bare point)');
   if (d.isNeg()) throw invalid('value', 'must not be negative');
   if (d.gt(MAX_LIMIT_VALUE)) throw invalid('value', `must be at most ${MAX_LIMIT_VALUE}`);
   if (currency === null) {
@@ -102,8 +109,9 @@ function checkLimit(input: LimitInput): Omit<LimitRow, 'id' | 'environment_id' |
     if (!input.currency || !isCurrency(input.currency)) throw invalid('currency', CURRENCY_MESSAGE);
     currency = input.currency.toUpperCase();
     // Money is rated per account (the invoice's own rating): an account's limit.
-    if (input.scope !== 'account') throw invalid('scope', `must be account for a ${input.metric} limit (money is rated per account)`);
-    if (window !== 'billing_period') throw invalid('window', `must be billing_period for a ${input.metric} limit`);
+    const a = input.metric === 'available_balance' ? 'an' : 'a';
+    if (input.scope !== 'account') throw invalid('scope', `must be account for ${a} ${input.metric} limit (money is rated per account)`);
+    if (window !== 'billing_period') throw invalid('window', `must be billing_period for ${a} ${input.metric} limit`);
     window = 'billing_period';
   }
   return {
@@ -136,6 +144,8 @@ export async function checkSubject(db: Db, environmentId: string, l: { account_i
 export async function createLimit(db: Db, environmentId: string, input: LimitInput, createdBy: string | null, now: Date) {
   const v = checkLimit(input);
   await checkSubject(db, environmentId, v);
+  // Money is rated in the account's currency: a limit in another would never count (or, for a balance, block at once).
+  if (v.currency !== null && v.account_id !== null) await checkAccountCurrency(db, environmentId, v.account_id, v.currency);
   const row = await db
     .insertInto('spend_limits')
     .values({ id: newId('lim'), environment_id: environmentId, ...v, created_by: createdBy, created_at: now, updated_at: now })
@@ -218,10 +228,12 @@ export function stateView(l: LimitRow, s: Selectable<SpendLimitStatesTable> | un
     metric: l.metric,
     currency: l.currency,
     unit: l.unit,
+    window: l.window,
     value: l.value,
+    thresholds: l.thresholds,
     action: l.action,
     current,
-    remaining: current === null ? null : remaining(l.metric, current, l.value),
+    remaining: current === null ? null : l.currency ? formatMoney(new Dec(remaining(l.metric, current, l.value)), l.currency) : remaining(l.metric, current, l.value),
     reached,
     blocked: reached && l.action === 'block',
     period_start: iso(s?.period_start),

@@ -9,8 +9,12 @@
  *
  * Rules:
  * - The open period of a subscription is the period of its cycle containing `now`.
- * - A subscription whose open-period invoice is already issued (finalized, paid, void)
- *   contributes nothing: later usage of that period is a correction's, not pending.
+ * - A subscription whose open-period invoice is already issued mid-period still counts
+ *   (docs/credits.md "Pending", docs/spend-limits.md): `period_total` is the period rated
+ *   with all its usage so far (what was billed plus what a correction would add: spend
+ *   limits count it), `total` what is not invoiced yet (pending): the rating less the
+ *   issued invoice's charges (finalized or paid; never below zero), or all of it when
+ *   that invoice is void (a void invoice bills nothing; a correction bills the period).
  * - The minimum-commitment true-up is left out until the period ends (mid-period it is
  *   the whole minimum less what was used so far, not usage); `total` is the charges after
  *   discounts.
@@ -24,6 +28,9 @@ import type { Invoicing } from '../invoicing/context.ts';
 import { loadAccountSubjects, type LoadedSubject } from '../invoicing/account-subjects.ts';
 import { rateSubscription } from '../invoicing/rate-subscription.ts';
 import type { StoredLine } from '../invoicing/lines.ts';
+import { linesOf } from '../invoicing/store.ts';
+import type { Db } from '../../shared/db/postgres.ts';
+import { CREDITS_LINE_TYPE } from '../credits/invoice-credits.ts';
 import type { WatchDeps } from '../credits/watch.ts';
 import { inlineRater } from '../invoicing/rater.ts';
 import type { UsageSource } from '../invoicing/context.ts';
@@ -33,9 +40,11 @@ export interface OpenPeriodCharge {
   subscription_id: string;
   currency: string;
   period: Period;
-  /** Charges after discounts so far, without a minimum-commitment true-up (decimal text in the currency's minor units). */
+  /** Charges after discounts so far not yet invoiced, without a minimum-commitment true-up (decimal text in the currency's minor units): the live `pending`. */
   total: string;
-  /** The rated lines behind `total` (no true-up line), as the credit burn-down reads them. */
+  /** Charges after discounts of the whole period so far, invoiced or not (no true-up): what a spend limit counts. Equals `total` unless the period's invoice is issued. */
+  period_total: string;
+  /** The rated lines behind `total` (no true-up line), as the credit burn-down reads them; net of an issued invoice's lines, per charge. */
   lines: CreditableLine[];
   /** The draft invoice of this period when one was generated already (its credit holds are superseded by this live figure), else null. */
   draft_invoice_id: string | null;
@@ -54,17 +63,49 @@ function creditable(lines: readonly StoredLine[], products: ReadonlyMap<string, 
   return lines.map((l) => ({ position: l.position, charge_id: l.charge_id, product_id: products.get(l.rate_plan_id) ?? null, unit: l.unit, amount: l.amount }));
 }
 
-/** One subscription's open period at `now`, or null when it bills nothing live (not billable, or that period's invoice is issued). */
+/**
+ * What is not invoiced yet of a period whose invoice was issued (finalized or paid): the live
+ * lines less the issued ones (credit and true-up lines left out), netted per charge, unit and
+ * product, and the total less the issued total; never below zero (a correction that would
+ * bill less gives back only when it is issued).
+ */
+async function notInvoiced(db: Db, issuedId: string, products: ReadonlyMap<string, string>, live: CreditableLine[], liveTotal: string, currency: string): Promise<{ total: string; lines: CreditableLine[] }> {
+  const issued = (await db.selectFrom('invoices').select('total').where('id', '=', issuedId).executeTakeFirstOrThrow());
+  const rows = (await linesOf(db, issuedId)).filter((l) => l.charge_type !== CREDITS_LINE_TYPE);
+  const stored = rows.map((l) => ({ ...l, rate_plan_id: (l.detail as { rate_plan_id?: string }).rate_plan_id ?? '' })) as unknown as StoredLine[];
+  const issuedNet = withoutTrueUp(issued.total, stored, currency);
+  const key = (l: CreditableLine) => `${l.charge_id}\u0000${l.unit ?? ''}\u0000${l.product_id ?? ''}`;
+  const net = new Map<string, CreditableLine>();
+  for (const l of live) {
+    const k = key(l);
+    const prev = net.get(k);
+    net.set(k, prev ? { ...prev, amount: new Dec(prev.amount).plus(l.amount).toFixed() } : { ...l });
+  }
+  for (const l of creditable(issuedNet.lines, products)) {
+    const k = key(l);
+    const prev = net.get(k);
+    net.set(k, prev ? { ...prev, amount: new Dec(prev.amount).minus(l.amount).toFixed() } : { ...l, amount: new Dec(l.amount).neg().toFixed() });
+  }
+  const total = Dec.max(new Dec(liveTotal).minus(issuedNet.total), 0);
+  const lines = [...net.values()].map((l) => ({ ...l, amount: formatMoney(new Dec(l.amount), currency) })).filter((l) => !new Dec(l.amount).isZero());
+  return { total: formatMoney(total, currency), lines };
+}
+
+/** One subscription's open period at `now`, or null when it bills nothing live (not billable). */
 async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): Promise<OpenPeriodCharge | null> {
   const { subject } = loaded;
   const period = periodContaining(now, subject.cycleAt(now.getTime()));
   const start = new Date(period.start).getTime();
   const existing = loaded.openInvoices.find((i) => i.period_start.getTime() === start);
-  if (existing && existing.status !== 'draft') return null;
   const rated = await rateSubscription(inv, subject, period, { catalog: loaded.catalog(new Date(period.start)) });
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
-  return { subscription_id: subject.sub.id, currency: subject.currency, period, total, lines: creditable(lines, loaded.products), draft_invoice_id: existing?.id ?? null };
+  const live = creditable(lines, loaded.products);
+  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total };
+  if (!existing || existing.status === 'draft') return { ...base, total, lines: live, draft_invoice_id: existing?.id ?? null };
+  // Issued mid-period: a void invoice bills nothing (all of it is pending); a finalized or paid one its own total.
+  if (existing.status === 'void') return { ...base, total, lines: live, draft_invoice_id: null };
+  return { ...base, ...(await notInvoiced(inv.db, existing.id, loaded.products, live, total, subject.currency)), draft_invoice_id: null };
 }
 
 /**

@@ -10,9 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
-import { sinkFloorOf } from '../../shared/nats/connection.ts';
 import { UsageStore } from '../usage/usage-query.ts';
-import { LiveUsageCache, startUsageInvalidation } from './usage-cache.ts';
+import { LiveUsage } from './tail.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -192,13 +191,19 @@ describe('live pending balance', () => {
     const acct = await account('Cache');
     const agent = await createAgent(stack, 'development', { accountId: acct });
     const other = await createAgent(stack, 'development', { accountId: await account('Cache other') });
-    const cache = new LiveUsageCache(new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!));
-    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkFloorOf(stack.tally.nc!, stack.tally.names, 0), 50);
+    const live = new LiveUsage(
+      { nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!) },
+      { pollMs: 50, maxEntries: 100_000 },
+    ).start();
+    const cache = live.cache;
     try {
       const q = { environmentId: stack.keys.development.id, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'none' as const, accountIds: [acct] };
-      const actionsNow = async () => (await cache.query(q))[0]?.actions ?? '0';
+      const actionsNow = async () => (await live.query(q))[0]?.actions ?? '0';
       await actions(agent.id, 2);
       await waitFor(actionsNow, (n) => n === '2');
+      // Stored: the tail no longer holds them.
+      await waitFor(async () => live.entries, (n) => n === 0);
+      await actionsNow();
       const misses = cache.misses;
       expect(await actionsNow()).toBe('2');
       expect(await actionsNow()).toBe('2');
@@ -208,48 +213,14 @@ describe('live pending balance', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(await actionsNow()).toBe('2');
       expect(cache.misses).toBe(misses);
-      // Its own event drops it: the next read asks ClickHouse and sees the event.
+      // Its own event counts at once (the tail), and once stored drops the answer: the next read asks ClickHouse.
       await actions(agent.id, 1);
       await waitFor(actionsNow, (n) => n === '3', 2000);
+      await waitFor(async () => live.entries, (n) => n === 0);
+      expect(await actionsNow()).toBe('3');
       expect(cache.misses).toBeGreaterThan(misses);
     } finally {
-      await loop.stop();
-    }
-  });
-  it('the usage cache answers a window of per-agent queries from one load, refreshed per poll: the first read of an agent asks no ClickHouse, and each answer equals ClickHouse\'s', async () => {
-    const env = stack.keys.development.id;
-    const [a, b, c] = await Promise.all(['Window A', 'Window B', 'Window C'].map(async (n) => createAgent(stack, 'development', { accountId: await account(n) })));
-    await actions(a!.id, 2);
-    await actions(c!.id, 1);
-    const store = new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!);
-    const cache = new LiveUsageCache(store);
-    const loop = startUsageInvalidation(cache, stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!, () => sinkFloorOf(stack.tally.nc!, stack.tally.names, 0), 50);
-    const q = (agents: string[]) => ({ environmentId: env, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'agent' as const, agentInstanceIds: agents });
-    const count = async (agent: string) => (await cache.query(q([agent])))[0]?.actions ?? '0';
-    try {
-      // Every event stored (both of a's: they may land in two inserts).
-      await waitFor(() => store.query(q([a!.id, c!.id])), (rows) => rows.map((r) => `${r.agent_instance_id === a!.id ? 'a' : 'c'}${r.actions}`).sort().join() === 'a2,c1');
-      // The first query loads the window in the background and is answered on its own.
-      expect(await count(a!.id)).toBe('2');
-      await waitFor(async () => cache.answersFromWindow(q([a!.id, b!.id, c!.id])), (yes) => yes);
-      expect(cache.readyWindows).toBe(1);
-      const misses = cache.misses;
-      // Agents never asked for: from the window, no ClickHouse query; one with no usage has no row.
-      expect(await cache.query(q([c!.id]))).toEqual(await store.query(q([c!.id])));
-      expect(await cache.query(q([b!.id]))).toEqual([]);
-      expect(await cache.query(q([a!.id, b!.id, c!.id]))).toEqual([...(await store.query(q([a!.id]))), ...(await store.query(q([c!.id])))]);
-      expect((await cache.query(q([a!.id])))[0]!.actions).toBe('2');
-      expect(cache.misses).toBe(misses);
-      // New events: the poll drops the agents' figures and refreshes them in the window.
-      await actions(a!.id, 1);
-      await actions(b!.id, 4);
-      await waitFor(async () => [await count(a!.id), await count(b!.id)], (n) => n[0] === '3' && n[1] === '4', 5000);
-      await waitFor(async () => cache.answersFromWindow(q([a!.id, b!.id, c!.id])), (yes) => yes);
-      const after = cache.misses;
-      for (const agent of [a!.id, b!.id, c!.id]) expect(await cache.query(q([agent]))).toEqual(await store.query(q([agent])));
-      expect(cache.misses).toBe(after);
-    } finally {
-      await loop.stop();
+      await live.stop();
     }
   });
 });

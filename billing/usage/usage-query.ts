@@ -36,6 +36,21 @@ export interface UsageQuery {
   outcomeTypes?: string[];
   /** Only events whose first copy arrived (was ingested) before this time: usage as it stood then. */
   ingestedBefore?: Date;
+  /** Only events whose first copy arrived at or after this time (spend limits' day and week windows count by arrival). */
+  ingestedFrom?: Date;
+  /** Leaves out the events the live tail counts instead (billing/live/tail.ts). */
+  unstored?: UnstoredCut;
+}
+
+/**
+ * The events of the current stream the sink has not stored as far as the live tail knows:
+ * ingested at or after the stream's creation, of a sequence above `floor` and not in
+ * `stored`. Rows of earlier streams (older, whatever their sequence) stay counted.
+ */
+export interface UnstoredCut {
+  streamCreated: Date;
+  floor: number;
+  stored: number[];
 }
 
 /**
@@ -97,6 +112,8 @@ export class UsageStore {
       atypes: q.actionTypes ?? [],
       otypes: q.outcomeTypes ?? [],
       ...(q.ingestedBefore ? { ingcut: chTime(q.ingestedBefore) } : {}),
+      ...(q.ingestedFrom ? { ingfrom: chTime(q.ingestedFrom) } : {}),
+      ...(q.unstored ? { ucreated: chTime(q.unstored.streamCreated), ufloor: q.unstored.floor, ustored: q.unstored.stored } : {}),
     };
     // Sort-key conditions (environment, agent, the widened time window) go in PREWHERE:
     // applied before FINAL merges copies, they prune partitions. Conditions on other
@@ -108,8 +125,9 @@ export class UsageStore {
     const groupBy = keys.length ? `GROUP BY ${keys.join(', ')}` : '';
     const prewhere = `PREWHERE environment_id = {env:String} AND ts >= {wfrom:DateTime64(3)} AND ts < {wto:DateTime64(3)} ${agentFilter}`;
     // After FINAL: the surviving copy is the first ingested, so its arrival decides.
-    const asOf = q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : '';
-    const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter} ${asOf}`;
+    const asOf = `${q.ingestedBefore ? 'AND ingested_at < {ingcut:DateTime64(3)}' : ''} ${q.ingestedFrom ? 'AND ingested_at >= {ingfrom:DateTime64(3)}' : ''}`;
+    const unstored = q.unstored ? 'AND NOT (stream_seq > {ufloor:UInt64} AND ingested_at >= {ucreated:DateTime64(3)} AND stream_seq NOT IN {ustored:Array(UInt64)})' : '';
+    const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter} ${asOf} ${unstored}`;
 
     const actionsSql = `
       SELECT ${select}

@@ -698,7 +698,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant
+         * Refund paid account credit (a paid purchase or an overpayment): `amount` is the money paid back, at most what was paid for what is left of the grant (price × left ÷ amount granted); a refund ledger entry (-) of the credit it takes off, with its reason
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postApiCreditRefundsCreate"];
@@ -936,7 +936,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind)
+         * List invoices and credit notes (skip/limit; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getApiInvoiceInvoices"];
@@ -2386,7 +2386,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund paid account credit (a purchase or an overpayment): a refund ledger entry (-) with its reason, at most what is left of the grant
+         * Refund paid account credit (a paid purchase or an overpayment): `amount` is the money paid back, at most what was paid for what is left of the grant (price × left ÷ amount granted); a refund ledger entry (-) of the credit it takes off, with its reason
          * @description Requires: read-write and admin API keys.
          */
         post: operations["postCreditsRefunds"];
@@ -2468,7 +2468,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind)
+         * List invoices and credit notes (limit/offset; filters account_id, status, subscription_id, kind, billing_period_from, billing_period_to)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getInvoices"];
@@ -4154,9 +4154,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -4590,9 +4593,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -5347,6 +5353,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -5401,6 +5409,8 @@ export interface operations {
                             /** Format: date-time */
                             occurred_at: string;
                             reason: string | null;
+                            /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                            refunded?: string;
                             type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                         }[];
                         limit: number;
@@ -5758,6 +5768,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -6450,6 +6462,10 @@ export interface operations {
         parameters: {
             query?: {
                 account_id?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or later */
+                billing_period_from?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or earlier */
+                billing_period_to?: string;
                 kind?: "invoice" | "credit_note";
                 limit?: number;
                 skip?: number;
@@ -6931,9 +6947,12 @@ export interface operations {
                         remaining: string | null;
                         resets_at: string | null;
                         scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
                         unit: string | null;
                         /** @description exact decimal as text, e.g. "12.50" */
                         value: string;
+                        window: "day" | "week" | "billing_period";
                     };
                 };
             };
@@ -9131,9 +9150,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -9451,9 +9473,12 @@ export interface operations {
                             remaining: string | null;
                             resets_at: string | null;
                             scope: "account" | "agent_instance" | "environment";
+                            /** @description percentages of value that alert */
+                            thresholds: number[];
                             unit: string | null;
                             /** @description exact decimal as text, e.g. "12.50" */
                             value: string;
+                            window: "day" | "week" | "billing_period";
                         }[];
                     };
                 };
@@ -9735,6 +9760,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -9789,6 +9816,8 @@ export interface operations {
                             /** Format: date-time */
                             occurred_at: string;
                             reason: string | null;
+                            /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                            refunded?: string;
                             type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                         }[];
                         limit: number;
@@ -10146,6 +10175,8 @@ export interface operations {
                         /** Format: date-time */
                         occurred_at: string;
                         reason: string | null;
+                        /** @description the answer of a refund only: the money paid back (the entry's amount is the credit it took off; they differ when the grant was priced below or above its amount) */
+                        refunded?: string;
                         type: "grant" | "burn" | "release" | "expiry" | "void" | "adjustment" | "overpayment" | "refund";
                     };
                 };
@@ -10410,6 +10441,10 @@ export interface operations {
         parameters: {
             query?: {
                 account_id?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or later */
+                billing_period_from?: string;
+                /** @description only invoices whose billing period (YYYY-MM of period_start) is this month or earlier */
+                billing_period_to?: string;
                 kind?: "invoice" | "credit_note";
                 limit?: number;
                 offset?: number;
@@ -10887,9 +10922,12 @@ export interface operations {
                         remaining: string | null;
                         resets_at: string | null;
                         scope: "account" | "agent_instance" | "environment";
+                        /** @description percentages of value that alert */
+                        thresholds: number[];
                         unit: string | null;
                         /** @description exact decimal as text, e.g. "12.50" */
                         value: string;
+                        window: "day" | "week" | "billing_period";
                     };
                 };
             };

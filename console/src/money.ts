@@ -23,3 +23,38 @@ function parts(v: string): [sign: number, int: string, frac: string] {
 export function count(v: string | undefined): number {
   return v === undefined ? 0 : Number.parseInt(v, 10) || 0;
 }
+
+/** The exact sum of two decimal texts ("12.50" + "-0.125" = "12.375"), as decimal text. */
+export function addDecimal(a: string, b: string): string {
+  const [ia, sa] = scaled(a);
+  const [ib, sb] = scaled(b);
+  const scale = Math.max(sa, sb);
+  const sum = ia * 10n ** BigInt(scale - sa) + ib * 10n ** BigInt(scale - sb);
+  const neg = sum < 0n;
+  const digits = (neg ? -sum : sum).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return neg ? `-${text}` : text;
+}
+
+/** A decimal text as an integer and its number of decimals ("-1.25" → [-125n, 2]). */
+function scaled(v: string): [bigint, number] {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(v.trim());
+  if (!m) throw new Error(`not a decimal: ${v}`);
+  const frac = m[3] ?? '';
+  const n = BigInt(`${m[2] || '0'}${frac}`);
+  return [m[1] === '-' ? -n : n, frac.length];
+}
+
+/**
+ * The balance after each ledger entry, per currency: the running exact sum of the signed
+ * amounts in the order they occurred (the entries given are the whole ledger from its start).
+ */
+export function runningBalances(entries: readonly { occurred_at: string; amount: string; currency: string }[]): { at: number; currency: string; balance: string }[] {
+  const sorted = [...entries].sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
+  const totals = new Map<string, string>();
+  return sorted.map((e) => {
+    const balance = addDecimal(totals.get(e.currency) ?? '0', e.amount);
+    totals.set(e.currency, balance);
+    return { at: Date.parse(e.occurred_at) / 1000, currency: e.currency, balance };
+  });
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toCsv } from './csv';
-import { compareDecimal, count } from './money';
+import { addDecimal, compareDecimal, count, runningBalances } from './money';
+import { pairsText, parsePairs } from './pairs';
 import { pricingStrategy, pricingText } from './pricing';
 
 describe('compareDecimal (exact, on decimal text)', () => {
@@ -56,5 +57,51 @@ describe('pricingStrategy: the form as the API takes it, prices as decimal text'
   it('shows a stored charge in a line', () => {
     expect(pricingText({ kind: 'tiered', tiers: [{ start: '1', price: '0.02', counter: '1' }, { start: '11', price: '0.01', counter: '5' }] })).toBe('from 1: 0.02; from 11: 0.01 per 5');
     expect(pricingText({ kind: 'per_unit', unit_of_measure: '@action', unit_price: '1235' })).toBe('unit_price 1235');
+  });
+});
+
+describe('addDecimal and runningBalances (exact, on decimal text)', () => {
+  it.each([
+    ['12.50', '-0.125', '12.375'],
+    ['0', '0', '0'],
+    ['100.00', '-100.00', '0.00'],
+    ['-1', '0.5', '-0.5'],
+    ['1235', '1', '1236'],
+    ['999999999999999.99', '0.01', '1000000000000000.00'],
+    ['0.1', '0.2', '0.3'],
+  ])('%s + %s = %s', (a, b, sum) => {
+    expect(addDecimal(a, b)).toBe(sum);
+  });
+
+  it('sums each currency on its own, in the order the entries occurred', () => {
+    const rows = runningBalances([
+      { occurred_at: '2026-11-02T00:00:00Z', amount: '-30.00', currency: 'USD' },
+      { occurred_at: '2026-11-01T00:00:00Z', amount: '100.00', currency: 'USD' },
+      { occurred_at: '2026-11-01T12:00:00Z', amount: '500', currency: 'JPY' },
+      { occurred_at: '2026-11-03T00:00:00Z', amount: '5.25', currency: 'USD' },
+    ]);
+    expect(rows.map((r) => [r.currency, r.balance])).toEqual([
+      ['USD', '100.00'],
+      ['JPY', '500'],
+      ['USD', '70.00'],
+      ['USD', '75.25'],
+    ]);
+  });
+});
+
+describe('key=value lines (model rates, metadata match)', () => {
+  it('parses lines, typed or as text, and refuses a line without a key', () => {
+    expect(parsePairs('gpt-4o=0.0000025\n\n claude = 0.000003 ', false)).toEqual({ 'gpt-4o': '0.0000025', claude: '0.000003' });
+    expect(parsePairs('stage=won\nvip=true\nseats=3\ncode="42"\nurl=a=b', true)).toEqual({ stage: 'won', vip: true, seats: 3, code: '42', url: 'a=b' });
+    expect(() => parsePairs('=1', true)).toThrow(/not key=value/);
+    expect(() => parsePairs('novalue', true)).toThrow(/not key=value/);
+  });
+
+  it('writes what it parses back the same', () => {
+    const typed = { stage: 'won', vip: true, seats: 3, code: '42', flag: 'true' };
+    expect(parsePairs(pairsText(typed, true), true)).toEqual(typed);
+    expect(pairsText({ a: '1', b: 2 }, true)).toBe('a="1"\nb=2');
+    expect(pairsText({ 'gpt-4o': '0.0000025' }, false)).toBe('gpt-4o=0.0000025');
+    expect(pairsText(null, true)).toBe('');
   });
 });

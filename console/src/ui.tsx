@@ -163,8 +163,10 @@ export interface Page<T> {
 export function Paged<T>(props: { load: (skip: number, limit: number) => Promise<Page<T>>; columns: readonly Column<T>[]; caption: string; pageSize?: number; deps?: readonly unknown[]; csvName?: string }) {
   const limit = props.pageSize ?? 20;
   const [skip, setSkip] = useState(0);
-  const { data, error } = useLoad(() => props.load(skip, limit), [skip, limit, ...(props.deps ?? [])]);
+  // The range shown is that of the page loaded (not of the one asked for until it arrives).
+  const { data, error } = useLoad(async () => ({ ...(await props.load(skip, limit)), skip }), [skip, limit, ...(props.deps ?? [])]);
   const total = data?.total ?? 0;
+  const shown = data?.skip ?? 0;
   return (
     <section class="paged" aria-label={props.caption}>
       <ErrorBox error={error} />
@@ -174,7 +176,7 @@ export function Paged<T>(props: { load: (skip: number, limit: number) => Promise
           Previous
         </button>
         <span>
-          {total === 0 ? '0' : `${skip + 1}–${Math.min(skip + limit, total)}`} of {total}
+          {total === 0 || data?.items.length === 0 ? '0' : `${shown + 1}–${Math.min(shown + limit, total)}`} of {total}
         </span>
         <button type="button" class="small" disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
           Next
@@ -200,6 +202,44 @@ export function ShownOnce({ label, value }: { label: string; value: string | und
   return (
     <div class="once" role="status">
       {label} (shown once, copy it now): <code data-testid="shown-once">{value}</code>
+    </div>
+  );
+}
+
+/**
+ * A labelled select over a long list, one page at a time (the API's skip/limit, 100 a page):
+ * Previous/Next move through pages, so a list of 10,000 is chosen from without loading it all.
+ * The first option of the first page is chosen when nothing is yet.
+ */
+export function PagedSelect(props: { label: string; value: string; onChange: (v: string) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number }) {
+  const limit = props.pageSize ?? 100;
+  const [skip, setSkip] = useState(0);
+  const { data, error } = useLoad(async () => ({ ...(await props.load(skip, limit)), skip }), [skip, limit, ...(props.deps ?? [])]);
+  const options = data?.items ?? [];
+  const total = data?.total ?? 0;
+  const shownSkip = data?.skip ?? 0;
+  useEffect(() => {
+    if (!props.value && options[0]) props.onChange(options[0][0]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [options[0]?.[0]]);
+  const shown = options.some(([v]) => v === props.value) || !props.value ? options : [[props.value, props.value] as const, ...options];
+  return (
+    <div class="actions paged-select">
+      <Select label={props.label} value={props.value} onChange={props.onChange} options={shown} />
+      {total > limit ? (
+        <span class="pager" aria-label={`${props.label} pages`} role="group">
+          <button type="button" class="small" aria-label={`Previous ${limit}: ${props.label}`} disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - limit))}>
+            ‹
+          </button>
+          <span class="muted">
+            {shownSkip + 1}–{Math.min(shownSkip + limit, total)} of {total}
+          </span>
+          <button type="button" class="small" aria-label={`Next ${limit}: ${props.label}`} disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
+            ›
+          </button>
+        </span>
+      ) : null}
+      <ErrorBox error={error} />
     </div>
   );
 }

@@ -75,7 +75,11 @@ export interface LimitState {
   metric: 'spend' | 'available_balance' | 'quantity';
   currency: string | null;
   unit: string | null;
+  /** The window it counts over: a UTC day or week (by arrival), or the billing period. */
+  window: 'day' | 'week' | 'billing_period';
   value: string;
+  /** Percentages of `value` that alert. */
+  thresholds: number[];
   action: 'notify' | 'flag' | 'block';
   /** null until the limit was first evaluated. */
   current: string | null;

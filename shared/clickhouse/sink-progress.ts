@@ -44,3 +44,15 @@ export async function insertedFloor(ch: Pick<ClickHouseClient, 'query'>, databas
   const s = Number((await rs.json<{ s: string }>())[0]?.s ?? 0);
   return Math.max(floor, s);
 }
+
+/** The sequences in (floor, last] recorded as inserted (the live tail drops their part: billing/live/tail.ts). */
+export async function insertedAbove(ch: Pick<ClickHouseClient, 'query'>, database: string, streamCreated: string, floor: number, last: number): Promise<number[]> {
+  if (last <= floor) return [];
+  const rs = await ch.query({
+    query: `SELECT DISTINCT toString(stream_seq) AS s FROM ${database}.sink_inserted
+            WHERE stream_created = {created:String} AND stream_seq > {floor:UInt64} AND stream_seq <= {last:UInt64}`,
+    query_params: { created: streamCreated, floor, last },
+    format: 'JSONEachRow',
+  });
+  return (await rs.json<{ s: string }>()).map((r) => Number(r.s));
+}

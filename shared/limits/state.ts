@@ -20,6 +20,9 @@ export interface ReachedLimit {
   unit: string | null;
   /** When the limit's period ends (it unblocks then unless reached again), ISO 8601. */
   resets_at: string;
+  /** What it counts and over which window (absent in a state from an older billing process). */
+  metric?: 'spend' | 'available_balance' | 'quantity';
+  window?: 'day' | 'week' | 'billing_period';
 }
 
 /** The state message: every reached flag/block limit, as of `at` (ms since the epoch, billing's clock). */

@@ -3,7 +3,8 @@ import { fetchText, must } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { monthStart } from '../dates';
-import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, Table, useAction, useLoad } from '../ui';
+import { agentTypeOptions } from '../pickers';
+import { ErrorBox, Field, Paged, PagedSelect, Panel, ShownOnce, Table, useAction, useLoad } from '../ui';
 
 const DAYS = 30;
 /** Actions per day per agent, each event once (docs/analytics.md), over the last 30 days. */
@@ -41,6 +42,61 @@ function UsageOverTime() {
   );
 }
 
+type AgentType = { id: string; name: string; description?: string | null };
+type Agent = { id: string; name: string; account_id?: string | null; is_active?: boolean };
+
+/** An agent type renamed or described, or deleted (the API refuses one in use). */
+function AgentTypeEdit({ type, onChange }: { type: AgentType; onChange: () => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState(type.name);
+  const [description, setDescription] = useState(type.description ?? '');
+  const action = useAction();
+  const path = { params: { path: { agent_type_id: type.id } } };
+  return (
+    <form class="actions" aria-label={`Edit agent type ${type.name}`} onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.PUT('/api/v1/agent_type/{agent_type_id}', { ...path, body: { name, description: description || null } })), onChange())))}>
+      <Field label={`Rename agent type ${type.name} to`} value={name} onInput={setName} />
+      <Field label={`Description of agent type ${type.name}`} value={description} onInput={setDescription} />
+      <button type="submit" class="small">
+        Save
+      </button>
+      <button type="button" class="small danger" aria-label={`Delete agent type ${type.name}`} onClick={() => confirm(`Delete the agent type ${type.name}?`) && void action.run(async () => void (await must(client.DELETE('/api/v1/agent_type/{agent_type_id}', path)), onChange()))}>
+        Delete
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+/** An agent instance renamed, moved to another customer, (de)activated, or deleted. */
+function AgentEdit({ agent, onChange, onSecret }: { agent: Agent; onChange: () => void; onSecret: (s: string) => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState(agent.name);
+  const [account, setAccount] = useState(agent.account_id ?? '');
+  const [active, setActive] = useState(agent.is_active !== false);
+  const action = useAction();
+  const path = { params: { path: { agent_instance_id: agent.id } } };
+  return (
+    <form class="actions" aria-label={`Edit agent ${agent.name}`} onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.PUT('/api/v1/agent_instance/{agent_instance_id}', { ...path, body: { name, account_id: account.trim() || null, is_active: active } })), onChange())))}>
+      <Field label={`Rename agent ${agent.name} to`} value={name} onInput={setName} />
+      <Field label={`Customer account of ${agent.name}`} value={account} onInput={setAccount} />
+      <label class="field">
+        <span>Active</span>
+        <input type="checkbox" name={`active-${agent.id}`} aria-label={`${agent.name} is active`} checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
+      </label>
+      <button type="submit" class="small">
+        Save
+      </button>
+      <button type="button" class="small" aria-label={`Rotate the secret of ${agent.name}`} onClick={() => void action.run(async () => onSecret((await must(client.POST('/api/v1/agent_instance/{agent_instance_id}/refresh', path))).secret))}>
+        Rotate secret
+      </button>
+      <button type="button" class="small danger" aria-label={`Delete agent ${agent.name}`} onClick={() => confirm(`Delete the agent ${agent.name}?`) && void action.run(async () => void (await must(client.DELETE('/api/v1/agent_instance/{agent_instance_id}', path)), onChange()))}>
+        Delete
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
 /** Agents: agent types and instances, their secrets (shown once on create, rotate), usage per agent this month. */
 export function Agents() {
   const { client, canWrite, isAdmin } = useSession();
@@ -52,8 +108,6 @@ export function Agents() {
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
-  const types = useLoad(() => must(client.GET('/api/v1/agent_type/all', { params: { query: { limit: 100 } } })), [version]);
-  const typeOptions = (types.data?.agent_types ?? []).map((t) => [t.id, t.name] as const);
   const now = new Date();
   const usage = useLoad(() => must(client.GET('/v1/usage', { params: { query: { start_date: monthStart(now).toISOString(), end_date: now.toISOString(), group_by: 'agent' } } })), [version]);
   return (
@@ -70,6 +124,7 @@ export function Agents() {
             ['Name', (t) => t.name],
             ['Description', (t) => t.description ?? ''],
             ['Id', (t) => t.id],
+            ...(canWrite ? [['', (t: AgentType) => <AgentTypeEdit key={`${t.id}:${t.name}:${t.description ?? ''}`} type={t} onChange={bump} />] as const] : []),
           ]}
         />
         {canWrite ? (
@@ -94,7 +149,7 @@ export function Agents() {
             ['Id', (a) => a.id],
             ['Account', (a) => a.account_id ?? ''],
             ['Active', (a) => (a.is_active ? 'yes' : 'no')],
-            ['', (a) => (canWrite ? <button type="button" class="small" aria-label={`Rotate the secret of ${a.name}`} onClick={() => void action.run(async () => setSecret((await must(client.POST('/api/v1/agent_instance/{agent_instance_id}/refresh', { params: { path: { agent_instance_id: a.id } } }))).secret))}>Rotate secret</button> : null)],
+            ['', (a) => (canWrite ? <AgentEdit key={`${a.id}:${a.name}:${a.account_id ?? ''}:${String(a.is_active)}`} agent={a} onChange={bump} onSecret={setSecret} /> : null)],
           ]}
         />
         {canWrite ? (
@@ -103,7 +158,7 @@ export function Agents() {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId || typeOptions[0]?.[0] || '', ...(accountId.trim() ? { account_id: accountId.trim() } : {}) } }));
+                const a = await must(client.POST('/api/v1/agent_instance/create', { body: { name, agent_type_id: typeId, ...(accountId.trim() ? { account_id: accountId.trim() } : {}) } }));
                 setSecret(a.secret);
                 setName('');
                 bump();
@@ -111,14 +166,14 @@ export function Agents() {
             }}
           >
             <Field label="Agent name" value={name} onInput={setName} required />
-            <Select label="Agent type" value={typeId || typeOptions[0]?.[0] || ''} onChange={setTypeId} options={typeOptions} />
+            <PagedSelect label="Agent type" value={typeId} onChange={setTypeId} load={(skip, limit) => agentTypeOptions(client, skip, limit)} deps={[version]} />
             <Field label="Customer account id (optional)" value={accountId} onInput={setAccountId} />
             <button type="submit" disabled={action.busy}>
               Add agent
             </button>
           </form>
         ) : null}
-        <ErrorBox error={action.error ?? types.error} />
+        <ErrorBox error={action.error} />
         <ShownOnce label="Agent secret" value={secret} />
       </Panel>
       {isAdmin ? <UsageOverTime /> : null}

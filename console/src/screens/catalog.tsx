@@ -3,7 +3,8 @@ import { must, type Schemas } from '../api';
 import { useSession } from '../context';
 import { yearMonth } from '../dates';
 import { MODEL_FIELDS, pricingStrategy, pricingText, type Kind, type TierRow } from '../pricing';
-import { ErrorBox, Field, Paged, Panel, Select, Table, useAction, useLoad } from '../ui';
+import { agentTypeOptions } from '../pickers';
+import { ErrorBox, Field, Paged, PagedSelect, Panel, Select, Table, useAction, useLoad } from '../ui';
 
 const KINDS: readonly (readonly [Kind, string])[] = [
   ['per_unit', 'Per unit'],
@@ -175,7 +176,38 @@ function RatePlanView({ planId }: { planId: string }) {
   );
 }
 
-function ProductView({ product }: { product: Schemas['Product'] }) {
+/** A product's name, description and agent type edited, or the product deleted (the API refuses one in use). */
+function ProductEdit({ product, onChange }: { product: Schemas['Product']; onChange: (p: Schemas['Product'] | undefined) => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState(product.name);
+  const [description, setDescription] = useState(product.description ?? '');
+  const [type, setType] = useState(product.agent_type_id ?? '');
+  const action = useAction();
+  const path = { params: { path: { product_id: product.id } } };
+  return (
+    <form
+      class="row"
+      aria-label="Edit the product"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => onChange(await must(client.PUT('/api/v1/products/{product_id}', { ...path, body: { name, description: description || null, ...(type ? { agent_type_id: type } : {}) } }))));
+      }}
+    >
+      <Field label="Rename product to" value={name} onInput={setName} required />
+      <Field label="Product's new description" value={description} onInput={setDescription} />
+      <PagedSelect label="Product's agent type" value={type} onChange={setType} load={(skip, limit) => agentTypeOptions(client, skip, limit)} />
+      <button type="submit" disabled={action.busy}>
+        Save product
+      </button>
+      <button type="button" class="small danger" onClick={() => confirm(`Delete the product ${product.name}?`) && void action.run(async () => void (await must(client.DELETE('/api/v1/products/{product_id}', path)), onChange(undefined)))}>
+        Delete product
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+function ProductView({ product, onChange }: { product: Schemas['Product']; onChange: (p: Schemas['Product'] | undefined) => void }) {
   const { client, canWrite } = useSession();
   const [plan, setPlan] = useState<string | undefined>(undefined);
   const [name, setName] = useState('');
@@ -188,6 +220,7 @@ function ProductView({ product }: { product: Schemas['Product'] }) {
     <>
       <Panel title={`Product: ${product.name}`}>
         <p class="muted">{product.description ?? ''}</p>
+        {canWrite ? <ProductEdit key={`${product.id}:${product.name}:${product.description ?? ''}`} product={product} onChange={onChange} /> : null}
         <Paged
           caption="Rate plans"
           deps={[product.id, version]}
@@ -239,9 +272,7 @@ export function Catalog() {
   const [description, setDescription] = useState('');
   const [type, setType] = useState('');
   const [version, setVersion] = useState(0);
-  const types = useLoad(() => must(client.GET('/api/v1/agent_type/all', { params: { query: { limit: 100 } } })), [version]);
   const action = useAction();
-  const typeOptions = (types.data?.agent_types ?? []).map((t) => [t.id, t.name] as const);
   return (
     <>
       <Panel title="Products">
@@ -264,9 +295,8 @@ export function Catalog() {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const agentTypeId = type || typeOptions[0]?.[0];
-                if (!agentTypeId) throw new Error('Create an agent type first (Agents)');
-                const p = await must(client.POST('/api/v1/products', { body: { name, description, agent_type_id: agentTypeId } }));
+                if (!type) throw new Error('Create an agent type first (Agents)');
+                const p = await must(client.POST('/api/v1/products', { body: { name, description, agent_type_id: type } }));
                 setName('');
                 setDescription('');
                 setVersion((v) => v + 1);
@@ -276,15 +306,15 @@ export function Catalog() {
           >
             <Field label="Product name" value={name} onInput={setName} required />
             <Field label="Product description" value={description} onInput={setDescription} />
-            <Select label="Agent type" value={type || typeOptions[0]?.[0] || ''} onChange={setType} options={typeOptions} />
+            <PagedSelect label="Agent type" value={type} onChange={setType} load={(skip, limit) => agentTypeOptions(client, skip, limit)} deps={[version]} />
             <button type="submit" disabled={action.busy}>
               Add product
             </button>
           </form>
         ) : null}
-        <ErrorBox error={action.error ?? types.error} />
+        <ErrorBox error={action.error} />
       </Panel>
-      {product ? <ProductView key={product.id} product={product} /> : null}
+      {product ? <ProductView key={product.id} product={product} onChange={(p) => (setProduct(p), setVersion((v) => v + 1))} /> : null}
     </>
   );
 }

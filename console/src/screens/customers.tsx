@@ -135,7 +135,7 @@ export function Customers() {
           </form>
         ) : null}
       </Panel>
-      {shown ? <AccountView key={`${shown}:${version}`} accountId={shown} /> : null}
+      {shown ? <AccountView key={shown} accountId={shown} onChange={bump} onDeleted={() => (setShown(undefined), bump())} /> : null}
       <Panel title="Subscriptions">
         <p class="muted">{EFFECTIVE_RULE}</p>
         <Paged

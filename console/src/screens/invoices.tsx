@@ -32,6 +32,8 @@ export function Invoices() {
   const { client, session, canWrite } = useSession();
   const [status, setStatus] = useState('');
   const [account, setAccount] = useState('');
+  const [periodFrom, setPeriodFrom] = useState('');
+  const [periodTo, setPeriodTo] = useState('');
   const [period, setPeriod] = useState(yearMonth(new Date()));
   const [version, setVersion] = useState(0);
   const [html, setHtml] = useState<string | undefined>(undefined);
@@ -45,12 +47,22 @@ export function Invoices() {
         <div class="row">
           <Select label="Status" value={status} onChange={setStatus} options={[['', 'any'], ['draft', 'draft'], ['finalized', 'finalized'], ['paid', 'paid'], ['void', 'void']]} />
           <Field label="Customer (account id)" value={account} onInput={setAccount} />
+          <Field label="From billing period" type="month" value={periodFrom} onInput={setPeriodFrom} placeholder="YYYY-MM" />
+          <Field label="Through billing period" type="month" value={periodTo} onInput={setPeriodTo} placeholder="YYYY-MM" />
         </div>
         <Paged
+          key={`${status}|${account}|${periodFrom}|${periodTo}`}
           caption="Invoices"
-          deps={[status, account, version]}
+          deps={[version]}
           load={async (skip, limit) => {
-            const query = { skip, limit, ...(status ? { status: status as Status } : {}), ...(account.trim() ? { account_id: account.trim() } : {}) };
+            const query = {
+              skip,
+              limit,
+              ...(status ? { status: status as Status } : {}),
+              ...(account.trim() ? { account_id: account.trim() } : {}),
+              ...(periodFrom ? { billing_period_from: periodFrom } : {}),
+              ...(periodTo ? { billing_period_to: periodTo } : {}),
+            };
             const r = await must(client.GET('/api/v1/invoice/invoices', { params: { query } }));
             return { items: r.invoices, total: r.total };
           }}

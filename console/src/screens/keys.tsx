@@ -3,6 +3,22 @@ import { must } from '../api';
 import { useSession } from '../context';
 import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, useAction } from '../ui';
 
+/** A key's name and rate limit changed in place (empty: the default rate limit). */
+function KeyEdit({ apiKey, onChange }: { apiKey: { id: string; name: string; rate_limit_per_minute?: number | null }; onChange: () => void }) {
+  const { client } = useSession();
+  const [rate, setRate] = useState(apiKey.rate_limit_per_minute == null ? '' : String(apiKey.rate_limit_per_minute));
+  const action = useAction();
+  return (
+    <form class="actions" aria-label={`Rate limit of ${apiKey.name}`} onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.PUT('/api/v1/api_keys/{key_id}', { params: { path: { key_id: apiKey.id } }, body: { rate_limit_per_minute: rate.trim() ? Number.parseInt(rate, 10) : null } })), onChange())))}>
+      <Field label={`Rate limit per minute of ${apiKey.name}`} type="number" value={rate} onInput={setRate} />
+      <button type="submit" class="small" aria-label={`Save the rate limit of ${apiKey.name}`}>
+        Save
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
 /** Settings → API keys: create (permission, rate limit), rotate, revoke. Admin keys only. */
 export function Keys() {
   const { client, isAdmin } = useSession();
@@ -55,6 +71,7 @@ export function Keys() {
             ['Prefix', (k) => <code>{k.prefix}</code>],
             ['Status', (k) => k.status],
             ['Expires', (k) => k.expires_at ?? ''],
+            ['Rate limit', (k) => (k.status === 'revoked' || k.status === 'expired' ? String(k.rate_limit_per_minute ?? 'default') : <KeyEdit key={`${k.id}:${String(k.rate_limit_per_minute)}`} apiKey={k} onChange={() => setVersion((v) => v + 1)} />)],
             [
               'Actions',
               (k) =>

@@ -171,12 +171,13 @@ export async function runPipeline(
 /** An event refused by a reached `block` limit: 402 spend_limit_reached, naming the limit. */
 function limitRejection(index: number, l: ReachedLimit): Rejected {
   const amount = l.currency ? `${l.value} ${l.currency}` : `${l.value} ${l.unit}`;
+  const what = l.metric === 'available_balance' ? `available balance at or below ${amount}` : `${amount} per ${l.window === 'day' ? 'day' : l.window === 'week' ? 'week' : l.window === 'billing_period' ? 'billing period' : 'period'}`;
   return {
     index,
     status: 'rejected',
     error: {
       code: 'spend_limit_reached',
-      message: `spend limit ${l.limit_id} (${amount} per period, ${l.scope}) is reached; events are refused until it resets at ${l.resets_at} or is raised`,
+      message: `spend limit ${l.limit_id} (${what}, ${l.scope}) is reached; events are refused until it resets at ${l.resets_at} or is raised`,
       limit: { id: l.limit_id, scope: l.scope, value: l.value, currency: l.currency, unit: l.unit, resets_at: l.resets_at },
     },
   };

@@ -15,6 +15,7 @@ import * as m0013 from './0013_prepaid_commitments.ts';
 import * as m0014 from './0014_spend_limits.ts';
 import * as m0016 from './0016_stream_positions.ts';
 import * as m0017 from './0017_account_indexes.ts';
+import * as m0019 from './0019_limit_alerts_per_value.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0014_spend_limits': m0014,
   '0016_stream_positions': m0016,
   '0017_account_indexes': m0017,
+  '0019_limit_alerts_per_value': m0019,
 };

@@ -1,0 +1,138 @@
+/**
+ * The live tail (tail.ts) against real NATS JetStream and ClickHouse: acknowledged events
+ * count before the sink stores them; while the sink stores them, every answer counts each
+ * event exactly once (the tail's part dropped with the cached answers, interleaved with
+ * reads); a new stream resets it; over its bound it fails safe to ClickHouse alone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { deleteEventsStream, ensureEventsStream } from '../../shared/nats/connection.ts';
+import type { TallyProcess } from '../../app/start.ts';
+import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
+import { LiveUsage } from './tail.ts';
+
+let stack: TestStack;
+let store: UsageStore;
+const ts = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString();
+const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000) };
+
+function liveUsage(maxEntries = 100_000): LiveUsage {
+  return new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
+}
+
+let seq = 0;
+/** `n` actions (10 input and 5 output tokens, 2 of them cache reads) and one outcome of value 0.25 per call, in one request. */
+async function send(agentId: string, n: number): Promise<void> {
+  const body = Array.from({ length: n }, () => ({ agent_key: agentId, action_type: 'work', id: `tail-${process.pid}-${++seq}`, timestamp: ts, metadata: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 2 } }));
+  const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const out = await call(stack, 'POST', '/v1/outcomes', { key: stack.keys.development.sdk, body: [{ agent_key: agentId, outcome_type: 'done', id: `tail-o-${process.pid}-${++seq}`, timestamp: ts, value: '0.25' }] });
+  expect(out.status, JSON.stringify(out.body)).toBe(200);
+}
+
+const figures = (rows: { actions: string; outcomes: string; outcome_value: string; input_tokens: string; cache_read_input_tokens: string }[]) =>
+  rows.length === 0 ? 'none' : `${rows[0]!.actions}/${rows[0]!.outcomes}/${rows[0]!.outcome_value}/${rows[0]!.input_tokens}/${rows[0]!.cache_read_input_tokens}`;
+
+beforeAll(async () => {
+  // No sink here: events stay in the stream until a test starts one.
+  stack = await startTestStack({ roles: ['ingest', 'api'], env: { TALLY_INGEST_LINGER_MS: '1' } });
+  store = new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!);
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.cleanup();
+});
+
+describe('live tail', () => {
+  let sink: TallyProcess | undefined;
+
+  it('counts acknowledged events the sink has not stored, then each exactly once while the sink stores them', async () => {
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Tail' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
+    const live = liveUsage();
+    const byAgent: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    const byAccount: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'none', accountIds: [res.body.id] };
+    try {
+      for (let i = 0; i < 20; i++) await send(agent.id, 3);
+      const acked = Date.now();
+      const want = '60/20/5/600/120';
+      await waitFor(async () => figures(await live.query(byAgent)), (f) => f === want, 5000);
+      expect(Date.now() - acked).toBeLessThan(2000);
+      expect(figures(await live.query(byAccount))).toBe(want);
+      expect((await live.query(byAgent))[0]!.agent_instance_id).toBe(agent.id);
+      expect(figures(await store.query(byAgent))).toBe('none'); // nothing stored yet
+      // The sink stores them in many small inserts while the answers are read again and again.
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      const seen = new Set<string>();
+      let reads = 0;
+      while (live.entries > 0 || figures(await store.query(byAgent)) !== want) {
+        const [a, b] = await Promise.all([live.query(byAgent), live.query(byAccount)]);
+        seen.add(figures(a));
+        seen.add(figures(b));
+        reads++;
+        await new Promise((r) => setTimeout(r, 5)); // cached answers resolve without I/O: let the polls run
+      }
+      expect([...seen]).toEqual([want]);
+      expect(reads).toBeGreaterThan(5);
+      expect(figures(await live.query(byAgent))).toBe(want);
+    } finally {
+      await live.stop();
+    }
+  });
+
+  it('the limit evaluator and the credit watch hear the scopes of events as the tail reads them, before the sink stores them', async () => {
+    await sink?.stop();
+    sink = undefined;
+    const agent = await createAgent(stack, 'development');
+    const live = liveUsage();
+    const heard: string[] = [];
+    live.onTouched((_env, _accounts, agents) => heard.push(...agents));
+    try {
+      await waitFor(async () => live.polls, (n) => n > 0);
+      await send(agent.id, 1);
+      await waitFor(async () => heard.includes(agent.id), (yes) => yes, 2000);
+      expect(figures(await store.query({ environmentId: stack.keys.development.id, ...window, groupBy: 'none', agentInstanceIds: [agent.id] }))).toBe('none');
+    } finally {
+      await live.stop();
+    }
+  });
+
+  it('over its bound, answers with ClickHouse alone until the sink has stored what the stream held', async () => {
+    const agent = await createAgent(stack, 'development');
+    const live = liveUsage(5);
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'none', agentInstanceIds: [agent.id] };
+    try {
+      await waitFor(async () => live.polls, (n) => n > 0);
+      for (let i = 0; i < 10; i++) await send(agent.id, 1);
+      await waitFor(async () => live.exact, (yes) => !yes, 5000);
+      expect(figures(await live.query(q))).toBe('none');
+      sink = await stack.startAnother(['sink']);
+      await waitFor(async () => live.exact && figures(await live.query(q)) === '10/10/2.5/100/20', (yes) => yes, 15_000);
+    } finally {
+      await live.stop();
+    }
+  });
+
+  it('a new stream resets it: what it held is forgotten and listeners hear it', async () => {
+    await sink?.stop();
+    sink = undefined;
+    const agent = await createAgent(stack, 'development');
+    const live = liveUsage();
+    let resets = 0;
+    live.onReset(() => resets++);
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'none', agentInstanceIds: [agent.id] };
+    try {
+      await waitFor(async () => resets, (n) => n === 1);
+      await send(agent.id, 2);
+      await waitFor(async () => figures(await live.query(q)), (f) => f === '2/1/0.25/20/4', 5000);
+      await deleteEventsStream(stack.tally.nc!, stack.tally.names);
+      await ensureEventsStream(stack.tally.nc!, stack.tally.names, { maxBytes: 256 * 1024 * 1024, duplicateWindowMs: 120_000 });
+      await waitFor(async () => resets, (n) => n >= 2, 5000);
+      expect(live.entries).toBe(0);
+      expect(figures(await live.query(q))).toBe('none');
+    } finally {
+      await live.stop();
+    }
+  });
+});

@@ -1,0 +1,543 @@
+/**
+ * The live tail: the open period's usage within about a poll of an event's
+ * acknowledgement, whatever the sink's lag (docs/spend-limits.md "How fast", docs/credits.md
+ * `pending`). One per process (app/start.ts), shared by the live credit balance, the credit
+ * watch and the spend-limit evaluator.
+ *
+ * What it holds: every events-stream message the sink has not stored yet, read from the
+ * stream itself, decoded with the sink's decoder (`decodeAnyBatch`) and aggregated per
+ * message by (environment, account, agent instance, action or outcome, type, event-time
+ * second), each entry with its earliest and latest event time.
+ *
+ * What it answers (`query`, a UsageSource): ClickHouse's figure (through the LiveUsageCache)
+ * plus the tail's entries matching the same filters (environment, accounts, agent
+ * instances, types, the event-time window), exact: counts and tokens as bigint, outcome
+ * values as decimal. ClickHouse's part leaves out, by the `unstored` cut of the usage query,
+ * the rows of the current stream (ingested since its creation) whose sequence is above the
+ * floor the tail knows and not among the sequences it knows stored: an event the sink
+ * inserts between two polls is counted by the tail alone until the poll that drops it.
+ *
+ * How it stays exact, every `pollMs`:
+ * 1. The stream's identity (its creation time): another stream (created again, a restore
+ *    onto a fresh one) clears the tail and the cache, and `onReset` listeners hear it.
+ * 2. What the sink has stored: its consumer's ack floor, and the sequences above it
+ *    recorded in `sink_inserted` (shared/clickhouse/sink-progress.ts; recorded before the
+ *    acks). For each newly stored sequence, in one synchronous step: its part of the tail
+ *    is dropped, the cut moves past it, and the cached ClickHouse answers of the scopes it
+ *    names are dropped, so no answer counts it twice or misses it (an answer computed
+ *    across a drop is computed again). A stored sequence the tail never held (read after
+ *    the sink acknowledged it: the message is gone from the work-queue stream) names its
+ *    scopes through ClickHouse (`touchedScopes`).
+ * 3. The messages appended since: read by sequence (the stream is a work queue, which
+ *    admits no second consumer, ordered or not: direct gets of the sequences above the
+ *    floor), added to the tail; `onTouched` listeners hear their scopes (the limit
+ *    evaluator and the credit watch evaluate them without waiting for the sink).
+ *
+ * Duplicates: JetStream drops a message whose Nats-Msg-Id repeats within the stream's
+ * duplicate window, so a retried request never reaches the tail twice. An event sent
+ * again in another message beyond that window (a copy ClickHouse already holds, or two
+ * copies both in the tail) is counted once per copy by the tail until the sink stores
+ * them; ClickHouse counts it once from then on (a transient over-count, never a gap).
+ * When the tail is behind the sink (just started, or back from its bound), an event
+ * stored before the tail read it is missed until the next poll names it stored (a gap of
+ * one poll, only then).
+ *
+ * Not extended by the tail (counted once the sink stores the event, as before): `users`
+ * (@user, a distinct count over the whole window), outcomes derived by rules (a
+ * ClickHouse materialized view), and an entry whose second straddles a query's window
+ * boundary that is not a whole second (left to ClickHouse; `tally_live_tail_straddles_total`).
+ *
+ * Memory: per message and scope, not per event, and at most `maxEntries` entries. Beyond
+ * that the tail fails safe: it empties, answers with ClickHouse alone (the floor's lag, as
+ * before it existed), logs it and sets `tally_live_tail_degraded`, until the sink has stored
+ * everything the stream held then; it then reads again from there.
+ */
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
+import { decodeAnyBatch } from '../../shared/events/native-batch.ts';
+import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
+import { logger } from '../../shared/log.ts';
+import { startLoop, type Loop } from '../../shared/loop.ts';
+import { Counter, Gauge, registry } from '../../shared/metrics.ts';
+import type { NatsNames } from '../../shared/nats/names.ts';
+import { Dec } from '../rating/money.ts';
+import type { UsageSource } from '../invoicing/context.ts';
+import type { FirstSeenUsersQuery, UnstoredCut, UsageQuery, UsageRow } from '../usage/usage-query.ts';
+import { cacheable, LiveUsageCache, touchedScopes } from './usage-cache.ts';
+
+const log = logger('live-tail');
+
+const metrics = {
+  entries: new Gauge({ name: 'tally_live_tail_entries', help: 'Aggregated usage entries the live tail holds (events the sink has not stored yet)', registers: [registry] }),
+  degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while the live tail is over TALLY_LIVE_TAIL_MAX_ENTRIES and live usage is ClickHouse alone (the sink floor\'s lag)', registers: [registry] }),
+  messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read', registers: [registry] }),
+  straddles: new Counter({ name: 'tally_live_tail_straddles_total', help: 'Tail entries left out of an answer because their second straddles a window boundary that is not a whole second', registers: [registry] }),
+};
+
+/** Messages asked for at once. */
+const READ_CONCURRENCY = 64;
+/** Messages read per poll at most (the rest on the next). */
+const READ_MAX = 20_000;
+
+export interface LiveTailOptions {
+  /** Pause between polls (TALLY_LIVE_USAGE_POLL_MS). */
+  pollMs: number;
+  /** Entries held at most (TALLY_LIVE_TAIL_MAX_ENTRIES). */
+  maxEntries: number;
+}
+
+/** One message's usage of one scope, type and event-time second. */
+interface Entry {
+  seq: number;
+  env: string;
+  acct: string;
+  agent: string;
+  /** 1 action, 2 outcome. */
+  k: number;
+  type: string;
+  /** Earliest and latest event time (ms) of the entry's events, within one second. */
+  min: number;
+  max: number;
+  n: number;
+  tin: number;
+  tout: number;
+  ttot: number;
+  /** Token classes, in TOKEN_CLASSES order. */
+  classes: number[];
+  /** Outcomes: the sum of their values (decimal text). */
+  value: string;
+}
+
+/** Accounts and agent instances per environment. */
+export type Touched = Map<string, { accounts: Set<string>; agents: Set<string> }>;
+
+function touch(t: Touched, env: string, acct: string, agent: string): void {
+  let s = t.get(env);
+  if (!s) t.set(env, (s = { accounts: new Set(), agents: new Set() }));
+  if (acct) s.accounts.add(acct);
+  if (agent) s.agents.add(agent);
+}
+
+const envKey = (env: string) => `${env}\u0000*`;
+const accountKey = (env: string, id: string) => `${env}\u0000a\u0000${id}`;
+const agentKey = (env: string, id: string) => `${env}\u0000i\u0000${id}`;
+
+const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
+
+/** An action's token classes from its metadata, as ClickHouse computes them (token-classes.ts: the top-level field, else under `usage`, else 0). */
+function tokenClasses(meta: string): readonly number[] {
+  // Parsed only when a class's name is in the text (most metadata has none).
+  if (!TOKEN_CLASSES.some((c) => meta.includes(c.field))) return NO_CLASSES;
+  let m: Record<string, unknown>;
+  try {
+    m = JSON.parse(meta) as Record<string, unknown>;
+  } catch {
+    return TOKEN_CLASSES.map(() => 0);
+  }
+  const usage = (m.usage && typeof m.usage === 'object' ? m.usage : {}) as Record<string, unknown>;
+  return TOKEN_CLASSES.map((c) => {
+    const v = m[c.field] ?? usage[c.field];
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0;
+  });
+}
+
+/** A message's events aggregated (see {@link Entry}). */
+export function aggregateMessage(seq: number, data: Uint8Array): Entry[] {
+  const b = decodeAnyBatch(data);
+  const d = b.dict;
+  const byKey = new Map<string, Entry & { dec?: Dec }>();
+  for (let i = 0; i < b.n; i++) {
+    const env = d[b.env[i]!]!;
+    const acct = d[b.acct[i]!]!;
+    const agent = d[b.agent[i]!]!;
+    const type = d[b.type[i]!]!;
+    const k = b.k[i]!;
+    const ts = b.ts[i]!;
+    const sec = Math.floor(ts / 1000);
+    const key = `${env}\u0000${acct}\u0000${agent}\u0000${k}\u0000${type}\u0000${sec}`;
+    let e = byKey.get(key);
+    if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0' }));
+    e.n++;
+    if (ts < e.min) e.min = ts;
+    if (ts > e.max) e.max = ts;
+    if (k === 1) {
+      e.tin += b.tin[i]!;
+      e.tout += b.tout[i]!;
+      e.ttot += b.ttot[i]!;
+      const c = tokenClasses(b.meta[i]!);
+      for (let j = 0; j < c.length; j++) e.classes[j]! += c[j]!;
+    } else {
+      // As the usage query sums them: toDecimal256(value, 9).
+      e.dec = (e.dec ?? new Dec(0)).plus(new Dec(b.val[i] || '0').toDecimalPlaces(9, Dec.ROUND_DOWN));
+    }
+  }
+  return [...byKey.values()].map(({ dec, ...e }) => (dec ? { ...e, value: dec.toFixed() } : e));
+}
+
+/** Plain decimal text without trailing zeros (as the usage query's rows carry it). */
+const plain = (d: Dec): string => {
+  const t = d.toFixed();
+  return t.includes('.') ? t.replace(/0+$/, '').replace(/\.$/, '') : t;
+};
+
+/**
+ * A query of the events that arrived in a window still open (a day or week spend limit counts
+ * by arrival): the tail's events arrived just now, so they are in it, whatever their event
+ * time (the query's event-time range still applies). Not cached (answered by ClickHouse each
+ * time), but live. An event that arrived just before the window opened and is stored just
+ * after counts in it until the sink stores it: a transient over-count of one poll at most.
+ */
+function arrivingNow(q: UsageQuery, now = Date.now()): boolean {
+  return q.ingestedBefore !== undefined && q.ingestedBefore.getTime() > now && (q.ingestedFrom === undefined || q.ingestedFrom.getTime() <= now);
+}
+
+/** A usage source of ClickHouse (cached) plus the live tail, and the loop that keeps both current. */
+export class LiveUsage implements UsageSource {
+  readonly cache: LiveUsageCache;
+  /** The stream the tail is of (its creation time); undefined before the first poll. */
+  #stream: string | undefined;
+  /** Its creation time. */
+  #streamCreated = new Date(0);
+  /** Every sequence up to it is stored in ClickHouse. */
+  #known = 0;
+  /** Stored sequences above `#known`. */
+  #stored = new Set<number>();
+  /** Every sequence up to it was read (held, or gone from the stream) or is stored. */
+  #read = 0;
+  readonly #segments = new Map<number, Entry[]>();
+  readonly #index = new Map<string, Set<Entry>>();
+  #entries = 0;
+  /** While degraded: the stream's last sequence then (the tail reads again once it is stored). */
+  #degradedThrough: number | undefined;
+  /** Bumped by every drop: a ClickHouse answer computed across one is computed again. */
+  #generation = 0;
+  #loop: Loop | undefined;
+  #jsm: Promise<JetStreamManager> | undefined;
+  readonly #touched: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
+  readonly #resets: (() => void)[] = [];
+  /** Polls completed (tests wait on it). */
+  polls = 0;
+
+  constructor(
+    private readonly deps: { nc: NatsConnection; names: NatsNames; ch: Pick<ClickHouseClient, 'query'>; database: string; usage: UsageSource },
+    private readonly opts: LiveTailOptions,
+  ) {
+    // ClickHouse's part leaves out what the tail holds (the cut of the moment each answer is computed; not part of its cache key).
+    this.cache = new LiveUsageCache({
+      query: (q) => deps.usage.query(this.exact ? { ...q, unstored: this.#cut() } : q),
+      firstSeenUsers: (q) => deps.usage.firstSeenUsers(q),
+    });
+  }
+
+  /** What ClickHouse's part leaves out: the current stream's sequences not known stored. */
+  #cut(): UnstoredCut {
+    return { streamCreated: this.#streamCreated, floor: this.#known, stored: [...this.#stored] };
+  }
+
+  start(): this {
+    this.#loop ??= startLoop({ name: 'live-tail', intervalMs: this.opts.pollMs, run: () => this.poll() });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.#loop?.stop();
+  }
+
+  /** Hears the scopes of new events: read by the tail, and again once stored (outcomes derived from them, users). */
+  onTouched(fn: (environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void): void {
+    this.#touched.push(fn);
+  }
+
+  /** Hears a new stream (or the first poll): anything measured before may be wrong. */
+  onReset(fn: () => void): void {
+    this.#resets.push(fn);
+  }
+
+  /** Whether answers include the tail now (started, and not degraded). */
+  get exact(): boolean {
+    return this.#stream !== undefined && this.#degradedThrough === undefined;
+  }
+
+  get entries(): number {
+    return this.#entries;
+  }
+
+  async query(q: UsageQuery): Promise<UsageRow[]> {
+    if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
+    for (let attempt = 0; ; attempt++) {
+      const gen = this.#generation;
+      const rows = await this.cache.query(q);
+      // A drop while ClickHouse answered: the answer may predate an event the tail no longer holds.
+      if (gen === this.#generation || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
+    }
+  }
+
+  firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]> {
+    return this.cache.firstSeenUsers(q);
+  }
+
+  /** The ClickHouse rows plus the tail's entries matching the query. */
+  #withTail(q: UsageQuery, rows: UsageRow[]): UsageRow[] {
+    const candidates = q.agentInstanceIds
+      ? q.agentInstanceIds.map((id) => this.#index.get(agentKey(q.environmentId, id)))
+      : q.accountIds
+        ? q.accountIds.map((id) => this.#index.get(accountKey(q.environmentId, id)))
+        : [this.#index.get(envKey(q.environmentId))];
+    if (candidates.every((c) => c === undefined || c.size === 0)) return rows;
+    const from = q.from.getTime();
+    const to = q.to.getTime();
+    const accounts = q.accountIds && q.agentInstanceIds ? new Set(q.accountIds) : undefined;
+    const atypes = q.actionTypes ? new Set(q.actionTypes) : undefined;
+    const otypes = q.outcomeTypes ? new Set(q.outcomeTypes) : undefined;
+    const keyOf = (agent: string, acct: string): string => (q.groupBy === 'agent' ? agent : q.groupBy === 'account' ? acct : q.groupBy === 'agent_account' ? `${agent}\u0000${acct}` : '');
+    interface Sum {
+      agent: string;
+      acct: string;
+      actions: bigint;
+      outcomes: bigint;
+      value: Dec;
+      tin: bigint;
+      tout: bigint;
+      ttot: bigint;
+      classes: bigint[];
+    }
+    const sums = new Map<string, Sum>();
+    for (const set of candidates) {
+      for (const e of set ?? []) {
+        if (e.max < from || e.min >= to) continue;
+        if (e.min < from || e.max >= to) {
+          metrics.straddles.inc();
+          continue;
+        }
+        if (accounts && !accounts.has(e.acct)) continue;
+        if (e.k === 1 ? atypes && !atypes.has(e.type) : otypes && !otypes.has(e.type)) continue;
+        const key = keyOf(e.agent, e.acct);
+        let s = sums.get(key);
+        if (!s) sums.set(key, (s = { agent: e.agent, acct: e.acct, actions: 0n, outcomes: 0n, value: new Dec(0), tin: 0n, tout: 0n, ttot: 0n, classes: TOKEN_CLASSES.map(() => 0n) }));
+        if (e.k === 1) {
+          s.actions += BigInt(e.n);
+          s.tin += BigInt(e.tin);
+          s.tout += BigInt(e.tout);
+          s.ttot += BigInt(e.ttot);
+          e.classes.forEach((c, j) => (s.classes[j]! += BigInt(c)));
+        } else {
+          s.outcomes += BigInt(e.n);
+          s.value = s.value.plus(e.value);
+        }
+      }
+    }
+    if (sums.size === 0) return rows;
+    const out = rows.map((r) => ({ ...r }));
+    const byKey = new Map(out.map((r) => [keyOf(r.agent_instance_id ?? '', r.account_id ?? ''), r]));
+    for (const [key, s] of sums) {
+      let r = byKey.get(key);
+      if (!r) {
+        r = { actions: '0', outcomes: '0', outcome_value: '0', users: '0', input_tokens: '0', output_tokens: '0', total_tokens: '0', cache_read_input_tokens: '0', cache_creation_input_tokens: '0', reasoning_tokens: '0' };
+        if (q.groupBy === 'agent' || q.groupBy === 'agent_account') r.agent_instance_id = s.agent;
+        if (q.groupBy === 'account' || q.groupBy === 'agent_account') r.account_id = s.acct;
+        byKey.set(key, r);
+        out.push(r);
+      }
+      r.actions = String(BigInt(r.actions) + s.actions);
+      r.outcomes = String(BigInt(r.outcomes) + s.outcomes);
+      r.outcome_value = plain(new Dec(r.outcome_value).plus(s.value));
+      r.input_tokens = String(BigInt(r.input_tokens) + s.tin);
+      r.output_tokens = String(BigInt(r.output_tokens) + s.tout);
+      r.total_tokens = String(BigInt(r.total_tokens) + s.ttot);
+      TOKEN_CLASSES.forEach((c, j) => (r[c.field] = String(BigInt(r[c.field]) + s.classes[j]!)));
+    }
+    return out;
+  }
+
+  /** One poll: the stream's identity, what the sink stored since, what the stream holds beyond. */
+  async poll(): Promise<void> {
+    const jsm = await (this.#jsm ??= jetstreamManager(this.deps.nc).catch((err: unknown) => {
+      this.#jsm = undefined;
+      throw err;
+    }));
+    const { names } = this.deps;
+    let created: string;
+    let last: number;
+    try {
+      const info = await jsm.streams.info(names.stream);
+      created = info.created;
+      last = info.state.last_seq;
+    } catch (err) {
+      if (!/not found/i.test(String(err))) throw err;
+      if (this.#stream !== '') this.#reset('', 0);
+      return;
+    }
+    let ack: number;
+    try {
+      ack = (await jsm.consumers.info(names.stream, names.sinkConsumer)).ack_floor.stream_seq;
+    } catch (err) {
+      if (!/not found/i.test(String(err))) throw err;
+      ack = 0;
+    }
+    if (created !== this.#stream || ack < this.#known) {
+      this.#reset(created, ack);
+    }
+    await this.#stored_(created, ack, last);
+    await this.#readNew(last);
+    this.polls++;
+  }
+
+  #reset(stream: string, floor: number): void {
+    this.#stream = stream;
+    // Sub-millisecond digits dropped: the cut's instant is at or before the creation.
+    this.#streamCreated = new Date(stream ? Math.floor(Date.parse(stream)) : 0);
+    this.#known = floor;
+    this.#read = floor;
+    this.#stored.clear();
+    this.#clearTail();
+    this.#degradedThrough = undefined;
+    metrics.degraded.set(0);
+    this.#generation++;
+    this.cache.clear();
+    for (const fn of this.#resets) fn();
+  }
+
+  #clearTail(): void {
+    this.#segments.clear();
+    this.#index.clear();
+    this.#entries = 0;
+    metrics.entries.set(0);
+  }
+
+  /** Drops the part of every newly stored sequence, with the cached answers of its scopes. */
+  async #stored_(created: string, ack: number, last: number): Promise<void> {
+    const inserted = await insertedAbove(this.deps.ch, this.deps.database, created, ack, last);
+    const newly: number[] = [];
+    for (let s = this.#known + 1; s <= ack; s++) if (!this.#stored.has(s)) newly.push(s);
+    for (const s of inserted) if (s > this.#known && !this.#stored.has(s)) newly.push(s);
+    if (newly.length === 0) return;
+    // Sequences the tail does not hold: their scopes from ClickHouse (they are stored there).
+    const unknown = newly.filter((s) => !this.#segments.has(s));
+    let fromCh = new Map<string, { accounts: string[]; agents: string[] }>();
+    if (unknown.length > 0) {
+      const lo = unknown.reduce((a, b) => Math.min(a, b));
+      const hi = unknown.reduce((a, b) => Math.max(a, b));
+      fromCh = await touchedScopes(this.deps.ch, this.deps.database, lo - 1, hi);
+    }
+    if (this.#stream !== created) return; // reset meanwhile (cannot happen within one poll; kept honest)
+    // From here to the end: synchronous, so no answer sees the tail without its drop or the reverse.
+    const touched: Touched = new Map();
+    for (const [env, t] of fromCh) {
+      for (const a of t.accounts) touch(touched, env, a, '');
+      for (const i of t.agents) touch(touched, env, '', i);
+    }
+    for (const s of newly) {
+      for (const e of this.#segments.get(s) ?? []) {
+        touch(touched, e.env, e.acct, e.agent);
+        this.#unindex(e);
+      }
+      this.#segments.delete(s);
+      this.#stored.add(s);
+    }
+    metrics.entries.set(this.#entries);
+    this.#generation++;
+    for (const [env, t] of touched) this.cache.invalidate(env, t.accounts, t.agents);
+    if (ack > this.#known) this.#known = ack;
+    while (this.#stored.has(this.#known + 1)) this.#known++;
+    for (const s of this.#stored) if (s <= this.#known) this.#stored.delete(s);
+    this.#emit(touched);
+  }
+
+  /** Reads the messages appended since the last poll (up to READ_MAX). */
+  async #readNew(last: number): Promise<void> {
+    if (this.#degradedThrough !== undefined) {
+      if (this.#known < this.#degradedThrough) return;
+      log.info('live tail reads the stream again: the sink stored what it held when it was over its bound');
+      this.#degradedThrough = undefined;
+      metrics.degraded.set(0);
+      this.#generation++;
+      this.cache.clear(); // its answers counted everything ClickHouse held
+    }
+    const from = Math.max(this.#read, this.#known) + 1;
+    const to = Math.min(last, from + READ_MAX - 1);
+    if (to < from) return;
+    const stream = this.#stream;
+    const jsm = await this.#jsm!;
+    const seqs: number[] = [];
+    for (let s = from; s <= to; s++) if (!this.#stored.has(s)) seqs.push(s);
+    const touched: Touched = new Map();
+    for (let i = 0; i < seqs.length; i += READ_CONCURRENCY) {
+      const chunk = seqs.slice(i, i + READ_CONCURRENCY);
+      const msgs = await Promise.all(
+        chunk.map((seq) =>
+          jsm.streams.getMessage(this.deps.names.stream, { seq }).catch((err: unknown) => {
+            // Gone: the sink acknowledged it (it is stored; the next poll names its scopes).
+            if (/no message found|not found/i.test(String(err))) return null;
+            throw err;
+          }),
+        ),
+      );
+      if (this.#stream !== stream) return;
+      for (const [j, seq] of chunk.entries()) {
+        const m = msgs[j];
+        if (!m || this.#stored.has(seq) || seq <= this.#known) continue;
+        let entries: Entry[];
+        try {
+          entries = aggregateMessage(seq, m.data);
+        } catch {
+          entries = []; // what no sink can read is set aside by the sink, not counted
+        }
+        this.#segments.set(seq, entries);
+        for (const e of entries) {
+          this.#indexEntry(e);
+          touch(touched, e.env, e.acct, e.agent);
+        }
+        metrics.messages.inc();
+      }
+      this.#read = chunk.at(-1)!;
+      if (this.#entries > this.opts.maxEntries) {
+        log.warn('live tail over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES): live usage is ClickHouse alone until the sink catches up', { entries: this.#entries, max: this.opts.maxEntries });
+        this.#clearTail();
+        this.#degradedThrough = last;
+        this.#read = last;
+        metrics.degraded.set(1);
+        this.#generation++;
+        this.cache.clear(); // its answers left out what the tail held
+        break;
+      }
+    }
+    if (this.#degradedThrough === undefined) this.#read = Math.max(this.#read, to);
+    metrics.entries.set(this.#entries);
+    this.#emit(touched);
+  }
+
+  #indexEntry(e: Entry): void {
+    for (const k of [envKey(e.env), accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
+      let set = this.#index.get(k);
+      if (!set) this.#index.set(k, (set = new Set()));
+      set.add(e);
+    }
+    this.#entries++;
+  }
+
+  #unindex(e: Entry): void {
+    for (const k of [envKey(e.env), accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
+      const set = this.#index.get(k);
+      if (!set) continue;
+      set.delete(e);
+      if (set.size === 0) this.#index.delete(k);
+    }
+    this.#entries--;
+  }
+
+  #emit(touched: Touched): void {
+    for (const [env, t] of touched) {
+      const accounts = [...t.accounts];
+      const agents = [...t.agents];
+      for (const fn of this.#touched) {
+        try {
+          fn(env, accounts, agents);
+        } catch (err) {
+          log.warn('live tail listener failed', { err });
+        }
+      }
+    }
+  }
+}
