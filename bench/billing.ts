@@ -10,8 +10,11 @@
  *
  * Then the cost of applying credits (BENCH_CREDITS, default `10000x1000000`; `off` skips
  * it): BENCH_CREDITS_ROUNDS (3) rounds of the same bill run without credits and with a
- * free grant of 30.00 on every account (each invoice gets a credits_applied line and an
- * amount_due), alternated, each on fresh databases; prints the medians and their ratio.
+ * free grant of BENCH_CREDIT_AMOUNT (30.00: less than every invoice, so each burns its
+ * grant out; 1000 leaves credit that pays toward the open period, which the balance watch
+ * after each invoice then rates live) on every account (each invoice gets a credits_applied
+ * line and an amount_due), alternated, each on fresh databases; prints the medians and
+ * their ratio.
  * After each run with credits, the live balance of BENCH_BALANCE_READS (500) random
  * accounts is computed in-process as `GET /v1/accounts/{id}/credits/balance` computes it
  * (ledger, holds, the open period rated inline with the live usage cache): p50/p95 (the
@@ -58,6 +61,7 @@ function parseSizes(text: string): { subs: number; events: number }[] {
 const CREDITS = process.env.BENCH_CREDITS === 'off' ? undefined : parseSizes(process.env.BENCH_CREDITS ?? '10000x1000000')[0];
 const CREDIT_ROUNDS = Number(process.env.BENCH_CREDITS_ROUNDS ?? 3);
 const BALANCE_READS = Number(process.env.BENCH_BALANCE_READS ?? 500);
+const CREDIT_AMOUNT = process.env.BENCH_CREDIT_AMOUNT ?? '30.00';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-billing-'));
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
@@ -99,7 +103,7 @@ async function main() {
 
 /** The same bill run without and with credits, alternated, CREDIT_ROUNDS times each: medians and their ratio. */
 async function creditsComparison(subs: number, events: number): Promise<void> {
-  console.log(`\n# Applying credits: ${subs} subscriptions, ${events} events, ${CREDIT_ROUNDS} rounds\n`);
+  console.log(`\n# Applying credits: ${subs} subscriptions, ${events} events, ${CREDIT_ROUNDS} rounds, a grant of ${CREDIT_AMOUNT} on every account\n`);
   const without: number[] = [];
   const withCredits: number[] = [];
   const balances: number[] = [];
@@ -134,7 +138,7 @@ async function runSize(SUBS: number, EVENTS: number, opts: { credits: boolean; d
   const config = parseCommonConfig(env);
   const dbUrl = env.DATABASE_URL;
   const chDb = config.clickhouse.database;
-  console.log(`## ${SUBS} subscriptions, ${EVENTS} events${opts.credits ? ', a free grant of 30.00 on every account' : ''}`);
+  console.log(`## ${SUBS} subscriptions, ${EVENTS} events${opts.credits ? `, a free grant of ${CREDIT_AMOUNT} on every account` : ''}`);
   await ensureDatabase(dbUrl);
   const db = createDb(dbUrl, { max: 12 });
   await migrate(db as never);
@@ -252,29 +256,45 @@ async function runSize(SUBS: number, EVENTS: number, opts: { credits: boolean; d
   }
 }
 
-/** A free grant of 30.00 (with its ledger entry) on each account, usable since `since`. */
+/** A free grant of CREDIT_AMOUNT (with its ledger entry) on each account, usable since `since`. */
 async function grantEach(db: ReturnType<typeof createDb>, envId: string, accounts: string[], since: Date): Promise<void> {
   const grants = accounts.map((account_id) => ({ id: newId('cgr'), account_id }));
   await db.insertInto('credit_grants').values(grants.map((g) => ({
-    id: g.id, environment_id: envId, account_id: g.account_id, currency: 'USD', kind: 'free' as const, amount: '30.00', price: null, priority: 50, effective_at: since, expires_at: null,
+    id: g.id, environment_id: envId, account_id: g.account_id, currency: 'USD', kind: 'free' as const, amount: CREDIT_AMOUNT, price: null, priority: 50, effective_at: since, expires_at: null,
     scope: null, metadata: '{}', usable: 'immediately' as const, usable_at: since, invoice_id: null, voided_at: null, void_reason: null, idempotency_key: null, request_hash: null, created_by: null,
   }))).execute();
   await db.insertInto('credit_entries').values(grants.map((g) => ({
-    id: newId('cle'), environment_id: envId, account_id: g.account_id, currency: 'USD', grant_id: g.id, type: 'grant' as const, amount: '30.00', invoice_id: null, reason: null, created_by: null, occurred_at: since,
+    id: newId('cle'), environment_id: envId, account_id: g.account_id, currency: 'USD', grant_id: g.id, type: 'grant' as const, amount: CREDIT_AMOUNT, invoice_id: null, reason: null, created_by: null, occurred_at: since,
   }))).execute();
 }
 
-/** The live balance of random accounts, one at a time, as the balance endpoint computes it (its first read of each account). */
+/**
+ * The live balance of random accounts, one at a time, as the balance endpoint computes it
+ * (its first read of each account). Returns the whole read's times; prints where a read
+ * goes: the open periods' rating alone, cold (a fresh cache: the usage query) and warm, and
+ * the ledger alone (grants, entries summed, holds).
+ */
 async function liveBalanceTimes(inv: Invoicing, envId: string, subs: number, usage: UsageStore): Promise<number[]> {
   const live = liveInvoicing(inv, new LiveUsageCache(usage));
+  const parts = { coldRating: [] as number[], warmRating: [] as number[], ledger: [] as number[] };
+  const timed = async (into: number[], f: () => Promise<unknown>) => {
+    const s = performance.now();
+    await f();
+    into.push(performance.now() - s);
+  };
   const times: number[] = [];
   for (let i = 0; i < Math.min(BALANCE_READS, subs); i++) {
     const account = `acct_bench_${Math.floor(Math.random() * subs)}`;
     const at = new Date();
-    const s = performance.now();
-    await accountBalances(inv.db, envId, account, at, () => openPeriodCharges(live, envId, account, { now: at }));
-    times.push(performance.now() - s);
+    await timed(times, () => accountBalances(inv.db, envId, account, at, () => openPeriodCharges(live, envId, account, { now: at })));
+    const other = `acct_bench_${Math.floor(Math.random() * subs)}`;
+    const cold = liveInvoicing(inv, new LiveUsageCache(usage));
+    await timed(parts.coldRating, () => openPeriodCharges(cold, envId, other, { now: at }));
+    await timed(parts.warmRating, () => openPeriodCharges(cold, envId, other, { now: at }));
+    await timed(parts.ledger, () => accountBalances(inv.db, envId, other, at));
   }
+  const f = (xs: number[]) => `${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}`;
+  console.log(`live balance parts p50 / p95 ms: open periods rated cold ${f(parts.coldRating)}, warm ${f(parts.warmRating)}; the ledger alone ${f(parts.ledger)}`);
   return times;
 }
 

@@ -4,7 +4,7 @@ import { parseTimestamp } from '../../shared/time.ts';
 import type { HttpRequest } from '../../shared/http/types.ts';
 import type { Principal } from '../../shared/auth/keys.ts';
 import { adjustGrant, createGrant, refundGrant, getGrant, listGrants, MAX_PRIORITY, MIN_PRIORITY, voidGrant, type Actor } from '../credits/grants.ts';
-import { accountBalances, entryView, listEntries, type EntryFilter } from '../credits/ledger.ts';
+import { accountBalances, entryView, listEntries, type AgentScope, type EntryFilter } from '../credits/ledger.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { liveInvoicing, openPeriodCharges, watchDeps } from '../live/open-period.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
@@ -141,8 +141,8 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   // The live balance (no `at`): the open periods rated now count as pending; usage is
   // cached until new events of the account are stored.
   const live = liveInvoicing(inv, deps.liveUsage);
-  const liveBalances = (environmentId: string, accountId: string, at: Date, forSubscriptions?: readonly string[]) =>
-    accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }), forSubscriptions);
+  const liveBalances = (environmentId: string, accountId: string, at: Date, forAgent?: AgentScope) =>
+    accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }), forAgent);
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
     const accountId = req.params.account_id!;
@@ -154,13 +154,25 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   const agentBalance = async (_req: HttpRequest, p: Principal) => {
     const accountId = p.agentAccountId || null;
     const at = inv.now();
-    // Only credit that may pay for this agent's usage: grants scoped to another subscription of the account are left out.
-    const subscriptions = (await db.selectFrom('subscription_agent_instances').select('subscription_id').where('agent_instance_id', '=', p.agentInstanceId!).execute()).map((r) => r.subscription_id);
-    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at, subscriptions)).map((b) => ({ currency: b.currency, available: b.available })) : [];
+    // Only credit that may pay for this agent's usage: grants scoped to another subscription
+    // of the account, or to charges, products or units its subscriptions' plans do not bill, are left out.
+    const rows = await db
+      .selectFrom('subscription_agent_instances as sa')
+      .innerJoin('subscriptions as s', 's.id', 'sa.subscription_id')
+      .innerJoin('rate_plans as rp', 'rp.id', 's.rate_plan_id')
+      .leftJoin('charges as c', 'c.rate_plan_id', 'rp.id')
+      .select(['s.id', 'rp.product_id', 'c.id as charge_id', 'c.unit_of_measure'])
+      .where('sa.agent_instance_id', '=', p.agentInstanceId!)
+      .execute();
+    const forAgent: AgentScope = {
+      subscriptionIds: [...new Set(rows.map((r) => r.id))],
+      charges: rows.flatMap((r) => (r.charge_id ? [{ charge_id: r.charge_id, product_id: r.product_id, unit: r.unit_of_measure }] : [])),
+    };
+    const balances = accountId ? (await liveBalances(p.environmentId, accountId, at, forAgent)).map((b) => ({ currency: b.currency, available: b.available })) : [];
     return ok({ agent_instance_id: p.agentInstanceId!, account_id: accountId, at: at.toISOString(), balances });
   };
   const agentSummary =
-    "The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription are left out; X-Agent-Secret only; an instance without an account: no balances)";
+    "The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription, or to charges, products or units its subscriptions' plans do not bill, are left out; X-Agent-Secret only; an instance without an account: no balances)";
   const adjust = async (req: HttpRequest, p: Principal) => {
     const entry = await adjustGrant(db, p.environmentId, body(req, Adjustment), actor(p));
     return created(entryView(await watched(p, entry.account_id, entry)));

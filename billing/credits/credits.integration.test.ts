@@ -359,6 +359,18 @@ describe('grants', () => {
     expect((await asAgent(`/v1/credits/entries?account_id=${acct}`)).status).toBe(403);
   });
 
+  it("an agent's own balance leaves out grants scoped to charges, products or units its subscriptions do not bill", async () => {
+    const acct = await account('Agent scopes');
+    const agent = await createAgent(stack, 'development', { accountId: acct });
+    await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '12.00' });
+    await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '40.00', scope: { product_ids: [productB] } });
+    await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '7.00', scope: { charge_ids: [supportCharge] } });
+    const agentAvailable = async () => (await call(stack, 'GET', '/v1/agents/me/credit-balance', { headers: { 'x-agent-secret': agent.secret } })).body.balances[0].available;
+    // No subscription bills the agent: only the account-wide grant may pay for its usage.
+    expect(await agentAvailable()).toBe('12.00');
+    expect((await liveBalance(acct)).available).toBe('59.00');
+  });
+
   it('an expired remainder leaves the balance at the expiry instant; the scheduler writes its entry and event once', async () => {
     const acct = await account('Expiry');
     const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '60', expires_at: '2026-12-10T00:00:00Z' })).body.id;

@@ -4,7 +4,8 @@
  */
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../shared/db/postgres.ts';
-import type { CreditEntriesTable, CreditEntryType } from '../../shared/db/schema.ts';
+import type { CreditEntriesTable, CreditEntryType, CreditScope } from '../../shared/db/schema.ts';
+import { inScope, type CreditableLine } from './allocate.ts';
 import { newId } from '../../shared/ids.ts';
 import { iso, notFound } from '../../shared/db/db-errors.ts';
 import { pageAndCount, type Page } from '../../shared/db/paging.ts';
@@ -74,15 +75,33 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
 /**
  * An account's balance per currency at `at` (default now): one entry per currency it has
  * grants in, sorted by currency (balance.ts says how each figure is computed). With
- * `openPeriods` (the live balance: asked only when the account has grants), `pending`
+ * `openPeriods` (the live balance: asked at once, with the ledger), `pending`
  * and `pending_covered` are computed from them, and the holds of drafts of those open
  * periods are left out of `held` (the live figure replaces them; drafts of closed
- * periods keep theirs). With `forSubscriptions` (an agent's own balance: its
- * subscriptions), `available` counts only the grants that may pay for one of them (no
- * `scope.subscription_id`, or one of theirs).
+ * periods keep theirs). With `forAgent` (an agent's own balance: its subscriptions and
+ * the charges of their plans), `available` counts only the grants that may pay for its
+ * usage ({@link paysForAgent}). With `availableOnly` (the balance watch:
+ * only `available` is compared), the open periods are not rated when the credits could
+ * pay nothing of them (`pending` and `pending_covered` are then null; `available` is the
+ * same figure).
  */
-export async function accountBalances(db: Db, environmentId: string, accountId: string, at: Date, openPeriods?: () => Promise<readonly OpenPeriod[]>, forSubscriptions?: readonly string[]): Promise<Balance[]> {
-  const [account, grants] = await Promise.all([
+export async function accountBalances(
+  db: Db,
+  environmentId: string,
+  accountId: string,
+  at: Date,
+  openPeriods?: () => Promise<readonly OpenPeriod[]>,
+  forAgent?: AgentScope,
+  opts: { availableOnly?: boolean } = {},
+): Promise<Balance[]> {
+  // The live balance's open periods are rated while the ledger is read (an account without
+  // grants wastes that rating); the watch's (availableOnly) only once the ledger says they matter.
+  const early = openPeriods && !opts.availableOnly ? openPeriods() : undefined;
+  early?.catch(() => {}); // awaited below, unless the account is unknown
+  // The ledger in one round trip: the account, its grants, its entries summed per grant and
+  // type in Postgres (the balance is their sum: no row per entry crosses the wire), and
+  // what drafts hold.
+  const [account, grants, entries, heldRows] = await Promise.all([
     db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst(),
     db
       .selectFrom('credit_grants')
@@ -91,20 +110,24 @@ export async function accountBalances(db: Db, environmentId: string, accountId: 
       .where('account_id', '=', accountId)
       .orderBy('id')
       .execute(),
-  ]);
-  if (!account) throw notFound('account', accountId);
-  if (grants.length === 0) return [];
-  const [entries, heldRows, open] = await Promise.all([
-    db.selectFrom('credit_entries').select(['grant_id', 'type', 'amount', 'invoice_id', 'occurred_at', 'currency']).where('account_id', '=', accountId).execute(),
+    db
+      .selectFrom('credit_entries')
+      .select(['grant_id', 'currency', 'type', sql<string>`sum(amount)::text`.as('amount')])
+      .where('account_id', '=', accountId)
+      .where('occurred_at', '<=', at)
+      .groupBy(['grant_id', 'currency', 'type'])
+      .execute(),
     db
       .selectFrom('credit_applications as a')
       .innerJoin('invoices as i', 'i.id', 'a.invoice_id')
-      .select(['a.grant_id', 'a.invoice_id', 'a.amount'])
+      .select(['a.grant_id', 'a.invoice_id', 'a.amount', 'i.period_end'])
       .where('i.account_id', '=', accountId)
       .where('i.status', '=', 'draft')
       .execute(),
-    openPeriods ? openPeriods() : undefined,
   ]);
+  if (!account) throw notFound('account', accountId);
+  if (grants.length === 0) return [];
+  const open = early ? await early : openPeriods && mayPayOpenPeriods(entries, heldRows, at) ? await openPeriods() : undefined;
   const superseded = new Set((open ?? []).map((o) => o.draft_invoice_id).filter((id) => id !== null));
   const heldMap = new Map<string, string>();
   for (const h of heldRows) if (!superseded.has(h.invoice_id)) heldMap.set(h.grant_id, new Dec(heldMap.get(h.grant_id) ?? 0).plus(h.amount).toFixed());
@@ -118,13 +141,44 @@ export async function accountBalances(db: Db, environmentId: string, accountId: 
     return balanceAt(
       c,
       mine,
-      entries.filter((e) => e.currency === c),
+      entries.filter((e) => e.currency === c).map((e) => ({ grant_id: e.grant_id, type: e.type, amount: e.amount, invoice_id: null, occurred_at: at })),
       heldMap,
       at,
       live,
-      forSubscriptions && new Set(mine.filter((g) => !g.scope?.subscription_id || forSubscriptions.includes(g.scope.subscription_id)).map((g) => g.id)),
+      forAgent && new Set(mine.filter((g) => paysForAgent(g.scope, forAgent)).map((g) => g.id)),
     );
   });
+}
+
+/** What an agent's usage is billed on: the subscriptions that list it, and the charges of their plans. */
+export interface AgentScope {
+  subscriptionIds: readonly string[];
+  charges: readonly Pick<CreditableLine, 'charge_id' | 'product_id' | 'unit'>[];
+}
+
+/**
+ * Whether a grant may pay for an agent's usage: not scoped to another subscription than
+ * the agent's, and, when it names charges, products or units, naming one of its
+ * subscriptions' charges (allocate.ts `inScope`). An unscoped grant pays for any.
+ */
+export function paysForAgent(scope: CreditScope | null, agent: AgentScope): boolean {
+  if (scope?.subscription_id && !agent.subscriptionIds.includes(scope.subscription_id)) return false;
+  if (!scope || [scope.charge_ids, scope.product_ids, scope.units].every((l) => !l?.length)) return true;
+  return agent.charges.some((c) => inScope(scope, c));
+}
+
+/**
+ * Whether the open periods' live rating can change an `available` figure: some grant has
+ * credit left (the sum of its entries above what drafts hold), or a draft of a period not
+ * ended yet holds some (the live figure replaces its hold). Otherwise the credits pay
+ * nothing of the open periods and `available` is the ledger's alone.
+ */
+function mayPayOpenPeriods(entries: readonly { grant_id: string; amount: string }[], held: readonly { grant_id: string; amount: string; period_end: Date }[], at: Date): boolean {
+  if (held.some((h) => h.period_end > at)) return true;
+  const left = new Map<string, Dec>();
+  for (const e of entries) left.set(e.grant_id, (left.get(e.grant_id) ?? new Dec(0)).plus(e.amount));
+  for (const h of held) left.set(h.grant_id, (left.get(h.grant_id) ?? new Dec(0)).minus(h.amount));
+  return [...left.values()].some((d) => d.gt(0));
 }
 
 /** How many grants one expiry step handles (the next tick goes on). */

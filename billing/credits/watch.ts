@@ -121,7 +121,7 @@ async function watchOne(tx: Tx, deps: WatchDeps, accountId: string, currency: st
 /** Compares the balance now with each line; returns whether a top-up was granted. */
 async function watchLines(tx: Tx, deps: WatchDeps, key: { environmentId: string; accountId: string; currency: string }, lowThreshold: string | null, rules: readonly TopupRow[]): Promise<boolean> {
   const { environmentId, accountId, currency } = key;
-  const balance = (await accountBalances(tx, environmentId, accountId, deps.now, () => deps.live(environmentId, accountId, deps.now))).find((b) => b.currency === currency);
+  const balance = (await accountBalances(tx, environmentId, accountId, deps.now, () => deps.live(environmentId, accountId, deps.now), undefined, { availableOnly: true })).find((b) => b.currency === currency);
   const zero = formatMoney(new Dec(0), currency);
   // No grant in the currency yet: nothing to alert on, but a threshold top-up sees a balance of 0.
   const available = balance?.available ?? zero;

@@ -58,12 +58,26 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
   ]);
   const changes = events.map((e) => ({ type: e.type, to_status: e.to_status, rate_plan_id: e.rate_plan_id, effective_at: e.effective_at.toISOString() }));
   const planIds = [...new Set([sub.rate_plan_id, ...changes.map((c) => c.rate_plan_id)])];
-  const plans = new Map((await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code', 'currency', 'minimum_commitment']).where('id', 'in', planIds).execute()).map((r) => [r.id, r]));
+  const plans = await db.selectFrom('rate_plans').select(['id', 'billing_cycle_code', 'currency', 'minimum_commitment']).where('id', 'in', planIds).execute();
+  return subjectOf(sub, instances.map((r) => r.agent_instance_id), changes, plans);
+}
+
+/** A plan as a billing subject reads it. */
+export interface SubjectPlan {
+  id: string;
+  billing_cycle_code: string;
+  currency: string;
+  minimum_commitment: string | null;
+}
+
+/** The subject of a subscription from its rows: its instances, its changes in recorded order, and every plan they name. */
+export function subjectOf(sub: Selectable<SubscriptionsTable>, agentInstanceIds: string[], changes: BillingSubject['changes'], planRows: readonly SubjectPlan[]): BillingSubject {
+  const plans = new Map(planRows.map((r) => [r.id, r]));
   const current = plans.get(sub.rate_plan_id)!;
   return {
     sub,
-    agentInstanceIds: instances.map((r) => r.agent_instance_id),
-    cycleAt: (instant) => plans.get(planInForce(changes, instant))?.billing_cycle_code ?? current.billing_cycle_code,
+    agentInstanceIds,
+    cycleAt: (instant) => (plans.get(planInForce(changes, instant))?.billing_cycle_code ?? current.billing_cycle_code) as BillingCycle,
     currency: current.currency,
     changes,
     minimumOn: (planId) => sub.minimum_commitment ?? plans.get(planId)?.minimum_commitment ?? null,
@@ -74,19 +88,22 @@ export async function loadSubject(db: Db, environmentId: string, subscriptionId:
 async function planCharges(db: Db, planIds: string[]): Promise<Map<string, RatedCharge[]>> {
   const out = new Map<string, RatedCharge[]>(planIds.map((id) => [id, []]));
   if (planIds.length === 0) return out;
-  const rows = await db.selectFrom('charges').selectAll().where('rate_plan_id', 'in', planIds).orderBy('created_at').orderBy('id').execute();
-  for (const r of rows) {
-    const pricing = r.resolved_pricing as unknown as CanonicalPricing;
-    out.get(r.rate_plan_id)!.push({
-      id: r.id,
-      name: r.name,
-      model: pricing.kind as ChargeModelKind,
-      charge_type: r.charge_type,
-      unit_of_measure: (r.unit_of_measure as UnitOfMeasure | null) ?? null,
-      pricing,
-    });
-  }
+  const rows = await db.selectFrom('charges').select(['id', 'rate_plan_id', 'name', 'charge_type', 'unit_of_measure', 'resolved_pricing']).where('rate_plan_id', 'in', planIds).orderBy('created_at').orderBy('id').execute();
+  for (const r of rows) out.get(r.rate_plan_id)!.push(ratedCharge(r));
   return out;
+}
+
+/** A stored charge as the engine rates it. */
+export function ratedCharge(r: { id: string; name: string; charge_type: string; unit_of_measure: string | null; resolved_pricing: unknown }): RatedCharge {
+  const pricing = r.resolved_pricing as CanonicalPricing;
+  return {
+    id: r.id,
+    name: r.name,
+    model: pricing.kind as ChargeModelKind,
+    charge_type: r.charge_type as RatedCharge['charge_type'],
+    unit_of_measure: (r.unit_of_measure as UnitOfMeasure | null) ?? null,
+    pricing,
+  };
 }
 
 /**
@@ -144,7 +161,7 @@ async function usersBySegment(inv: Invoicing, environmentId: string, scope: Usag
 }
 
 /** Marks one-time charges billed before this period, or in an earlier segment of it. */
-function withOneTimeState(segments: PlanSegment[], charges: Map<string, RatedCharge[]>, billed: Set<string>): RatedCharge[][] {
+function withOneTimeState(segments: PlanSegment[], charges: ReadonlyMap<string, RatedCharge[]>, billed: ReadonlySet<string>): RatedCharge[][] {
   const seen = new Set(billed);
   return segments.map((s) =>
     charges.get(s.rate_plan_id)!.map((c) => {
@@ -157,18 +174,27 @@ function withOneTimeState(segments: PlanSegment[], charges: Map<string, RatedCha
 }
 
 /**
+ * What a rating reads of Postgres besides the subject, loaded already (account-subjects.ts):
+ * the charges of every plan the subscription was on, and the one-time charges billed
+ * before the period.
+ */
+export interface LoadedCatalog {
+  charges: ReadonlyMap<string, RatedCharge[]>;
+  billed: ReadonlySet<string>;
+}
+
+/**
  * Rates a subscription over a period: null when it was not billable at any time of the
  * period (draft, paused or cancelled throughout). With `ingestedBefore`, usage is what
  * had arrived by then (an invoice as it stood at the end of its grace period).
  */
-export async function rateSubscription(inv: Invoicing, subject: BillingSubject, period: Period, opts: { ingestedBefore?: Date } = {}): Promise<RatedInvoice | null> {
+export async function rateSubscription(inv: Invoicing, subject: BillingSubject, period: Period, opts: { ingestedBefore?: Date; catalog?: LoadedCatalog } = {}): Promise<RatedInvoice | null> {
   const environmentId = subject.sub.environment_id;
   const planSegments = billableSegments(subject.changes, period);
   if (planSegments.length === 0) return null;
-  const [charges, billed] = await Promise.all([
-    planCharges(inv.db, [...new Set(planSegments.map((s) => s.rate_plan_id))]),
-    oneTimeAlreadyBilled(inv.db, subject.sub.id, period.start),
-  ]);
+  const [charges, billed] = opts.catalog
+    ? [opts.catalog.charges, opts.catalog.billed]
+    : await Promise.all([planCharges(inv.db, [...new Set(planSegments.map((s) => s.rate_plan_id))]), oneTimeAlreadyBilled(inv.db, subject.sub.id, period.start)]);
   const scope = scopeOf(subject);
   const segCharges = withOneTimeState(planSegments, charges, billed);
   const [users, byAgent] = await Promise.all([

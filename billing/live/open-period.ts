@@ -21,15 +21,15 @@
  * - Fresh by construction: nothing is cached, so an event counts as soon as the sink has
  *   stored it in ClickHouse (its linger, 200 ms by default, after its acknowledgement).
  */
-import type { Db } from '../../shared/db/postgres.ts';
 import { periodContaining, type Period } from '../rating/index.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import type { CreditableLine } from '../credits/allocate.ts';
 import type { Invoicing } from '../invoicing/context.ts';
-import { billableSubscriptionIds } from '../invoicing/generate.ts';
-import { loadSubject, rateSubscription } from '../invoicing/rate-subscription.ts';
+import { loadAccountSubjects, type LoadedSubject } from '../invoicing/account-subjects.ts';
+import { rateSubscription } from '../invoicing/rate-subscription.ts';
 import type { StoredLine } from '../invoicing/lines.ts';
-import { findInvoice, linesOf, type InvoiceRow } from '../invoicing/store.ts';
+import { linesOf } from '../invoicing/store.ts';
+import type { Db } from '../../shared/db/postgres.ts';
 import { CREDITS_LINE_TYPE } from '../credits/invoice-credits.ts';
 import type { WatchDeps } from '../credits/watch.ts';
 import { inlineRater } from '../invoicing/rater.ts';
@@ -59,9 +59,7 @@ export function withoutTrueUp(total: string, lines: readonly StoredLine[], curre
 }
 
 /** The lines with the product each bills (through the line's rate plan), as the burn-down sees them. */
-async function creditable(db: Db, lines: readonly StoredLine[]): Promise<CreditableLine[]> {
-  const planIds = [...new Set(lines.map((l) => l.rate_plan_id))];
-  const products = new Map(planIds.length ? (await db.selectFrom('rate_plans').select(['id', 'product_id']).where('id', 'in', planIds).execute()).map((r) => [r.id, r.product_id] as const) : []);
+function creditable(lines: readonly StoredLine[], products: ReadonlyMap<string, string>): CreditableLine[] {
   return lines.map((l) => ({ position: l.position, charge_id: l.charge_id, product_id: products.get(l.rate_plan_id) ?? null, unit: l.unit, amount: l.amount }));
 }
 
@@ -71,8 +69,9 @@ async function creditable(db: Db, lines: readonly StoredLine[]): Promise<Credita
  * product, and the total less the issued total; never below zero (a correction that would
  * bill less gives back only when it is issued).
  */
-async function notInvoiced(db: Db, issued: InvoiceRow, live: CreditableLine[], liveTotal: string, currency: string): Promise<{ total: string; lines: CreditableLine[] }> {
-  const rows = (await linesOf(db, issued.id)).filter((l) => l.charge_type !== CREDITS_LINE_TYPE);
+async function notInvoiced(db: Db, issuedId: string, products: ReadonlyMap<string, string>, live: CreditableLine[], liveTotal: string, currency: string): Promise<{ total: string; lines: CreditableLine[] }> {
+  const issued = (await db.selectFrom('invoices').select('total').where('id', '=', issuedId).executeTakeFirstOrThrow());
+  const rows = (await linesOf(db, issuedId)).filter((l) => l.charge_type !== CREDITS_LINE_TYPE);
   const stored = rows.map((l) => ({ ...l, rate_plan_id: (l.detail as { rate_plan_id?: string }).rate_plan_id ?? '' })) as unknown as StoredLine[];
   const issuedNet = withoutTrueUp(issued.total, stored, currency);
   const key = (l: CreditableLine) => `${l.charge_id}\u0000${l.unit ?? ''}\u0000${l.product_id ?? ''}`;
@@ -82,7 +81,7 @@ async function notInvoiced(db: Db, issued: InvoiceRow, live: CreditableLine[], l
     const prev = net.get(k);
     net.set(k, prev ? { ...prev, amount: new Dec(prev.amount).plus(l.amount).toFixed() } : { ...l });
   }
-  for (const l of await creditable(db, issuedNet.lines)) {
+  for (const l of creditable(issuedNet.lines, products)) {
     const k = key(l);
     const prev = net.get(k);
     net.set(k, prev ? { ...prev, amount: new Dec(prev.amount).minus(l.amount).toFixed() } : { ...l, amount: new Dec(l.amount).neg().toFixed() });
@@ -93,30 +92,32 @@ async function notInvoiced(db: Db, issued: InvoiceRow, live: CreditableLine[], l
 }
 
 /** One subscription's open period at `now`, or null when it bills nothing live (not billable). */
-async function openPeriodOf(inv: Invoicing, environmentId: string, subscriptionId: string, now: Date): Promise<OpenPeriodCharge | null> {
-  const subject = await loadSubject(inv.db, environmentId, subscriptionId);
+async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): Promise<OpenPeriodCharge | null> {
+  const { subject } = loaded;
   const period = periodContaining(now, subject.cycleAt(now.getTime()));
-  const existing = await findInvoice(inv.db, subscriptionId, period.start);
-  const rated = await rateSubscription(inv, subject, period);
+  const start = new Date(period.start).getTime();
+  const existing = loaded.openInvoices.find((i) => i.period_start.getTime() === start);
+  const rated = await rateSubscription(inv, subject, period, { catalog: loaded.catalog(new Date(period.start)) });
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
-  const live = await creditable(inv.db, lines);
-  const base = { subscription_id: subscriptionId, currency: subject.currency, period, period_total: total };
+  const live = creditable(lines, loaded.products);
+  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total };
   if (!existing || existing.status === 'draft') return { ...base, total, lines: live, draft_invoice_id: existing?.id ?? null };
   // Issued mid-period: a void invoice bills nothing (all of it is pending); a finalized or paid one its own total.
   if (existing.status === 'void') return { ...base, total, lines: live, draft_invoice_id: null };
-  return { ...base, ...(await notInvoiced(inv.db, existing, live, total, subject.currency)), draft_invoice_id: null };
+  return { ...base, ...(await notInvoiced(inv.db, existing.id, loaded.products, live, total, subject.currency)), draft_invoice_id: null };
 }
 
 /**
  * The open periods of an account's billable subscriptions at `now` (default the service's
  * clock), in subscription order (created, then id): the order the live credit burn-down
- * takes them in. Optionally of one currency.
+ * takes them in. Optionally of one currency. What the ratings read of Postgres is loaded
+ * in one round trip (invoicing/account-subjects.ts).
  */
 export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string } = {}): Promise<OpenPeriodCharge[]> {
   const now = opts.now ?? inv.now();
-  const ids = await billableSubscriptionIds(inv.db, environmentId, accountId);
-  const out = await Promise.all(ids.map((id) => openPeriodOf(inv, environmentId, id, now)));
+  const loaded = await loadAccountSubjects(inv.db, environmentId, accountId, now);
+  const out = await Promise.all(loaded.map((l) => openPeriodOf(inv, l, now)));
   return out.filter((c): c is OpenPeriodCharge => c !== null && (opts.currency === undefined || c.currency === opts.currency));
 }
 

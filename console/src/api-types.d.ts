@@ -244,7 +244,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription are left out; X-Agent-Secret only; an instance without an account: no balances)
+         * The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription, or to charges, products or units its subscriptions' plans do not bill, are left out; X-Agent-Secret only; an instance without an account: no balances)
          * @description Requires: agent secrets (X-Agent-Secret) only.
          */
         get: operations["getApiAgentInstanceCreditBalance"];
@@ -2168,7 +2168,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription are left out; X-Agent-Secret only; an instance without an account: no balances)
+         * The calling agent instance's account's available credit per currency that may pay for its usage (grants scoped to another subscription, or to charges, products or units its subscriptions' plans do not bill, are left out; X-Agent-Secret only; an instance without an account: no balances)
          * @description Requires: agent secrets (X-Agent-Secret) only.
          */
         get: operations["getAgentsMeCreditBalance"];

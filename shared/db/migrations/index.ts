@@ -14,6 +14,7 @@ import * as m0012 from './0012_credit_topups.ts';
 import * as m0013 from './0013_prepaid_commitments.ts';
 import * as m0014 from './0014_spend_limits.ts';
 import * as m0016 from './0016_stream_positions.ts';
+import * as m0017 from './0017_account_indexes.ts';
 import * as m0019 from './0019_limit_alerts_per_value.ts';
 
 /**
@@ -36,5 +37,6 @@ export const migrations: Record<string, Migration> = {
   '0013_prepaid_commitments': m0013,
   '0014_spend_limits': m0014,
   '0016_stream_positions': m0016,
+  '0017_account_indexes': m0017,
   '0019_limit_alerts_per_value': m0019,
 };
