@@ -586,6 +586,16 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       // Every list and figure loaded, and no error shown.
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('alert').count(), screen).toBe(0);
+      if (screen === 'Overview') {
+        // The top customers and agents by margin name their subject (the P&L rows' customer_id, agent_id).
+        const accounts = (await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts as { id: string; name: string }[];
+        const acme = accounts.find((a) => a.name === 'Acme')!;
+        const worker = (await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin })).body.agent_instances.find((a: { name: string }) => a.name === 'acme-worker');
+        const subjects = (title: string) => page.getByRole('region', { name: title }).getByTestId('pnl-subject').allTextContents();
+        await poll(() => subjects('Top customers by margin (this month)')).toContain(acme.id);
+        await poll(() => subjects('Top agents by margin (this month)')).toContain(worker.id);
+        for (const s of [...(await subjects('Top customers by margin (this month)')), ...(await subjects('Top agents by margin (this month)'))]) expect(s).not.toBe('');
+      }
       if (screen === 'Reports') {
         // The finalized invoice's revenue, in the P&L totals.
         await page.getByRole('table', { name: 'Totals' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();

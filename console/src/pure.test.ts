@@ -3,6 +3,7 @@ import { toCsv } from './csv';
 import { addDecimal, compareDecimal, count, runningBalances } from './money';
 import { pairsText, parsePairs } from './pairs';
 import { pricingStrategy, pricingText } from './pricing';
+import { describeMove, describeScheduled, pnlSubject } from './describe';
 
 describe('compareDecimal (exact, on decimal text)', () => {
   it.each([
@@ -103,5 +104,32 @@ describe('key=value lines (model rates, metadata match)', () => {
     expect(pairsText({ a: '1', b: 2 }, true)).toBe('a="1"\nb=2');
     expect(pairsText({ 'gpt-4o': '0.0000025' }, false)).toBe('gpt-4o=0.0000025');
     expect(pairsText(null, true)).toBe('');
+  });
+});
+
+describe('pnlSubject (the top agents and customers by margin)', () => {
+  it('shows the name when the row has one, else the agent or customer id', () => {
+    expect(pnlSubject({ agent_id: 'ai_1' })).toBe('ai_1');
+    expect(pnlSubject({ customer_id: 'acc_1' })).toBe('acc_1');
+    expect(pnlSubject({ customer_id: 'acc_1', customer_name: 'Acme' })).toBe('Acme');
+    expect(pnlSubject({ agent_id: 'ai_1', name: 'worker' })).toBe('worker');
+    expect(pnlSubject({ agent_id: null })).toBe('(none)');
+  });
+});
+
+describe('scheduled subscription changes', () => {
+  const changes = [
+    { type: 'paused', effective_at: '2027-06-01T00:00:00.000Z', status: 'paused', rate_plan_id: 'p1' },
+    { type: 'plan_changed', effective_at: '2027-07-01T00:00:00.000Z', status: 'active', rate_plan_id: 'p2' },
+    { type: 'cancelled', effective_at: '2026-12-15T00:00:00.000Z', status: 'cancelled', rate_plan_id: 'p2' },
+  ];
+  it('describes each change and its day', () => {
+    expect(describeScheduled(changes)).toBe('pause on 2027-06-01; plan → p2 on 2027-07-01; cancel on 2026-12-15');
+    expect(describeScheduled([])).toBe('');
+  });
+  it('says what a move scheduled and when, or that it took effect now', () => {
+    expect(describeMove('cancel', { status: 'active', scheduled_changes: changes })).toBe('Scheduled: cancel on 2026-12-15.');
+    expect(describeMove('change-plan', { status: 'active', scheduled_changes: changes })).toBe('Scheduled: plan → p2 on 2027-07-01.');
+    expect(describeMove('pause', { status: 'paused', scheduled_changes: [] })).toBe('Done now: pause; the subscription is paused.');
   });
 });

@@ -3,10 +3,11 @@ import { must } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { monthStart } from '../dates';
+import { pnlSubject, type PnlSubjectRow } from '../describe';
 import { compareDecimal, count } from '../money';
 import { ErrorBox, Panel, Table, useLoad } from '../ui';
 
-type PnlRow = { period?: string; key?: string; currency: string; revenue: string; costs: string; margin: string; margin_percent: string | null };
+type PnlRow = PnlSubjectRow & { period?: string; currency: string; revenue: string; costs: string; margin: string; margin_percent: string | null };
 
 const POLL_MS = 2000;
 const WINDOW = 90;
@@ -93,11 +94,11 @@ function Money() {
   const { client } = useSession();
   const now = new Date();
   const q = (group_by: 'none' | 'agent' | 'customer', from: Date) =>
-    must(client.GET('/v1/reports/pnl', { params: { query: { start_date: from.toISOString(), end_date: now.toISOString(), granularity: 'month', group_by, costs: 'blended' } } })).then((r) => r.breakdown as PnlRow[]);
+    must(client.GET('/v1/reports/pnl', { params: { query: { start_date: from.toISOString(), end_date: now.toISOString(), granularity: 'month', group_by, costs: 'blended' } } })).then((r) => r.breakdown as unknown as PnlRow[]);
   const periods = useLoad(() => q('none', monthStart(now, -1)), []);
   const agents = useLoad(() => q('agent', monthStart(now)), []);
   const customers = useLoad(() => q('customer', monthStart(now)), []);
-  const keyed = [['Key', (r: PnlRow) => r.key ?? ''], ...PNL_COLUMNS.slice(1)] as const;
+  const keyed = (label: string) => [[label, (r: PnlRow) => <span data-testid="pnl-subject">{pnlSubject(r)}</span>], ...PNL_COLUMNS.slice(1)] as const;
   return (
     <>
       <Panel title="Revenue, cost and margin: this month against the last">
@@ -107,11 +108,11 @@ function Money() {
       <div class="two">
         <Panel title="Top agents by margin (this month)">
           <ErrorBox error={agents.error} />
-          <Table rows={byMargin(agents.data ?? [])} columns={keyed} />
+          <Table rows={byMargin(agents.data ?? [])} columns={keyed('Agent')} />
         </Panel>
         <Panel title="Top customers by margin (this month)">
           <ErrorBox error={customers.error} />
-          <Table rows={byMargin(customers.data ?? [])} columns={keyed} />
+          <Table rows={byMargin(customers.data ?? [])} columns={keyed('Customer')} />
         </Panel>
       </div>
     </>
