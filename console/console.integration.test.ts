@@ -190,6 +190,15 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     const history = page.getByRole('table', { name: 'Subscription events' });
     // The pause (to paused) and the resume (from paused) are there.
     await poll(() => history.getByRole('cell', { name: 'paused', exact: true }).count()).toBeGreaterThanOrEqual(2);
+    // Since: the activation day. A pause on a later date: scheduled (still active now), shown in its column and said so.
+    await page.getByRole('cell', { name: new Date().toISOString().slice(0, 10), exact: true }).first().waitFor();
+    const later = `${new Date().getUTCFullYear() + 1}-06-01`;
+    await page.getByLabel('Effective date (empty: now)').fill(later);
+    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await poll(() => page.getByTestId('sub-moved').textContent()).toMatch(new RegExp(`Scheduled: pause on ${later}\\.$`));
+    await poll(() => page.getByTestId('sub-scheduled').first().textContent()).toBe(`pause on ${later}`);
+    expect(await status.textContent()).toBe('active');
+    await page.getByLabel('Effective date (empty: now)').fill('');
   });
 
   it("charts the account's credit balance over time; adjusts with a reason (a refund of free credit refused); adds and disables a top-up", async () => {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
+import { describeMove, describeScheduled } from '../describe';
 import { ErrorBox, Field, Paged, Panel, useAction } from '../ui';
 import { AccountView } from './account';
 
@@ -15,7 +16,7 @@ const ACTIONS: Readonly<Record<string, readonly ('activate' | 'pause' | 'resume'
 const EFFECTIVE_RULE =
   'Effective dates (default now) may not be before the subscription\'s last change (its activation at the earliest) nor before the end of its last issued invoice\'s period; a cancel date may not be before the contract date. The API refuses anything else, naming the field.';
 
-function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; onDone: () => void }) {
+function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; onDone: (message: string) => void }) {
   const { client } = useSession();
   const [date, setDate] = useState('');
   const [plan, setPlan] = useState('');
@@ -26,13 +27,20 @@ function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; on
   const at = date ? new Date(`${date}T00:00:00Z`).toISOString() : undefined;
   const run = (what: (typeof allowed)[number]) =>
     void action.run(async () => {
-      if (what === 'activate') await must(client.POST('/api/v1/subscription/{subscription_id}/activate', { ...path, body: {} }));
-      if (what === 'renew') await must(client.POST('/api/v1/subscription/{subscription_id}/renew', { ...path, body: {} }));
-      if (what === 'pause') await must(client.POST('/api/v1/subscription/{subscription_id}/pause', { ...path, body: at ? { effective_date: at } : {} }));
-      if (what === 'resume') await must(client.POST('/api/v1/subscription/{subscription_id}/resume', { ...path, body: at ? { effective_date: at } : {} }));
-      if (what === 'cancel') await must(client.POST('/api/v1/subscription/{subscription_id}/cancel', { ...path, body: at ? { cancel_date: at } : {} }));
-      if (what === 'change-plan') await must(client.POST('/api/v1/subscription/{subscription_id}/change-plan', { ...path, body: { rate_plan_id: plan, ...(at ? { effective_date: at } : {}) } }));
-      onDone();
+      const body = at ? { effective_date: at } : {};
+      const done =
+        what === 'activate'
+          ? await must(client.POST('/api/v1/subscription/{subscription_id}/activate', { ...path, body: {} }))
+          : what === 'renew'
+            ? await must(client.POST('/api/v1/subscription/{subscription_id}/renew', { ...path, body: {} }))
+            : what === 'pause'
+              ? await must(client.POST('/api/v1/subscription/{subscription_id}/pause', { ...path, body }))
+              : what === 'resume'
+                ? await must(client.POST('/api/v1/subscription/{subscription_id}/resume', { ...path, body }))
+                : what === 'cancel'
+                  ? await must(client.POST('/api/v1/subscription/{subscription_id}/cancel', { ...path, body: at ? { cancel_date: at } : {} }))
+                  : await must(client.POST('/api/v1/subscription/{subscription_id}/change-plan', { ...path, body: { rate_plan_id: plan, ...body } }));
+      onDone(`${sub.id}: ${describeMove(what, done)}`);
     });
   return (
     <div class="actions">
@@ -83,6 +91,7 @@ export function Customers() {
   const [history, setHistory] = useState<string | undefined>(undefined);
   const [planId, setPlanId] = useState('');
   const [agentIds, setAgentIds] = useState('');
+  const [moved, setMoved] = useState('');
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
   return (
@@ -150,11 +159,17 @@ export function Customers() {
             ['Account', (s) => s.account_id],
             ['Rate plan', (s) => s.rate_plan_id],
             ['Status', (s) => <span data-testid="sub-status">{s.status}</span>],
-            ['Since', (s) => s.contract_effective_date ?? ''],
+            ['Since', (s) => (s.activated_at ?? s.contract_effective_date ?? '').slice(0, 10)],
+            ['Scheduled', (s) => <span data-testid="sub-scheduled">{describeScheduled(s.scheduled_changes ?? [])}</span>],
             ['History', (s) => <button type="button" class="small" aria-label={`History of subscription ${s.id}`} onClick={() => setHistory(s.id)}>History</button>],
-            ['Actions', (s) => (canWrite ? <SubscriptionActions sub={s} onDone={bump} /> : null)],
+            ['Actions', (s) => (canWrite ? <SubscriptionActions sub={s} onDone={(m) => (setMoved(m), bump())} /> : null)],
           ]}
         />
+        {moved ? (
+          <p class="ok" role="status" data-testid="sub-moved">
+            {moved}
+          </p>
+        ) : null}
         {canWrite ? (
           <form
             class="row"
