@@ -369,6 +369,30 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // A bill run today: its outcome listed.
     await page.getByRole('button', { name: 'Run billing' }).click();
     await poll(() => page.getByRole('navigation', { name: 'Bill runs pages' }).textContent()).toMatch(/1–1 of 1/);
+    // Record payment with a reference and an amount: one that is not the amount due is refused (the field is sent), then paid without it.
+    await page.getByRole('button', { name: /^Record payment of invoice/ }).first().click();
+    await page.getByLabel('Payment reference').fill('wire-42');
+    await page.getByLabel(/^Amount \(optional/).fill('999');
+    await page.getByRole('button', { name: 'Save payment' }).click();
+    await poll(() => page.getByRole('alert').first().textContent()).toMatch(/amount.*request id: \S+/s);
+    await page.getByLabel(/^Amount \(optional/).fill('');
+    await page.getByRole('button', { name: 'Save payment' }).click();
+    await poll(() => status.textContent()).toBe('paid');
+    await poll(() => page.getByTestId('invoice-paid').first().textContent()).toBe(`${now.toISOString().slice(0, 10)} (wire-42)`);
+    const paid = (await call(stack, 'GET', '/api/v1/invoice/invoices?status=paid', { key: admin })).body.invoices;
+    expect(paid.map((i: { payment_reference: string }) => i.payment_reference)).toEqual(['wire-42']);
+    // Correct sends its reason (the request stopped here: the invoice stays as the reports below expect it).
+    let correction: unknown;
+    await page.route('**/correct', (r) => {
+      correction = r.request().postDataJSON();
+      return r.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: { code: 'conflict', message: 'stopped by the test' }, request_id: 'test' }) });
+    });
+    await page.getByRole('button', { name: /^Correct invoice/ }).first().click();
+    await page.getByLabel('Correction reason').fill('wrong rate');
+    await page.getByRole('button', { name: 'Save correction' }).click();
+    await poll(() => correction).toEqual({ reason: 'wrong rate' });
+    await page.unroute('**/correct');
+    await page.getByRole('button', { name: 'Cancel correction' }).click();
   });
 
   it('rotates an API key, and the old key is refused', async () => {

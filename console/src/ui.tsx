@@ -59,7 +59,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { 
 
 let fieldIds = 0;
 /** A labelled input. */
-export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: 'text' | 'password' | 'number' | 'date' | 'month' | 'url' | 'email'; required?: boolean; placeholder?: string; name?: string }) {
+export function Field(props: { label: string; value: string; onInput: (v: string) => void; type?: 'text' | 'password' | 'number' | 'date' | 'datetime-local' | 'month' | 'url' | 'email'; required?: boolean; placeholder?: string; name?: string }) {
   const [id] = useState(() => `f${++fieldIds}`);
   return (
     <label class="field" for={id}>

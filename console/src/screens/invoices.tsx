@@ -38,9 +38,16 @@ export function Invoices() {
   const [version, setVersion] = useState(0);
   const [html, setHtml] = useState<string | undefined>(undefined);
   const [billingDate, setBillingDate] = useState(new Date().toISOString().slice(0, 10));
+  const [paying, setPaying] = useState<Schemas['Invoice'] | undefined>(undefined);
+  const [correcting, setCorrecting] = useState<Schemas['Invoice'] | undefined>(undefined);
+  const [paidAt, setPaidAt] = useState('');
+  const [reference, setReference] = useState('');
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
   const id = (i: Schemas['Invoice']) => ({ params: { path: { invoice_id: i.id } } });
+  const label = (i: Schemas['Invoice']) => i.number ?? i.id;
   return (
     <>
       <Panel title="Invoices">
@@ -73,6 +80,7 @@ export function Invoices() {
             ['Period', (i) => i.billing_period ?? ''],
             ['Status', (i) => <span data-testid="invoice-status">{i.status}</span>],
             ['Total', (i) => `${i.total} ${i.currency}`],
+            ['Paid', (i) => <span data-testid="invoice-paid">{i.paid_at ? `${i.paid_at.slice(0, 10)}${i.payment_reference ? ` (${i.payment_reference})` : ''}` : ''}</span>],
             [
               'Actions',
               (i) => (
@@ -87,7 +95,7 @@ export function Invoices() {
                   ) : null}
                   {canWrite && (i.status === 'draft' || i.status === 'finalized') && i.kind !== 'credit_note' ? (
                     <>
-                      <button type="button" class="small" aria-label={`Record payment of invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/pay', { ...id(i), body: {} })), bump()))}>
+                      <button type="button" class="small" aria-label={`Record payment of invoice ${i.number ?? i.id}`} onClick={() => (setCorrecting(undefined), setPaying(i))}>
                         Record payment
                       </button>
                       <button type="button" class="small danger" aria-label={`Void invoice ${i.number ?? i.id}`} onClick={() => confirm('Void this invoice?') && void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/void', id(i))), bump()))}>
@@ -96,7 +104,7 @@ export function Invoices() {
                     </>
                   ) : null}
                   {canWrite && i.status !== 'draft' && i.kind !== 'credit_note' ? (
-                    <button type="button" class="small" aria-label={`Correct invoice ${i.number ?? i.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/correct', { ...id(i), body: {} })), bump()))}>
+                    <button type="button" class="small" aria-label={`Correct invoice ${i.number ?? i.id}`} onClick={() => (setPaying(undefined), setCorrecting(i))}>
                       Correct
                     </button>
                   ) : null}
@@ -119,6 +127,59 @@ export function Invoices() {
             <Field label="Billing period to generate" type="month" value={period} onInput={setPeriod} />
             <button type="submit" disabled={action.busy}>
               Generate invoices
+            </button>
+          </form>
+        ) : null}
+        {canWrite && paying ? (
+          <form
+            class="row"
+            aria-label={`Record payment of ${label(paying)}`}
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                const body = { ...(paidAt ? { paid_at: new Date(`${paidAt}Z`).toISOString() } : {}), ...(reference.trim() ? { reference: reference.trim() } : {}), ...(amount.trim() ? { amount: amount.trim() } : {}) };
+                await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/pay', { ...id(paying), body }));
+                setPaying(undefined);
+                setPaidAt('');
+                setReference('');
+                setAmount('');
+                bump();
+              });
+            }}
+          >
+            <strong>Payment of {label(paying)}</strong>
+            <Field label="Paid at (UTC; empty: now)" type="datetime-local" value={paidAt} onInput={setPaidAt} />
+            <Field label="Payment reference" value={reference} onInput={setReference} />
+            <Field label={`Amount (optional: must equal the amount due, ${paying.amount_due} ${paying.currency})`} value={amount} onInput={setAmount} />
+            <button type="submit" disabled={action.busy}>
+              Save payment
+            </button>
+            <button type="button" class="small" onClick={() => setPaying(undefined)}>
+              Cancel payment
+            </button>
+          </form>
+        ) : null}
+        {canWrite && correcting ? (
+          <form
+            class="row"
+            aria-label={`Correct ${label(correcting)}`}
+            onSubmit={(e) => {
+              e.preventDefault();
+              void action.run(async () => {
+                await must(client.POST('/api/v1/invoice/invoices/{invoice_id}/correct', { ...id(correcting), body: reason.trim() ? { reason: reason.trim() } : {} }));
+                setCorrecting(undefined);
+                setReason('');
+                bump();
+              });
+            }}
+          >
+            <strong>Correction of {label(correcting)}</strong>
+            <Field label="Correction reason" value={reason} onInput={setReason} />
+            <button type="submit" disabled={action.busy}>
+              Save correction
+            </button>
+            <button type="button" class="small" onClick={() => setCorrecting(undefined)}>
+              Cancel correction
             </button>
           </form>
         ) : null}
