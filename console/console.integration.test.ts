@@ -319,8 +319,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     expect(await page.getByRole('button', { name: 'Add product' }).count()).toBe(0);
     expect(await page.getByLabel('Environment').inputValue()).toBe('1');
     await poll(() => page.getByLabel('Environment').locator('option:checked').textContent()).toBe('viewer (read-only)');
-    await nav('Settings: API keys');
-    await page.getByText('API keys are managed with an admin key.').waitFor();
+    // Only admin keys see the API keys and SQL screens: not in the navigation, and their address opens the overview.
+    const screens = page.getByRole('navigation', { name: 'Screens' });
+    expect(await screens.getByRole('link', { name: 'Settings: API keys', exact: true }).count()).toBe(0);
+    expect(await screens.getByRole('link', { name: 'SQL', exact: true }).count()).toBe(0);
+    await page.evaluate("location.hash = '#/sql'");
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await poll(() => page.getByLabel('Environment').locator('option:checked').textContent()).toBe('development (admin)');
     await nav('Catalog');

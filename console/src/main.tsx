@@ -30,6 +30,9 @@ const SCREENS = [
   ['sql', 'SQL', Sql],
 ] as const;
 
+/** Screens only admin keys see (docs/console.md): the key list and the SQL endpoint are the admin key's. */
+const ADMIN_ONLY: ReadonlySet<string> = new Set(['keys', 'sql']);
+
 /** What a key may do: probed with harmless requests (a read, the admin list, an empty create refused before validation only when writing is not allowed). */
 async function probePermission(key: string): Promise<Permission> {
   const headers = { authorization: `Bearer ${key}` };
@@ -103,7 +106,8 @@ function App() {
     );
   }
   const route = hash.replace(/^#\/?/, '').split('/')[0] || 'overview';
-  const screen = SCREENS.find((s) => s[0] === route) ?? SCREENS[0];
+  const screens = SCREENS.filter((s) => ctx.isAdmin || !ADMIN_ONLY.has(s[0]));
+  const screen = screens.find((s) => s[0] === route) ?? SCREENS[0];
   const Screen = screen[2];
   return (
     <SessionContext.Provider value={ctx}>
@@ -137,7 +141,7 @@ function App() {
         </button>
       </header>
       <nav class="side" aria-label="Screens">
-        {SCREENS.map(([id, label]) => (
+        {screens.map(([id, label]) => (
           <a key={id} href={`#/${id}`} aria-current={id === screen[0] ? 'page' : undefined}>
             {label}
           </a>
