@@ -10,6 +10,8 @@ export interface ConsoleAsset {
   readonly contentType: string;
   /** Strong ETag (content hash). */
   readonly etag: string;
+  /** The `?v=` the page asks for it with (the hash's first 8 characters): a new build, a new address. */
+  readonly version: string;
 }
 
 /** The console as served: its page, script and style sheet. */
@@ -22,10 +24,15 @@ export interface ConsoleBundle {
 const ENTRY = fileURLToPath(new URL('./src/main.tsx', import.meta.url));
 
 function asset(body: Buffer, contentType: string): ConsoleAsset {
-  return { body, gzip: gzipSync(body, { level: 9 }), contentType, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  const hash = createHash('sha256').update(body).digest('base64url');
+  return { body, gzip: gzipSync(body, { level: 9 }), contentType, etag: `"${hash.slice(0, 22)}"`, version: hash.slice(0, 8) };
 }
 
-/** The page: no inline script or style (the Content-Security-Policy forbids both). */
+/**
+ * The page: no inline script or style (the Content-Security-Policy forbids both). Its icon is
+ * an empty `data:` one (the policy's `img-src` allows `data:`), so the browser asks no
+ * `/favicon.ico` (a 404 on every load).
+ */
 function page(jsTag: string, cssTag: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -34,6 +41,7 @@ function page(jsTag: string, cssTag: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Tally console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css?v=${cssTag}">
 <script type="module" src="/console/app.js?v=${jsTag}"></script>
 </head>
@@ -70,6 +78,6 @@ export async function buildConsole(): Promise<ConsoleBundle> {
   };
   const js = asset(file('.js'), 'text/javascript; charset=utf-8');
   const css = asset(file('.css'), 'text/css; charset=utf-8');
-  const html = asset(Buffer.from(page(js.etag.slice(1, 9), css.etag.slice(1, 9))), 'text/html; charset=utf-8');
+  const html = asset(Buffer.from(page(js.version, css.version)), 'text/html; charset=utf-8');
   return { html, js, css };
 }

@@ -58,8 +58,15 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
 
   it('serves the page with a strict Content-Security-Policy and no outside request', async () => {
     const outside: string[] = [];
-    page.on('request', (r) => !r.url().startsWith(stack.baseUrl) && outside.push(r.url()));
+    const failed: string[] = [];
+    const cached: Record<string, string | undefined> = {};
+    page.on('request', (r) => !r.url().startsWith(stack.baseUrl) && !r.url().startsWith('data:') && outside.push(r.url()));
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+      if (/\/console\/app\.(js|css)\?v=/.test(r.url())) cached[new URL(r.url()).pathname] = r.headers()['cache-control'];
+    });
     const res = await page.goto(`${stack.baseUrl}/console`);
+    expect(res!.headers()['cache-control']).toBe('no-cache');
     expect(res!.status()).toBe(200);
     const csp = res!.headers()['content-security-policy']!;
     expect(csp).toBe(CONSOLE_CSP);
@@ -67,7 +74,11 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("style-src 'self'");
     await page.getByLabel('API key').waitFor();
+    await page.waitForLoadState('networkidle');
     expect(outside).toEqual([]);
+    // No 404 (a favicon) on load; the versioned script and style sheet cached as immutable.
+    expect(failed).toEqual([]);
+    expect(cached).toEqual({ '/console/app.js': 'public, max-age=31536000, immutable', '/console/app.css': 'public, max-age=31536000, immutable' });
   });
 
   it('refuses a bad key with the API message and request id, then signs in', async () => {

@@ -27,8 +27,17 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-cache',
 };
 
-function serve(a: ConsoleAsset, req: HttpRequest): HttpResponse {
+/** What a versioned script or style sheet is cached with: its address changes with its content. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * One asset. The page is `no-cache` (revalidated with its ETag each load); a script or style
+ * sheet asked for with its current `?v=` (the address the page names) is cached for a year as
+ * immutable, without it or with another version `no-cache`.
+ */
+function serve(a: ConsoleAsset, req: HttpRequest, versioned: boolean): HttpResponse {
   const headers: Record<string, string> = { ...SECURITY_HEADERS, etag: a.etag, vary: 'accept-encoding' };
+  if (versioned && req.query.get('v') === a.version) headers['cache-control'] = IMMUTABLE;
   if (req.headers['if-none-match'] === a.etag) return { status: 304, raw: '', headers };
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
   if (gzip) headers['content-encoding'] = 'gzip';
@@ -41,9 +50,9 @@ function serve(a: ConsoleAsset, req: HttpRequest): HttpResponse {
  * the tab's sessionStorage and sent as `Authorization: Bearer` to the API.
  */
 export function consoleRoutes(bundle: ConsoleBundle): Route[] {
-  const get = (path: string, a: ConsoleAsset, summary: string): Route => ({ method: 'GET', path, summary, handler: (req) => serve(a, req) });
+  const get = (path: string, a: ConsoleAsset, summary: string, versioned = true): Route => ({ method: 'GET', path, summary, handler: (req) => serve(a, req, versioned) });
   return [
-    get('/console', bundle.html, 'The console (HTML page)'),
+    get('/console', bundle.html, 'The console (HTML page)', false),
     get('/console/app.js', bundle.js, "The console's script"),
     get('/console/app.css', bundle.css, "The console's style sheet"),
   ];
