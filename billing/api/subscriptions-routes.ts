@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.ts';
 import { parseTimestamp } from '../../shared/time.ts';
 import {
@@ -11,8 +12,8 @@ import {
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { DEFAULT_NET_DAYS } from '../invoicing/config.ts';
 import { created, ok, type ApiDeps, type Endpoint } from './route.ts';
-import { SubscriptionCancel, SubscriptionChangePlan, SubscriptionCreate, SubscriptionCreateA, SubscriptionMove } from './schemas.ts';
-import { body, optionalBody } from './validate.ts';
+import { Id, SubscriptionCancel, SubscriptionChangePlan, SubscriptionCreate, SubscriptionCreateA, SubscriptionMove } from './schemas.ts';
+import { body, optionalBody, query } from './validate.ts';
 import { listOfA, listOfB, Subscription, SubscriptionEvent } from './response-schemas.ts';
 
 /** A date of the DateLike schema as a Date; an impossible one (2026-13-01) is a 400. */
@@ -24,6 +25,9 @@ function date(v: string | undefined, field = 'date'): Date | undefined {
   if (impossible) throw new AppError('validation_failed', `${field} is not a valid date`, { details: [{ path: field, message: `${field} is not a valid date` }] });
   return new Date(t);
 }
+
+/** The lists' filter: one account's subscriptions. */
+const SubscriptionQuery = Type.Object({ account_id: Type.Optional(Id) });
 
 const path = (action: string) => `/api/v1/subscription/:subscription_id/${action}`;
 
@@ -57,12 +61,12 @@ export function subscriptionEndpoints({ db, now = () => new Date(), invoicing }:
       method: 'GET',
       path: '/v1/subscriptions',
       capability: 'read',
-      query: [PageQueryA],
+      query: [PageQueryA, SubscriptionQuery],
       response: listOfA('subscriptions', Subscription),
-      summary: 'List subscriptions (limit/offset)',
+      summary: 'List subscriptions (limit/offset; filter account_id)',
       handle: async (req, p) => {
         const page = pageA(req);
-        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now());
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now(), query(req, SubscriptionQuery).account_id);
         return ok(listA('subscriptions', rows, total, page));
       },
     },
@@ -91,12 +95,12 @@ export function subscriptionEndpoints({ db, now = () => new Date(), invoicing }:
       method: 'GET',
       path: '/api/v1/subscription/all',
       capability: 'read',
-      query: [PageQueryB],
+      query: [PageQueryB, SubscriptionQuery],
       response: listOfB('subscriptions', Subscription),
-      summary: 'List subscriptions (skip/limit)',
+      summary: 'List subscriptions (skip/limit; filter account_id)',
       handle: async (req, p) => {
         const page = pageB(req);
-        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now());
+        const { rows, total } = await listSubscriptions(db, p.environmentId, page, now(), query(req, SubscriptionQuery).account_id);
         return ok(listB('subscriptions', rows, total, page));
       },
     },

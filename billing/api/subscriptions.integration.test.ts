@@ -145,6 +145,16 @@ describe('subscriptions (Family B)', () => {
     expect(page.body).toMatchObject({ skip: 1, limit: 1, total: all.body.total });
     expect(page.body.subscriptions[0].id).toBe(all.body.subscriptions[1].id);
     expect((await get('/api/v1/subscription/all?limit=101')).status).toBe(400);
+    // One account's, on both families; another account's list leaves it out.
+    const other = (await post('/api/v1/account/create', { name: 'other account' })).body.id;
+    const mine = all.body.subscriptions.filter((s: any) => s.account_id === accountId).map((s: any) => s.id);
+    expect(mine).toContain(sub.id);
+    for (const [path, key] of [['/api/v1/subscription/all?limit=100', 'subscriptions'], ['/v1/subscriptions?limit=100', 'subscriptions']] as const) {
+      const one = await get(`${path}&account_id=${accountId}`);
+      expect(one.body[key].map((s: any) => s.id), path).toEqual(mine);
+      expect(one.body.total).toBe(mine.length);
+      expect((await get(`${path}&account_id=${other}`)).body).toMatchObject({ total: 0, [key]: [] });
+    }
     const create = { account_id: accountId, rate_plan_id: planId };
     expect(await statuses(stack, 'POST', '/api/v1/subscription/create', [dev.readOnly, dev.sdk], create)).toEqual([403, 403]);
     expect(await statuses(stack, 'GET', '/api/v1/subscription/all', [dev.sdk, dev.readOnly])).toEqual([403, 200]);

@@ -202,8 +202,9 @@ export async function createSubscription(db: Db, environmentId: string, input: S
   });
 }
 
-export async function listSubscriptions(db: Db, environmentId: string, page: Page, now = new Date()) {
-  const q = db.selectFrom('subscriptions').where('environment_id', '=', environmentId);
+export async function listSubscriptions(db: Db, environmentId: string, page: Page, now = new Date(), accountId?: string) {
+  let q = db.selectFrom('subscriptions').where('environment_id', '=', environmentId);
+  if (accountId !== undefined) q = q.where('account_id', '=', accountId);
   const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
   const [ids, changes] = await Promise.all([instanceIds(db, rows.map((r) => r.id)), stateChanges(db, rows.map((r) => r.id))]);
   return { rows: rows.map((r) => subscriptionView(r, ids.get(r.id)!, changes.get(r.id)!, now)), total };

@@ -1636,7 +1636,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List subscriptions (skip/limit)
+         * List subscriptions (skip/limit; filter account_id)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getApiSubscriptionAll"];
@@ -2800,7 +2800,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List subscriptions (limit/offset)
+         * List subscriptions (limit/offset; filter account_id)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getSubscriptions"];
@@ -8108,6 +8108,7 @@ export interface operations {
     getApiSubscriptionAll: {
         parameters: {
             query?: {
+                account_id?: string;
                 limit?: number;
                 skip?: number;
             };
@@ -11352,6 +11353,7 @@ export interface operations {
     getSubscriptions: {
         parameters: {
             query?: {
+                account_id?: string;
                 limit?: number;
                 offset?: number;
             };

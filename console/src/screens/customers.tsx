@@ -145,13 +145,13 @@ export function Customers() {
         ) : null}
       </Panel>
       {shown ? <AccountView key={shown} accountId={shown} onChange={bump} onDeleted={() => (setShown(undefined), bump())} /> : null}
-      <Panel title="Subscriptions">
+      <Panel title={shown ? 'Subscriptions of the open account' : 'Subscriptions'}>
         <p class="muted">{EFFECTIVE_RULE}</p>
         <Paged
-          caption="Subscriptions"
-          deps={[version]}
+          caption={shown ? `Subscriptions of account ${shown}` : 'Subscriptions'}
+          deps={[version, shown]}
           load={async (skip, limit) => {
-            const r = await must(client.GET('/api/v1/subscription/all', { params: { query: { skip, limit } } }));
+            const r = await must(client.GET('/api/v1/subscription/all', { params: { query: { skip, limit, ...(shown ? { account_id: shown } : {}) } } }));
             return { items: r.subscriptions, total: r.total };
           }}
           columns={[
