@@ -257,11 +257,10 @@ describe('a replicated events stream on a 3-node NATS cluster', () => {
       `stream-replicas: killed sink consumer leader ${consumerLeader}; ${acknowledged.size} acknowledged; a new consumer leader ${electedAt - killedAt} ms after the kill, ` +
         `the sink pulling from it ${resumedAt - electedAt} ms after that; the sink had every message ${drainedMs} ms after the load stopped`,
     );
-    // The sink pulls from the new leader within seconds of the kill: its stall watch (5 s
-    // without a message while messages wait) plus the election; before the stall watch it
-    // waited two missed 15 s heartbeats (30 s and more). Bounded from the kill, not the
-    // election, whose moment the probe sees late on a loaded machine.
-    expect(resumedAt - killedAt).toBeLessThan(15_000);
+    // The sink pulls from the new leader within 5 s of its election (it waited two 15 s
+    // heartbeats before the stall watch). A fast election comes before the stall watch's
+    // 2 s without a message (TALLY_SINK_STALL_MS): with 5 s there, one CI run took 5.2 s.
+    expect(resumedAt - electedAt).toBeLessThan(5_000);
     expect(drainedMs).toBeLessThan(20_000);
     const stored = await actionCounts(s, agent.id);
     expect([...acknowledged].filter((id) => !stored.has(id))).toEqual([]);

@@ -37,7 +37,7 @@ const SinkEnv = Type.Object({
    * A pull that brings nothing for this long while the consumer reports messages waiting
    * is started again (a consumer leader lost in a NATS cluster leaves pulls unanswered).
    */
-  TALLY_SINK_STALL_MS: Type.Integer({ minimum: 1000, default: 5000 }),
+  TALLY_SINK_STALL_MS: Type.Integer({ minimum: 1000, default: 2000 }),
   /**
    * Rows handed to ClickHouse: `auto` a Native block into chDB (the engine's own layout, its
    * cheapest input) and TabSeparated text to a server; `tsv` text everywhere.
