@@ -302,6 +302,53 @@ describe('grants', () => {
     expect((await get(`/v1/reports/revenue?${thisMonth}`)).body).toMatchObject({ total: {}, invoice_count: 0 });
   });
 
+  it('voiding a purchase\'s grant voids its unpaid invoice (not payable after); a paid one is refunded instead (409)', async () => {
+    const acct = await account('Void purchase');
+    // Void the grant, then pay: the invoice went void with the grant.
+    const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '50' })).body;
+    let res = await post(`/v1/credits/grants/${g.id}/void`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ status: 'void', remaining: '0.00' });
+    expect(await full(g.invoice_id)).toMatchObject({ status: 'void' });
+    res = await post(`/v1/invoices/${g.invoice_id}/pay`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    // Usable at once: what was left leaves with a void entry naming the purchase invoice.
+    const now = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '20', usable: 'immediately' })).body;
+    expect((await post(`/api/v1/credit/grants/${now.id}/void`, { reason: 'wrong account' })).status).toBe(200);
+    expect(await full(now.invoice_id)).toMatchObject({ status: 'void' });
+    expect((await entries(`grant_id=${now.id}`)).map((e) => [e.type, e.amount, e.invoice_id])).toEqual([['grant', '20.00', null], ['void', '-20.00', now.invoice_id]]);
+    // Pay, then void the grant: 409 naming the refund; the credit stays and is refundable.
+    const paid = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '30' })).body;
+    expect((await post(`/v1/invoices/${paid.invoice_id}/pay`, {})).status).toBe(200);
+    res = await post(`/v1/credits/grants/${paid.id}/void`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error.message).toContain('refund');
+    expect((await get(`/v1/credits/grants/${paid.id}`)).body).toMatchObject({ status: 'active', remaining: '30.00' });
+    expect((await post('/v1/credits/refunds', { grant_id: paid.id, amount: '30', reason: 'cancelled' })).status).toBe(201);
+    // A grant voided before this rule (its invoice left unpaid) cannot be paid for either.
+    const old = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '5' })).body;
+    await stack.tally.db!.updateTable('credit_grants').set({ voided_at: new Date(clockMs) }).where('id', '=', old.id).execute();
+    res = await post(`/v1/invoices/${old.invoice_id}/pay`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(await full(old.invoice_id)).toMatchObject({ status: 'finalized' });
+    expect(await balance(acct)).toMatchObject({ granted: '50.00', adjusted: '-30.00', voided: '20.00', available: '0.00' });
+  });
+
+  it('paying, voiding the purchase invoice and voiding its grant at once: never a paid invoice with a void grant', async () => {
+    const acct = await account('Void race');
+    for (let run = 0; run < 6; run++) {
+      const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '50' })).body;
+      const racers = [() => post(`/v1/invoices/${g.invoice_id}/pay`, {}), () => post(`/v1/credits/grants/${g.id}/void`, {}), () => post(`/api/v1/invoice/invoices/${g.invoice_id}/void`)];
+      if (run % 2) racers.reverse();
+      const answers = await Promise.all(racers.map((r) => r()));
+      for (const a of answers) expect([200, 409], JSON.stringify(a.body)).toContain(a.status);
+      const invoice = await full(g.invoice_id);
+      const grant = (await get(`/v1/credits/grants/${g.id}`)).body;
+      if (invoice.status === 'paid') expect(grant).toMatchObject({ status: 'active', remaining: '50.00' });
+      else expect([invoice.status, grant.status]).toEqual(['void', 'void']);
+    }
+  });
+
   it('void a remainder, adjust by hand with a reason; the ledger lists every move, filtered and paged', async () => {
     const acct = await account('Moves');
     const g = (await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '40' })).body.id;

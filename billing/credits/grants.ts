@@ -26,6 +26,7 @@ import { creditsEventData } from '../webhooks/payloads.ts';
 import { remainingOf } from './invoice-credits.ts';
 import { creditAmount, MAX_CREDIT_AMOUNT } from './money-input.ts';
 import { issuePurchaseInvoice } from './purchase-invoice.ts';
+import { markBalance } from './watch.ts';
 
 type Tx = Transaction<Database>;
 export type GrantRow = Selectable<CreditGrantsTable>;
@@ -303,7 +304,9 @@ export async function grantEntry(tx: Tx, grant: GrantRow, now: Date): Promise<vo
 /** The purchase invoice `invoiceId` was paid: its `on_payment` grant becomes usable (called in the payment's transaction). */
 export async function grantPaidPurchase(tx: Tx, invoiceId: string, now: Date): Promise<void> {
   const grant = await tx.selectFrom('credit_grants').selectAll().where('invoice_id', '=', invoiceId).forUpdate().executeTakeFirst();
-  if (grant && grant.usable === 'on_payment' && grant.voided_at === null) await grantEntry(tx, grant, now);
+  // A purchase whose grant is void is not paid: the customer would pay for nothing (voiding the grant voids an unpaid purchase invoice with it).
+  if (grant?.voided_at) throw new AppError('conflict', `invoice ${invoiceId} is the purchase of credit grant ${grant.id}, which is void: it cannot be paid; void the invoice`);
+  if (grant && grant.usable === 'on_payment') await grantEntry(tx, grant, now);
 }
 
 /**
@@ -317,7 +320,8 @@ export async function voidUnpaidPurchase(tx: Tx, invoiceId: string, now: Date): 
   const grant = await tx.selectFrom('credit_grants').selectAll().where('invoice_id', '=', invoiceId).forUpdate().executeTakeFirst();
   if (grant && grant.voided_at === null) {
     await tx.updateTable('credit_grants').set({ voided_at: now, void_reason: reason }).where('id', '=', grant.id).execute();
-    if (grant.usable_at !== null) await voidEntry(tx, grant, null, null, reason, null, now);
+    if (grant.usable_at !== null) await voidEntry(tx, grant, null, invoiceId, reason, null, now);
+    await markBalance(tx, grant.environment_id, grant.account_id, grant.currency);
   }
   const parts = await tx
     .selectFrom('commitment_installments as i')
@@ -447,16 +451,33 @@ export async function listGrants(db: Db, environmentId: string, filter: GrantFil
 
 /**
  * Voids what is left of a grant: a `void` entry of its remainder (what drafts hold stays
- * theirs and burns when they are issued; later releases leave again at once). An unpaid
- * purchase is voided with its grant only by voiding its invoice. 409 when already void.
+ * theirs and burns when they are issued; later releases leave again at once). A purchase
+ * (a paid grant with an invoice of its own) is voided with its invoice while that is unpaid,
+ * so nobody pays for credit that is gone; once paid, it is refunded instead (409). 409 when
+ * already void.
+ *
+ * TRICKY: the purchase invoice is locked before the grant, the order in which paying or
+ * voiding that invoice takes them (store.ts moveInvoice, then {@link grantPaidPurchase}),
+ * so a payment and this void serialize, without deadlock, in either order: paid first,
+ * this is a 409; voided first, the payment finds a void invoice (409).
  */
 export async function voidGrant(db: Db, environmentId: string, id: string, reason: string | null, actor: Actor): Promise<GrantView> {
   await db.transaction().execute(async (tx) => {
-    const g = await tx.selectFrom('credit_grants').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).forUpdate().executeTakeFirst();
-    if (!g) throw notFound('credit grant', id);
+    const ref = await tx.selectFrom('credit_grants').select('invoice_id').where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+    if (!ref) throw notFound('credit grant', id);
+    const purchase = ref.invoice_id ? await tx.selectFrom('invoices').select(['id', 'number', 'status']).where('id', '=', ref.invoice_id).forUpdate().executeTakeFirstOrThrow() : undefined;
+    const g = await tx.selectFrom('credit_grants').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
     if (g.voided_at) throw new AppError('conflict', `credit grant ${id} is already void`);
+    if (purchase?.status === 'paid') {
+      throw new AppError('conflict', `credit grant ${id} is paid for (its purchase invoice ${purchase.number ?? purchase.id} is paid): it is not voided; refund what is left of it instead (POST /v1/credits/refunds or /api/v1/credit/refunds/create)`);
+    }
+    if (purchase && (purchase.status === 'draft' || purchase.status === 'finalized')) {
+      await tx.updateTable('invoices').set({ status: 'void', voided_at: actor.now, updated_at: new Date() }).where('id', '=', purchase.id).execute();
+    }
     await tx.updateTable('credit_grants').set({ voided_at: actor.now, void_reason: reason }).where('id', '=', id).execute();
-    await voidEntry(tx, g, null, null, reason, actor.createdBy, actor.now);
+    await voidEntry(tx, g, null, purchase?.id ?? null, reason, actor.createdBy, actor.now);
+    // The watch looks at the balance even when no entry was written (drafts hold all that was left).
+    await markBalance(tx, g.environment_id, g.account_id, g.currency);
   });
   return getGrant(db, environmentId, id, actor.now);
 }
