@@ -76,6 +76,12 @@ export interface LiveCharge {
   /** Charges after discounts so far, decimal text. */
   total: string;
   lines: readonly CreditableLine[];
+  /**
+   * The grants the period's draft (superseded by this live figure) holds: one voided since
+   * stays usable by this period for what is left of it, as re-generating the draft would
+   * keep it (invoice-credits.ts `heldBefore`), and no other period may use it.
+   */
+  kept_grants?: readonly string[];
 }
 
 /** The open periods of the account in this currency, in the order their invoices take credit, and its grants. */
@@ -101,7 +107,7 @@ export function liveCoveredByGrant(live: LiveInput, left: ReadonlyMap<string, De
   const covered = new Map<string, Dec>();
   for (const c of live.charges) {
     const usable: UsableGrant[] = live.grants
-      .filter((g) => usableOn(g, c.period_end, c.subscription_id ?? null))
+      .filter((g) => usableOn(g, c.period_end, c.subscription_id ?? null, c.kept_grants?.includes(g.id) ?? false))
       .map((g) => ({ id: g.id, priority: g.priority, expires_at: g.expires_at, created_at: g.created_at, scope: g.scope, remaining: (remaining.get(g.id) ?? new Dec(0)).toFixed() }))
       .filter((g) => new Dec(g.remaining).gt(0));
     for (const a of allocateCredits(c.total, c.lines, usable)) {
@@ -115,7 +121,10 @@ export function liveCoveredByGrant(live: LiveInput, left: ReadonlyMap<string, De
 /**
  * The balance at `at`. `held` maps grant ids to what drafts hold of them now. Invariant
  * (tested on random histories): available + held = (sum of the entries up to `at`) -
- * what is left (not held) of grants voided or past expiry.
+ * what is left (not held) of grants voided or past expiry. A voided grant that the open
+ * period's draft held keeps paying that period in the live figure (`kept_grants`): what
+ * the live figure takes of it is `pending_covered`, not voided, so `available` is the same
+ * before and after that draft is issued.
  *
  * With `counted` (an agent's own balance), `available` counts only those grants: what is
  * left of each (not held, not closed) less what it would pay of the open periods; the
@@ -133,24 +142,29 @@ export function balanceAt(currency: string, grants: readonly BalanceGrant[], ent
   let computedVoid = new Dec(0);
   let heldTotal = new Dec(0);
   const open = new Map<string, Dec>();
-  const closed = new Set<string>();
   for (const g of grants) {
     // Drafts hold now; at an earlier instant they held at most what the grant had then.
     const had = Dec.max(perGrant.get(g.id) ?? new Dec(0), 0);
     const h = Dec.min(new Dec(held.get(g.id) ?? 0), had);
     heldTotal = heldTotal.plus(h);
     const left = had.minus(h);
-    if (left.lte(0)) continue;
-    open.set(g.id, left);
+    if (left.gt(0)) open.set(g.id, left);
+  }
+  const coveredBy = live ? liveCoveredByGrant(live, open) : new Map<string, Dec>();
+  const closed = new Set<string>();
+  for (const g of grants) {
+    const left = open.get(g.id);
+    if (!left) continue;
     // A closed grant gives nothing more: what is left of it (a draft that shrank after the
-    // void or the expiry entry) counts as voided or expired, never as available.
-    if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(left);
-    else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(left);
+    // void or the expiry entry) counts as voided or expired, never as available, except
+    // what the open period whose draft held it takes of it (live: `pending_covered`).
+    const gone = left.minus(coveredBy.get(g.id) ?? 0);
+    if (g.voided_at && g.voided_at <= at) computedVoid = computedVoid.plus(gone);
+    else if (g.expires_at && g.expires_at <= at) computedExpiry = computedExpiry.plus(gone);
     else continue;
     closed.add(g.id);
   }
   const f = (d: Dec) => formatMoney(d, currency);
-  const coveredBy = live ? liveCoveredByGrant(live, open) : new Map<string, Dec>();
   const covered = [...coveredBy.values()].reduce((s, d) => s.plus(d), new Dec(0));
   const pending = live ? live.charges.reduce((s, c) => s.plus(c.total), new Dec(0)) : null;
   const expired = sum.expiry.neg().plus(computedExpiry);

@@ -131,11 +131,12 @@ export async function accountBalances(
   const superseded = new Set((open ?? []).map((o) => o.draft_invoice_id).filter((id) => id !== null));
   const heldMap = new Map<string, string>();
   for (const h of heldRows) if (!superseded.has(h.invoice_id)) heldMap.set(h.grant_id, new Dec(heldMap.get(h.grant_id) ?? 0).plus(h.amount).toFixed());
+  const keptBy = (draftId: string | null) => (draftId ? heldRows.filter((h) => h.invoice_id === draftId).map((h) => h.grant_id) : []);
   const currencies = [...new Set(grants.map((g) => g.currency))].sort();
   return currencies.map((c) => {
     const mine = grants.filter((g) => g.currency === c);
     const live: LiveInput | undefined = open && {
-      charges: open.filter((o) => o.currency === c).map((o) => ({ period_end: new Date(o.period.end), subscription_id: o.subscription_id, total: o.total, lines: o.lines })),
+      charges: open.filter((o) => o.currency === c).map((o) => ({ period_end: new Date(o.period.end), subscription_id: o.subscription_id, total: o.total, lines: o.lines, kept_grants: keptBy(o.draft_invoice_id) })),
       grants: mine,
     };
     return balanceAt(

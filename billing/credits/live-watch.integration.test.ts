@@ -14,6 +14,7 @@ import { createInvoicing } from '../invoicing/index.ts';
 import { schedulerTick } from '../invoicing/scheduler.ts';
 import { watchDeps } from '../live/open-period.ts';
 import { watchBalances } from './watch.ts';
+import { measure } from '../limits/evaluator.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -29,16 +30,16 @@ async function ok201(path: string, body: unknown) {
   return res.body.id as string;
 }
 
-/** An account with an agent, a subscription listing it (active since October 1) and a free grant of 10.00. */
-async function account(name: string) {
+/** An account with an agent, a subscription listing it (active since October 1) and a free grant of 10.00 (none with `withGrant` false). */
+async function account(name: string, withGrant = true) {
   const acct = await ok201('/v1/accounts', { name });
   const agent = await createAgent(stack, 'development', { accountId: acct });
   const sub = await ok201('/v1/subscriptions', { account_id: acct, rate_plan_id: plan, agent_instance_ids: [agent.id] });
   const from = new Date('2026-10-01T00:00:00Z');
   await stack.tally.db!.updateTable('subscription_events').set({ effective_at: from }).where('subscription_id', '=', sub).execute();
   await stack.tally.db!.updateTable('subscriptions').set({ contract_effective_date: from }).where('id', '=', sub).execute();
-  await ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10.00', effective_at: '2026-10-01' });
-  return { acct, agent: agent.id };
+  if (withGrant) await ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10.00', effective_at: '2026-10-01' });
+  return { acct, agent: agent.id, secret: agent.secret, sub };
 }
 
 let seq = 0;
@@ -124,3 +125,77 @@ describe('alerts and threshold top-ups on live usage', () => {
 });
 
 const put = (acct: string, body: unknown) => call(stack, 'PUT', `/v1/accounts/${acct}/credits/settings`, { key: dev.admin, body });
+
+describe('voiding a grant the open period\'s draft holds', () => {
+  const freeGrant = (acct: string, amount: string, priority: number) => ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount, priority, effective_at: '2026-10-01' });
+  const generate = async (acct: string) => {
+    const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.invoices[0];
+  };
+  /** Every reader of the available balance: the balance (both families), the agent's own, the spend limit's measure, and the grant list (granted - burned - voided = remaining + held). */
+  async function readers(acct: string, secret: string, limitId: string) {
+    const a = await live(acct);
+    const b = ((await get(`/api/v1/account/${acct}/credit-balance`)).body.balances as any[]).find((x) => x.currency === 'USD');
+    const agent = (await call(stack, 'GET', '/v1/agents/me/credit-balance', { headers: { 'x-agent-secret': secret } })).body.balances[0].available;
+    const inv = createInvoicing({ db: stack.tally.db!, usage: stack.tally.usage!, config: parseInvoicingConfig({}), now: () => new Date(clockMs) });
+    const row = await stack.tally.db!.selectFrom('spend_limits').selectAll().where('id', '=', limitId).executeTakeFirstOrThrow();
+    const limit = (await measure(inv, row, new Date(clockMs))).current;
+    const grants = (await get(`/v1/credits/grants?account_id=${acct}&limit=100`)).body.grants as any[];
+    const kept = grants.reduce((s, g) => s + Number(g.remaining) + Number(g.held), 0).toFixed(2);
+    const ledger = (Number(a.granted) + Number(a.adjusted) - Number(a.burned) - Number(a.expired) - Number(a.voided)).toFixed(2);
+    return { available: [a.available, b.available, agent, limit], kept: [kept, ledger], a };
+  }
+
+  it('keeps the draft\'s hold of it in the live figure: available is the same before and after the draft is finalized, for every reader', async () => {
+    const { acct, agent, secret } = await account('Void held live', false);
+    const g = await freeGrant(acct, '8', 1);
+    await freeGrant(acct, '5', 90);
+    const limit = await ok201('/v1/limits', { scope: 'account', account_id: acct, metric: 'available_balance', currency: 'USD', value: '0', action: 'block' });
+    expect((await put(acct, { currency: 'USD', low_balance_threshold: '3.00' })).status).toBe(200);
+    await actions(agent, 3);
+    await waitFor(() => live(acct), (b) => b?.pending === '3.00');
+    const draft = await generate(acct);
+    expect(draft).toMatchObject({ status: 'draft', credits_applied: '3.00' });
+    await actions(agent, 1);
+    await waitFor(() => live(acct), (b) => b?.pending === '4.00');
+    expect((await readers(acct, secret, limit)).available).toEqual(['9.00', '9.00', '9.00', '9.00']);
+    // The void takes what the draft does not hold (5.00); the draft keeps its 3.00 and the open period uses it first.
+    expect((await post(`/v1/credits/grants/${g}/void`, {})).body).toMatchObject({ status: 'void', remaining: '0.00', held: '3.00' });
+    let r = await readers(acct, secret, limit);
+    expect(r.a).toMatchObject({ granted: '13.00', voided: '5.00', held: '0.00', pending: '4.00', pending_covered: '4.00', available: '4.00' });
+    expect(r.available).toEqual(['4.00', '4.00', '4.00', '4.00']);
+    expect(r.kept[0]).toBe(r.kept[1]);
+    // 4.00 is above the 3.00 line: the watch (which the void woke) sends nothing.
+    await everyWatchAgain();
+    expect(await events('credits.balance_low', acct)).toEqual([]);
+    // Finalized: what it held of the void grant burns; nothing else changed, so neither does available.
+    expect((await post(`/api/v1/invoice/invoices/${draft.id}/finalize`)).status).toBe(200);
+    r = await readers(acct, secret, limit);
+    expect(r.a).toMatchObject({ burned: '4.00', voided: '5.00', held: '0.00', pending: '0.00', available: '4.00' });
+    expect(r.available).toEqual(['4.00', '4.00', '4.00', '4.00']);
+    expect(r.kept[0]).toBe(r.kept[1]);
+  });
+
+  it('a void that lowers the available balance wakes the watch: balance_low and a threshold top-up, once, at the figure the balance shows', async () => {
+    const { acct, agent } = await account('Void crosses', false);
+    const g = await freeGrant(acct, '20', 1);
+    await freeGrant(acct, '50', 90);
+    expect((await put(acct, { currency: 'USD', low_balance_threshold: '55.00' })).status).toBe(200);
+    const rule = await ok201('/v1/credits/topups', { account_id: acct, currency: 'USD', type: 'threshold', threshold: '55', target_balance: '100', kind: 'free' });
+    await actions(agent, 5);
+    await waitFor(() => live(acct), (b) => b?.pending === '5.00');
+    await generate(acct);
+    await everyWatchAgain();
+    expect(await events('credits.balance_low', acct)).toEqual([]);
+    // Void: 15.00 leaves (the draft keeps 5.00): available 65.00 -> 50.00, below 55.00.
+    expect((await post(`/v1/credits/grants/${g}/void`, {})).status).toBe(200);
+    const low = await events('credits.balance_low', acct);
+    expect(low.map((e) => [e.data.available, e.data.crossing])).toEqual([['50.00', 1]]);
+    expect((await topupGrants(acct)).map((t) => [t.amount, t.metadata.topup_id])).toEqual([['50.00', rule]]);
+    await everyWatchAgain();
+    expect(await events('credits.balance_low', acct)).toHaveLength(1);
+    expect(await topupGrants(acct)).toHaveLength(1);
+    expect(await live(acct)).toMatchObject({ voided: '15.00', pending_covered: '5.00', available: '100.00' });
+  });
+});
