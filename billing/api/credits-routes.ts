@@ -113,14 +113,13 @@ function idempotencyKey(req: HttpRequest): string | null {
 
 function entryFilter(req: HttpRequest): EntryFilter {
   const q = query(req, EntryQuery);
-  return {
-    account_id: q.account_id,
-    grant_id: q.grant_id,
-    invoice_id: q.invoice_id,
-    type: q.type as EntryFilter['type'],
-    from: q.from ? date(q.from, 'from') : undefined,
-    to: q.to ? date(q.to, 'to') : undefined,
-  };
+  const from = q.from ? date(q.from, 'from') : undefined;
+  const to = q.to ? date(q.to, 'to') : undefined;
+  if (from && to && from > to) {
+    const message = `to (${to.toISOString()}) must not be before from (${from.toISOString()})`;
+    throw new AppError('validation_failed', message, { details: [{ path: 'to', message }] });
+  }
+  return { account_id: q.account_id, grant_id: q.grant_id, invoice_id: q.invoice_id, type: q.type as EntryFilter['type'], from, to };
 }
 
 /**

@@ -299,7 +299,7 @@ export const Invoice = Type.Object(
     total: Decimal,
     amount: Type.String({ description: 'the same as total' }),
     credits_applied: Type.String({ description: 'prepaid credits applied (the sum of the credits_applied lines, as a positive amount; docs/credits.md, Credits)' }),
-    amount_due: Type.String({ description: 'total - credits_applied - payment_applied: what the customer owes, never below zero' }),
+    amount_due: Type.String({ description: 'total - credits_applied - payment_applied: what the customer owes, never below zero; 0 on a void invoice' }),
     payment_applied: Type.String({ description: 'a correction’s replacement: what the payment of the corrected invoice settles of it (docs/credits.md, Credits)' }),
     issue_date: Time,
     due_date: Time,

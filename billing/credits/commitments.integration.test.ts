@@ -233,7 +233,10 @@ describe('installments', () => {
     // November's invoice draws on it; cancelled from December 16, the last installment is invoiced at once.
     expect(await bill(c.account, '2026-11')).toMatchObject({ total: '100.00', credits_applied: '100.00', amount_due: '0.00' });
     clock = at('2026-12-10T00:00:00Z');
+    expect((await terms(c.id))[0].renews).toBe(true);
     await ok(post(`/api/v1/subscription/${c.id}/cancel`, { cancel_date: '2026-12-16', reason: 'moving on' }), 200);
+    // The term does not renew any more, and says so.
+    expect((await terms(c.id))[0].renews).toBe(false);
     const third = (await terms(c.id))[0].installments[2];
     const last = await invoice(third.invoice_id);
     expect(last).toMatchObject({ total: '333.34', issue_date: '2026-12-10T00:00:00.000Z' });
@@ -311,6 +314,7 @@ describe('voids and renewals (issue 31 defects)', () => {
     const c = await subscribe(p.id);
     const [term] = c.sub.commitment_terms;
     await ok(post(`/v1/credits/grants/${term.grant_id}/void`, { reason: 'deal off' }), 200);
+    expect((await terms(c.id))[0].renews).toBe(false);
     clock = at('2027-02-01T01:00:00Z');
     await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
     const after = await terms(c.id);
@@ -328,6 +332,8 @@ describe('voids and renewals (issue 31 defects)', () => {
     expect(correct.status).toBe(409);
     expect(correct.body.error.message).toMatch(/void it while unpaid/);
     await voidInvoice(first);
+    // A void invoice owes nothing.
+    expect(await invoice(first)).toMatchObject({ status: 'void', total: '333.33', amount_due: '0.00' });
     expect((await get(`/v1/credits/grants/${term.grant_id}`)).body).toMatchObject({ status: 'active', remaining: '666.67' });
     const voids = (await get(`/v1/credits/entries?grant_id=${term.grant_id}&type=void`)).body.entries;
     expect(voids.map((e: any) => [e.amount, e.invoice_id])).toEqual([['-333.33', first]]);
@@ -342,11 +348,13 @@ describe('voids and renewals (issue 31 defects)', () => {
     const p = await plan('cancel later', 'USD', '100', { amount: '300', term_months: 3, installments: 3 });
     const c = await subscribe(p.id);
     await ok(post(`/api/v1/subscription/${c.id}/cancel`, { cancel_date: '2027-03-15' }), 200);
+    expect((await terms(c.id))[0].renews).toBe(true);
     clock = at('2027-02-01T01:00:00Z');
     await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
     const [, second] = await terms(c.id);
     expect(second).toMatchObject({ term: 2, starts_at: '2027-02-01T00:00:00.000Z' });
     expect(second.installments.map((i: any) => i.invoice_id !== null)).toEqual([true, true, true]);
+    expect(second.renews).toBe(false);
     clock = at('2027-05-01T01:00:00Z');
     await advanceCommitments(stack.tally.db!, new Date(clock), netDays);
     expect(await terms(c.id)).toHaveLength(2);

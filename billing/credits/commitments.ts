@@ -196,7 +196,7 @@ export async function advanceCommitments(db: Db, now: Date, netDays: number): Pr
  * ends the term), and the subscription is active or paused at the term's end by its
  * recorded changes (a cancel dated later does not stop it).
  */
-async function renewsAt(tx: Tx, t: { subscription_id: string; ends_at: Date; renews: boolean; grant_id: string }): Promise<boolean> {
+async function renewsAt(tx: Db | Tx, t: { subscription_id: string; ends_at: Date; renews: boolean; grant_id: string }): Promise<boolean> {
   if (!t.renews) return false;
   const grant = await tx.selectFrom('credit_grants').select('voided_at').where('id', '=', t.grant_id).executeTakeFirstOrThrow();
   if (grant.voided_at !== null) return false;
@@ -205,19 +205,25 @@ async function renewsAt(tx: Tx, t: { subscription_id: string; ends_at: Date; ren
   return status === 'active' || status === 'paused';
 }
 
-/** The terms of a subscription's commitment with their installments, as both families show them. */
+/**
+ * The terms of a subscription's commitment with their installments, as both families show
+ * them. `renews` is whether the term renews at its end by what is recorded now
+ * ({@link renewsAt}): false once the subscription is cancelled before the term's end or
+ * the term's grant is void, whatever the commitment said.
+ */
 export async function commitmentTerms(db: Db | Tx, subscriptionId: string) {
   const terms = await db.selectFrom('commitment_terms').selectAll().where('subscription_id', '=', subscriptionId).orderBy('term').execute();
   if (terms.length === 0) return [];
   const parts = await db.selectFrom('commitment_installments').selectAll().where('term_id', 'in', terms.map((t) => t.id)).orderBy('n').execute();
-  return terms.map((t) => ({
+  const renews = await Promise.all(terms.map((t) => renewsAt(db, t)));
+  return terms.map((t, i) => ({
     term: t.term,
     starts_at: t.starts_at.toISOString(),
     ends_at: t.ends_at.toISOString(),
     amount: formatMoney(new Dec(t.amount), t.currency),
     currency: t.currency,
     grant_id: t.grant_id,
-    renews: t.renews,
+    renews: renews[i]!,
     installments: parts.filter((p) => p.term_id === t.id).map((p) => ({ n: p.n, due_at: p.due_at.toISOString(), amount: formatMoney(new Dec(p.amount), t.currency), invoice_id: p.invoice_id })),
   }));
 }

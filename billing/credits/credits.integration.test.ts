@@ -317,6 +317,10 @@ describe('grants', () => {
     expect((await post(`/api/v1/credit/grants/${now.id}/void`, { reason: 'wrong account' })).status).toBe(200);
     expect(await full(now.invoice_id)).toMatchObject({ status: 'void' });
     expect((await entries(`grant_id=${now.id}`)).map((e) => [e.type, e.amount, e.invoice_id])).toEqual([['grant', '20.00', null], ['void', '-20.00', now.invoice_id]]);
+    // So does voiding the purchase invoice itself, as an installment's void does.
+    const viaInvoice = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '3', usable: 'immediately' })).body;
+    expect((await post(`/api/v1/invoice/invoices/${viaInvoice.invoice_id}/void`)).status).toBe(200);
+    expect((await entries(`grant_id=${viaInvoice.id}`)).map((e) => [e.type, e.amount, e.invoice_id])).toEqual([['grant', '3.00', null], ['void', '-3.00', viaInvoice.invoice_id]]);
     // Pay, then void the grant: 409 naming the refund; the credit stays and is refundable.
     const paid = (await grantA({ account_id: acct, currency: 'USD', kind: 'paid', amount: '30' })).body;
     expect((await post(`/v1/invoices/${paid.invoice_id}/pay`, {})).status).toBe(200);
@@ -331,7 +335,7 @@ describe('grants', () => {
     res = await post(`/v1/invoices/${old.invoice_id}/pay`, {});
     expect(res.status, JSON.stringify(res.body)).toBe(409);
     expect(await full(old.invoice_id)).toMatchObject({ status: 'finalized' });
-    expect(await balance(acct)).toMatchObject({ granted: '50.00', adjusted: '-30.00', voided: '20.00', available: '0.00' });
+    expect(await balance(acct)).toMatchObject({ granted: '53.00', adjusted: '-30.00', voided: '23.00', available: '0.00' });
   });
 
   it('paying, voiding the purchase invoice and voiding its grant at once: never a paid invoice with a void grant', async () => {
@@ -347,6 +351,16 @@ describe('grants', () => {
       if (invoice.status === 'paid') expect(grant).toMatchObject({ status: 'active', remaining: '50.00' });
       else expect([invoice.status, grant.status]).toEqual(['void', 'void']);
     }
+  });
+
+  it('a grant created already expired has nothing remaining, before and after its expiry entry is written', async () => {
+    const acct = await account('Born expired');
+    const res = await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '10', expires_at: '2026-11-01' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ status: 'expired', remaining: '0.00', held: '0.00' });
+    expect(await balance(acct)).toMatchObject({ granted: '10.00', expired: '10.00', available: '0.00' });
+    await expireGrants(stack.tally.db!, new Date(clockMs));
+    expect((await get(`/v1/credits/grants/${res.body.id}`)).body).toMatchObject({ status: 'expired', remaining: '0.00' });
   });
 
   it('void a remainder, adjust by hand with a reason; the ledger lists every move, filtered and paged', async () => {
@@ -368,6 +382,9 @@ describe('grants', () => {
     expect((await entries(`account_id=${acct}&type=void`)).map((e) => e.amount)).toEqual(['-24.75']);
     expect(await balance(acct)).toMatchObject({ granted: '40.00', adjusted: '-15.25', voided: '24.75', available: '0.00' });
     expect((await get(`/v1/credits/entries?type=nope`)).status).toBe(400);
+    const reversed = await get(`/api/v1/credit/entries?account_id=${acct}&from=2026-12-02&to=2026-12-01`);
+    expect(reversed.status, JSON.stringify(reversed.body)).toBe(400);
+    expect(reversed.body.error.details.map((d: any) => d.path)).toEqual(['to']);
     expect((await get(`/v1/accounts/acct_nope/credits/balance`)).status).toBe(404);
   });
 

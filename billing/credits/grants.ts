@@ -365,7 +365,7 @@ export interface GrantView {
   usable_at: string | null;
   invoice_id: string | null;
   status: 'pending_payment' | 'active' | 'depleted' | 'expired' | 'void';
-  /** Left to burn: entries summed, less what draft invoices hold. */
+  /** Left to burn: entries summed, less what draft invoices hold; 0 once void or expired (the balance counts the rest as voided or expired). */
   remaining: string;
   /** Held by draft invoices (burned when they are issued). */
   held: string;
@@ -402,7 +402,8 @@ function grantView(g: GrantRow, remaining: Dec, held: Dec, now: Date): GrantView
     usable_at: iso(g.usable_at),
     invoice_id: g.invoice_id,
     status,
-    remaining: formatMoney(Dec.max(remaining, 0), g.currency),
+    // A closed grant has nothing left to burn, whether or not its void or expiry entry is written yet.
+    remaining: formatMoney(status === 'void' || status === 'expired' ? new Dec(0) : Dec.max(remaining, 0), g.currency),
     held: formatMoney(held, g.currency),
     voided_at: iso(g.voided_at),
     void_reason: g.void_reason,
@@ -581,6 +582,8 @@ export async function creditOverpayment(tx: Tx, invoice: { id: string; number: s
     scope: null,
     metadata: { source: 'overpayment', corrected_invoice_id: invoice.id, replacement_invoice_id: replacementId },
     usable_at: now,
+    // What was paid for it: its amount (refunds pay back at that price).
+    price: amount,
   });
   const entry = await tx
     .insertInto('credit_entries')
@@ -594,7 +597,7 @@ export async function creditOverpayment(tx: Tx, invoice: { id: string; number: s
 /** A paid grant Tally writes itself (an overpayment, a prepaid commitment's term): usable at once, no purchase invoice, no idempotency key. */
 export async function insertSystemGrant(
   tx: Tx,
-  g: { environment_id: string; account_id: string; currency: string; amount: string; priority: number; effective_at: Date; expires_at: Date | null; scope: CreditScope | null; metadata: Record<string, unknown>; usable_at: Date | null },
+  g: { environment_id: string; account_id: string; currency: string; amount: string; priority: number; effective_at: Date; expires_at: Date | null; scope: CreditScope | null; metadata: Record<string, unknown>; usable_at: Date | null; price?: string },
 ): Promise<GrantRow> {
   return tx
     .insertInto('credit_grants')
@@ -602,7 +605,7 @@ export async function insertSystemGrant(
       id: newId('cgr'),
       ...g,
       kind: 'paid',
-      price: null,
+      price: g.price ?? null,
       scope: g.scope ? JSON.stringify(g.scope) : null,
       metadata: JSON.stringify(g.metadata),
       usable: 'immediately',

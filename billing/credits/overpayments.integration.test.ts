@@ -98,7 +98,7 @@ describe('correcting a paid invoice', () => {
     expect(ledger.map((e) => [e.type, e.amount, e.invoice_id])).toEqual([['overpayment', '40.00', original.id]]);
     expect(ledger[0].reason).toContain(res.invoice.id);
     const grant = (await get(`/v1/credits/grants/${ledger[0].grant_id}`)).body;
-    expect(grant).toMatchObject({ kind: 'paid', amount: '40.00', status: 'active', remaining: '40.00', metadata: { source: 'overpayment', corrected_invoice_id: original.id, replacement_invoice_id: res.invoice.id } });
+    expect(grant).toMatchObject({ kind: 'paid', amount: '40.00', price: '40.00', status: 'active', remaining: '40.00', metadata: { source: 'overpayment', corrected_invoice_id: original.id, replacement_invoice_id: res.invoice.id } });
     expect(await balance(acct, 'USD')).toMatchObject({ granted: '40.00', available: '40.00' });
     // The replacement's events: created (its amount due after the payment), then paid.
     const events = await stack.tally.db!.selectFrom('webhook_events').select(['event', 'body']).where('body', 'like', `%${res.invoice.id}%`).orderBy('created_at').orderBy('id').execute();

@@ -244,7 +244,8 @@ export function invoiceView(r: InvoiceRow, lines?: LineRow[], correctedBy: Corre
     total: r.total,
     amount: r.total,
     credits_applied: r.credits_applied,
-    amount_due: r.amount_due,
+    // A void invoice owes nothing (its credits were given back or never burned; it cannot be paid).
+    amount_due: r.status === 'void' ? formatMoney(new Dec(0), r.currency) : r.amount_due,
     payment_applied: formatMoney(new Dec(r.payment_applied), r.currency),
     issue_date: iso(r.issue_date),
     due_date: iso(r.due_date),

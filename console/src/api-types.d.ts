@@ -3439,7 +3439,7 @@ export interface components {
             account_id: string;
             /** @description the same as total */
             amount: string;
-            /** @description total - credits_applied - payment_applied: what the customer owes, never below zero */
+            /** @description total - credits_applied - payment_applied: what the customer owes, never below zero; 0 on a void invoice */
             amount_due: string;
             bill_run_id: string | null;
             billing_cycle: ("monthly" | "quarterly" | "annual") | null;
