@@ -26,7 +26,10 @@ const CreditScopeSchema = Type.Object(
   },
   { additionalProperties: false, errorMessage: 'must be an object with charge_ids, product_ids and/or units (lists)' },
 );
-const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+const MetadataValue = Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()], {
+  errorMessage: 'must be a string of at most 500 characters, a number, a boolean or null (metadata is flat: no nested objects or lists)',
+});
+const Metadata = Type.Record(Type.String({ maxLength: 100 }), MetadataValue, {
   maxProperties: 50,
   errorMessage: 'must be an object of at most 50 keys with string, number, boolean or null values',
 });

@@ -256,6 +256,9 @@ describe('grants', () => {
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(patch)).toContain(field);
     }
+    const nested = await grantA({ account_id: acct, currency: 'USD', kind: 'free', amount: '10', metadata: { a: { b: 1 } } });
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.details).toEqual([expect.objectContaining({ path: 'metadata.a', message: expect.stringContaining('no nested objects') })]);
     for (const key of ['', '   ']) {
       const res = await post('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount: '10' }, { 'Idempotency-Key': key });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -417,7 +420,11 @@ describe('grants', () => {
       expect(res.body).toMatchObject({ agent_instance_id: agent.id, account_id: acct, balances: [{ currency: 'USD', available: '12.34' }] });
       expect(Object.keys(res.body.balances[0]).sort()).toEqual(['available', 'currency']);
       expect((await asAgent(path, loner.secret)).body).toMatchObject({ account_id: null, balances: [] });
-      expect((await get(path)).status).toBe(403);
+      // An API key is refused with what to use instead.
+      const asAdmin = await get(path);
+      expect(asAdmin.status).toBe(403);
+      expect(asAdmin.body.error.message).toContain('X-Agent-Secret');
+      expect(asAdmin.body.error.message).toContain('/v1/accounts/{id}/credits/balance');
     }
     expect((await asAgent(`/v1/accounts/${acct}/credits/balance`)).status).toBe(403);
     expect((await asAgent(`/v1/credits/entries?account_id=${acct}`)).status).toBe(403);

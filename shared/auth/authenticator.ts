@@ -65,7 +65,7 @@ export class Authenticator {
   #admit(p: Principal, headers: Readonly<Record<string, string>>, capability: Capability): Principal {
     this.#limiter?.hit(p, headers);
     if (!can(p, capability)) {
-      throw new AppError('forbidden', `this ${describe(p)} may not ${capability.replace('_', ' ')}`);
+      throw new AppError('forbidden', forbiddenMessage(p, capability));
     }
     return p;
   }
@@ -170,4 +170,12 @@ export function agentPrincipal(agent: AgentInfo): Principal {
     agentAccountId: agent.accountId,
     rateLimitPerMinute: null,
   };
+}
+
+/** Why a credential may not call an endpoint, and what to use instead where that is clear. */
+export function forbiddenMessage(p: Principal, capability: Capability): string {
+  if (capability === 'agent_self') {
+    return `this ${describe(p)} may not call an agent's own endpoint: it answers the calling agent instance about itself, so authenticate with that instance's X-Agent-Secret (an API key reads an account's credit balance at GET /v1/accounts/{id}/credits/balance and its limits at GET /v1/limits?account_id=...)`;
+  }
+  return `this ${describe(p)} may not ${capability.replaceAll('_', ' ')}`;
 }
