@@ -190,9 +190,10 @@ describe('voiding a grant the open period\'s draft holds', () => {
     expect(await events('credits.balance_low', acct)).toEqual([]);
     // Void: 15.00 leaves (the draft keeps 5.00): available 65.00 -> 50.00, below 55.00.
     expect((await post(`/v1/credits/grants/${g}/void`, {})).status).toBe(200);
-    const low = await events('credits.balance_low', acct);
+    // Looked at by the void's request (waited for in case a usage-watch pass held the balance's lock then).
+    const low = await waitFor(() => events('credits.balance_low', acct), (e) => e.length > 0, 5000);
     expect(low.map((e) => [e.data.available, e.data.crossing])).toEqual([['50.00', 1]]);
-    expect((await topupGrants(acct)).map((t) => [t.amount, t.metadata.topup_id])).toEqual([['50.00', rule]]);
+    expect((await waitFor(() => topupGrants(acct), (g) => g.length > 0, 5000)).map((t) => [t.amount, t.metadata.topup_id])).toEqual([['50.00', rule]]);
     await everyWatchAgain();
     expect(await events('credits.balance_low', acct)).toHaveLength(1);
     expect(await topupGrants(acct)).toHaveLength(1);
