@@ -563,7 +563,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // The account deleted: gone from the list and the API.
     await page.getByRole('button', { name: 'Delete account' }).click();
     await poll(async () => (await call(stack, 'GET', `/api/v1/account/${accountId}`, { key: admin })).status).toBe(404);
-    expect(await page.getByRole('heading', { name: 'Account: Bulk renamed' }).count()).toBe(0);
+    await poll(() => page.getByRole('heading', { name: 'Account: Bulk renamed' }).count()).toBe(0);
 
     // A product renamed, then deleted (it has no rate plans).
     await nav('Catalog');

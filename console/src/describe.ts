@@ -90,13 +90,24 @@ export function reportColumns(rows: readonly Record<string, unknown>[]): ReportC
       }
     }
   }
-  return out;
+  // The group key (Customer, Agent…) right after the period, where a reader looks for it.
+  const isKey = (c: ReportColumn) => GROUP_KEYS.has(c.field);
+  const at = out.findIndex((c) => c.field === 'period') + 1;
+  const rest = out.filter((c) => !isKey(c));
+  return [...rest.slice(0, at), ...out.filter(isKey), ...rest.slice(at)];
 }
+
+/** Report fields that hold a group key (an id to show by name). */
+const GROUP_KEYS: ReadonlySet<string> = new Set(['agent_id', 'customer_id', 'product_id', 'rate_plan_id', 'agent_type_id']);
+
+/** Report fields that are instants at midnight UTC (period bounds): shown as their day. */
+const DAY_FIELDS: ReadonlySet<string> = new Set(['period_start', 'period_end']);
 
 /** A report cell's text (a category's amount for an itemized column). */
 export function reportCell(row: Record<string, unknown>, c: ReportColumn): string {
   const v = c.category === undefined ? row[c.field] : (row[c.field] as Record<string, unknown> | undefined)?.[c.category];
   if (v === null || v === undefined) return '';
+  if (DAY_FIELDS.has(c.field) && typeof v === 'string' && /T00:00:00(\.0+)?Z$/.test(v)) return v.slice(0, 10);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 

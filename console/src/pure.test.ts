@@ -135,7 +135,7 @@ describe('report columns (readable headers; itemized costs as columns)', () => {
 
   it('expands costs_by_category into a column per category, where it stood', () => {
     const rows = [
-      { period: '2026-11', customer_id: 'acct_1', currency: 'USD', revenue: '1.00', costs: '0.30', costs_by_category: { llm: '0.20', api: '0.10', infrastructure: '0' }, margin: '0.70', margin_percent: '70.00' },
+      { period: '2026-11', currency: 'USD', customer_id: 'acct_1', revenue: '1.00', costs: '0.30', costs_by_category: { llm: '0.20', api: '0.10', infrastructure: '0' }, margin: '0.70', margin_percent: '70.00' },
       { period: '2026-12', customer_id: null, currency: 'USD', revenue: '0', costs: '0', costs_by_category: { llm: '0', api: '0', infrastructure: '0' }, margin: '0', margin_percent: null },
     ];
     const cols = reportColumns(rows);
@@ -143,6 +143,13 @@ describe('report columns (readable headers; itemized costs as columns)', () => {
     expect(cols.map((c) => reportCell(rows[0]!, c))).toEqual(['2026-11', 'acct_1', 'USD', '1.00', '0.30', '0.20', '0.10', '0', '0.70', '70.00']);
     expect(reportCell(rows[1]!, cols[9]!)).toBe('');
     expect(JSON.stringify(cols.map((c) => reportCell(rows[0]!, c)))).not.toContain('{');
+  });
+
+  it('shows period bounds at midnight UTC as their day, and puts the group key after the period', () => {
+    const row = { period: '2026-11', period_start: '2026-11-01T00:00:00.000Z', period_end: '2026-12-01T00:00:00.000Z', revenue: '1', agent_type_id: 'at_1' };
+    const cols = reportColumns([row]);
+    expect(cols.map((c) => c.label)).toEqual(['Period', 'Agent type', 'From', 'Until', 'Revenue']);
+    expect(cols.map((c) => reportCell(row, c))).toEqual(['2026-11', 'at_1', '2026-11-01', '2026-12-01', '1']);
   });
 });
 
