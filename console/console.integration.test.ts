@@ -172,19 +172,33 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('cell', { name: JSON.stringify({ note: XSS_SCRIPT }), exact: true }).waitFor();
     await page.getByRole('cell', { name: '100.00 USD', exact: true }).first().waitFor();
     // An agent of this customer, whose events the subscription bills.
-    const accountId = await page.getByLabel('Account id', { exact: true }).inputValue();
+    // The subscribe form's account picker holds the new account.
+    const accountId = await page.getByLabel('Account', { exact: true }).inputValue();
+    expect(accountId).toMatch(/\S/);
     await nav('Agents');
     await page.getByLabel('Agent name').fill('acme-worker');
-    await page.getByLabel('Customer account id (optional)').fill(accountId);
+    // Pickers, not ids: the customer chosen by name (its option's label).
+    await page.getByLabel('Customer account (optional)').selectOption({ label: 'Acme' });
     await page.getByRole('button', { name: 'Add agent', exact: true }).click();
     agentSecret = (await page.getByTestId('shown-once').textContent())!;
     const agents = await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin });
     const worker = agents.body.agent_instances.find((a: { name: string }) => a.name === 'acme-worker');
     expect(worker.account_id).toBe(accountId);
+    // The agents table names the customer (the id on a second line).
+    await page.getByRole('region', { name: 'Agent instances' }).getByRole('cell', { name: `Acme ${accountId}`, exact: true }).waitFor();
     await nav('Customers');
-    await page.getByLabel('Account id', { exact: true }).fill(accountId);
-    await page.getByLabel('Rate plan id').fill(planId);
-    await page.getByLabel('Agent instance ids (comma-separated, of that account)').fill(worker.id);
+    // Account, rate plan and agents from pickers fed by the lists: the agent picker offers the account's agents only.
+    await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Acme' });
+    const planLabel = (await page.getByLabel('Rate plan', { exact: true }).locator(`option[value="${planId}"]`).textContent())!;
+    expect(planLabel).toMatch(/\((USD|[A-Z]{3}), monthly\)$/);
+    await page.getByLabel('Rate plan', { exact: true }).selectOption(planId);
+    const agentPicker = page.getByLabel(/^Agents of that account/);
+    await poll(() => agentPicker.locator('option').allTextContents()).toEqual(['acme-worker']);
+    await agentPicker.selectOption({ label: 'acme-worker' });
+    // The picker is reached and chosen with the keyboard too.
+    await page.getByLabel('Rate plan', { exact: true }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toMatch(/^Agents of that account/);
     await page.getByRole('button', { name: /Subscribe/ }).click();
     const status = page.getByTestId('sub-status').first();
     await poll(() => status.textContent()).toBe('active');
@@ -218,8 +232,10 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: 'Open account Acme', exact: true }).click();
     const ofAcme = page.getByRole('table', { name: `Subscriptions of account ${accountId}` });
     await ofAcme.waitFor();
-    await poll(() => ofAcme.getByRole('cell', { name: accountId, exact: true }).count()).toBeGreaterThanOrEqual(1);
-    expect(await ofAcme.getByRole('cell', { name: otherAcct, exact: true }).count()).toBe(0);
+    // Subscriptions name their account and rate plan (ids on a second line).
+    await poll(() => ofAcme.getByRole('cell', { name: `Acme ${accountId}`, exact: true }).count()).toBeGreaterThanOrEqual(1);
+    expect(await ofAcme.getByRole('cell', { name: new RegExp(otherAcct) }).count()).toBe(0);
+    await ofAcme.getByRole('cell', { name: `Standard ${planId}`, exact: true }).first().waitFor();
   });
 
   it("charts the account's credit balance over time; adjusts with a reason (a refund of free credit refused); adds and disables a top-up", async () => {
@@ -292,7 +308,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // An agent's own limit: the agent's list shows it alone.
     const agents = await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin });
     const worker = agents.body.agent_instances.find((a: { name: string }) => a.name === 'acme-worker');
-    await page.getByLabel('Agent instance id (empty: the account\'s own limits)').fill(worker.id);
+    await page.getByLabel('Limits of', { exact: true }).selectOption({ label: 'acme-worker' });
     await limits.getByRole('table', { name: 'Limits of the agent' }).waitFor();
     await page.getByLabel('Limit metric').selectOption('quantity');
     await page.getByLabel('Limit unit').selectOption('@action');
@@ -309,7 +325,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: `Delete limit ${agentLimit.id}` }).click();
     await poll(async () => (await call(stack, 'GET', `/api/v1/limit/all?agent_instance_id=${worker.id}`, { key: admin })).body.total).toBe(0);
     // Back to the account's: deleted too.
-    await page.getByLabel('Agent instance id (empty: the account\'s own limits)').fill('');
+    await page.getByLabel('Limits of', { exact: true }).selectOption('');
     await page.getByRole('button', { name: `Delete limit ${limit.id}` }).click();
     await poll(async () => (await call(stack, 'GET', '/api/v1/limit/all', { key: admin })).body.total).toBe(0);
   });
@@ -503,9 +519,20 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       await page.getByRole('button', { name: url, exact: true }).click();
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByRole('cell', { name: 'invoice.created', exact: true }).waitFor();
+      // The send's outcome is said (the receiver answers 500), and the delivery shows when it was tried.
+      const outcome = page.getByTestId('delivery-outcome');
+      await poll(() => outcome.textContent()).toMatch(/^Test event: attempt 1: (pending|failed) \(HTTP 500\)/);
+      expect(await outcome.getAttribute('role')).toBe('status');
+      const today = new Date().toISOString().slice(0, 10);
+      await poll(() => page.getByTestId('delivery-time').first().textContent()).toMatch(new RegExp(`^${today} \\d{2}:\\d{2}:\\d{2} UTC$`));
       // Delivered to the receiver (which refuses it, so the dispatcher may try again).
       await poll(() => received.length).toBeGreaterThanOrEqual(1);
       expect([...new Set(received)]).toEqual(['/hook']);
+      // Resend: tried again at once, its outcome said with the attempt and the status.
+      const before = received.length;
+      await page.getByRole('button', { name: /^Resend delivery / }).first().click();
+      await poll(() => outcome.textContent()).toMatch(/^Resent invoice\.created: attempt \d+: (pending|failed) \(HTTP 500\)/);
+      expect(received.length).toBeGreaterThan(before);
       await nav('Overview');
       await page.getByRole('region', { name: 'Failed webhook deliveries' }).getByRole('cell', { name: 'invoice.created' }).waitFor();
     } finally {
@@ -536,7 +563,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     // The account deleted: gone from the list and the API.
     await page.getByRole('button', { name: 'Delete account' }).click();
     await poll(async () => (await call(stack, 'GET', `/api/v1/account/${accountId}`, { key: admin })).status).toBe(404);
-    expect(await page.getByRole('heading', { name: 'Account: Bulk renamed' }).count()).toBe(0);
+    await poll(() => page.getByRole('heading', { name: 'Account: Bulk renamed' }).count()).toBe(0);
 
     // A product renamed, then deleted (it has no rate plans).
     await nav('Catalog');
@@ -649,11 +676,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('alert').count(), screen).toBe(0);
       if (screen === 'Overview') {
-        // The top customers and agents by margin name their subject (the P&L rows' customer_id, agent_id).
+        // The top customers and agents by margin name their subject (the P&L rows' customer_id, agent_id: the name, the id beneath).
         const accounts = (await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts as { id: string; name: string }[];
         const acme = accounts.find((a) => a.name === 'Acme')!;
         const subjects = (title: string) => page.getByRole('region', { name: title }).getByTestId('pnl-subject').allTextContents();
-        await poll(() => subjects('Top customers by margin (this month)')).toContain(acme.id);
+        await poll(() => subjects('Top customers by margin (this month)')).toContain('Acme');
+        await page.getByRole('region', { name: 'Top customers by margin (this month)' }).getByRole('cell', { name: `Acme ${acme.id}`, exact: true }).waitFor();
         // The invoice's usage line carries no agent: its revenue is no agent's, shown as such.
         await poll(() => subjects('Top agents by margin (this month)')).toContain('(none)');
         for (const s of [...(await subjects('Top customers by margin (this month)')), ...(await subjects('Top agents by margin (this month)'))]) expect(s).not.toBe('');
@@ -661,7 +689,21 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       if (screen === 'Reports') {
         // The finalized invoice's revenue, in the P&L totals.
         await page.getByRole('table', { name: 'Totals' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();
+        // Readable headers, not field names.
+        const headers = () => page.getByRole('table', { name: 'Per period' }).getByRole('columnheader').allTextContents();
+        await poll(headers).toEqual(expect.arrayContaining(['Period', 'Revenue', 'Cost', 'Margin', 'Margin %']));
+        expect((await headers()).join(' ')).not.toMatch(/margin_percent|period_start|_/);
+        // Itemized costs: a column per category, no JSON in any cell.
+        await page.getByLabel('Costs', { exact: true }).selectOption('itemized');
+        await poll(headers).toEqual(expect.arrayContaining(['Cost: LLM', 'Cost: API', 'Cost: infrastructure']));
+        expect((await page.getByRole('table', { name: 'Totals' }).getByRole('cell').allTextContents()).join(' ')).not.toContain('{');
+        // Grouped by customer: the customer's name with its id, in the P&L and the invoiced revenue.
+        await page.getByLabel('Group by').selectOption('customer');
+        const acmeId = ((await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts as { id: string; name: string }[]).find((a) => a.name === 'Acme')!.id;
+        for (const table of ['Per period', 'Revenue']) await page.getByRole('table', { name: table, exact: true }).getByRole('cell', { name: `Acme ${acmeId}`, exact: true }).first().waitFor();
         await shot(page, 'reports');
+        await page.getByLabel('Group by').selectOption('none');
+        await page.getByLabel('Costs', { exact: true }).selectOption('blended');
       }
     }
   });
@@ -699,6 +741,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    // The skip link moves focus to the screen's heading and stays on the screen.
+    await page.keyboard.press('Enter');
+    await poll(() => page.evaluate('[document.activeElement?.tagName, document.activeElement?.textContent, location.hash]')).toEqual(['H1', 'Customers', '#/customers']);
     // Tabbing reaches the screen's first form field.
     let reached = false;
     for (let i = 0; i < 60 && !reached; i++) {
@@ -706,6 +751,11 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       reached = await page.evaluate<boolean>("document.activeElement?.name === 'Account name'");
     }
     expect(reached).toBe(true);
+    // A navigation link followed with the keyboard moves focus to the new screen's heading (not left on the link).
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Invoices', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Invoices' }).waitFor();
+    await poll(() => page.evaluate('[document.activeElement?.tagName, document.activeElement?.textContent, document.activeElement?.getAttribute("tabindex")]')).toEqual(['H1', 'Invoices', '-1']);
   });
 
   it('is usable on a 390-px wide phone screen', async () => {
@@ -716,6 +766,24 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('region', { name: 'Revenue, cost and margin: this month against the last' }).getByRole('cell', { name: '0.14', exact: true }).first().waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot(page, 'phone');
+    // The invoices list: every column of a row on screen at once (rows stacked as cards), nothing to scroll sideways.
+    await nav('Invoices');
+    const invoices = page.getByRole('table', { name: 'Invoices', exact: true });
+    await invoices.getByTestId('invoice-status').first().waitFor();
+    const row = invoices.locator('tbody tr').first();
+    for (const label of ['Number', 'Account', 'Period', 'Status', 'Total', 'Paid']) {
+      const box = (await row.locator(`td[data-label="${label}"]`).boundingBox())!;
+      expect(box, label).not.toBeNull();
+      expect(box.x, label).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, label).toBeLessThanOrEqual(390);
+      expect(await row.locator(`td[data-label="${label}"]`).evaluate((e) => (globalThis as unknown as { getComputedStyle: (e: unknown, p: string) => { content: string } }).getComputedStyle(e, '::before').content), label).toMatch(new RegExp(`^"${label}"`));
+      // The header shown beside the value is not read as part of it: the cell is named by its value alone.
+      if (label === 'Total') await row.getByRole('cell', { name: /^\S+ USD$/ }).waitFor();
+    }
+    expect(await invoices.evaluate((t) => { const wrap = (t as unknown as { parentElement: { scrollWidth: number; clientWidth: number } }).parentElement; return wrap.scrollWidth <= wrap.clientWidth; })).toBe(true);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, 'phone-invoices');
   });
   // Last: a paid grant bills a purchase invoice, which the invoice and revenue checks above must not see.
   it('refunds paid credit with a reason: the balance chart goes down', async () => {

@@ -57,6 +57,19 @@ describe('agent instances (Family B)', () => {
     expect((await get('/api/v1/agent_instance/all?skip=-5')).status).toBe(400);
   });
 
+  it('lists one account\'s instances on both families (account_id)', async () => {
+    const mine = (await post('/api/v1/account/create', { name: 'owner' })).body.id;
+    const other = (await post('/api/v1/account/create', { name: 'nobody' })).body.id;
+    const a = (await post('/api/v1/agent_instance/create', { name: 'owned', agent_type_id: typeId, account_id: mine })).body.id;
+    await post('/api/v1/agent_instance/create', { name: 'unowned', agent_type_id: typeId });
+    for (const [path, key] of [['/api/v1/agent_instance/all?limit=100', 'agent_instances'], ['/v1/agents?limit=100', 'agents']] as const) {
+      const one = await get(`${path}&account_id=${mine}`);
+      expect(one.body[key].map((x: { id: string }) => x.id), path).toEqual([a]);
+      expect(one.body.total).toBe(1);
+      expect((await get(`${path}&account_id=${other}`)).body).toMatchObject({ total: 0, [key]: [] });
+    }
+  });
+
   it.each([
     ['missing name', { agent_type_id: 'x' }, ['name']],
     ['missing agent_type_id', { name: 'n' }, ['agent_type_id']],

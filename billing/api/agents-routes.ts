@@ -18,8 +18,8 @@ import { requireRef } from '../catalog/refs.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { listA, listB, pageA, pageB, PageQueryA, PageQueryB } from './paging.ts';
 import { created, deleted, ok, type ApiDeps, type Endpoint } from './route.ts';
-import { AgentCreate, AgentInstanceCreate, AgentInstanceUpdate, AgentTypeCreate, AgentTypeUpdate, ValidateSecret } from './schemas.ts';
-import { body } from './validate.ts';
+import { AgentCreate, AgentInstanceCreate, AgentInstanceQuery, AgentInstanceUpdate, AgentTypeCreate, AgentTypeUpdate, ValidateSecret } from './schemas.ts';
+import { body, query } from './validate.ts';
 import { Agent, AgentInstance, AgentInstanceInfo, AgentInstanceWithSecret, AgentType, AgentWithSecret, Deleted, listOfA, listOfB, SecretValidation } from './response-schemas.ts';
 
 interface Refs {
@@ -43,12 +43,12 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/v1/agents',
       capability: 'read',
-      query: [PageQueryA],
+      query: [PageQueryA, AgentInstanceQuery],
       response: listOfA('agents', Agent),
-      summary: 'List agents (limit default 20, max 100; offset)',
+      summary: 'List agents (limit default 20, max 100; offset; filter account_id)',
       handle: async (req, p) => {
         const page = pageA(req);
-        const { rows, total } = await listAgentInstances(db, p.environmentId, page);
+        const { rows, total } = await listAgentInstances(db, p.environmentId, page, query(req, AgentInstanceQuery).account_id);
         return ok(listA('agents', rows.map(agentView), total, page));
       },
     },
@@ -137,12 +137,12 @@ export function agentEndpoints({ db, bus }: ApiDeps): Endpoint[] {
       method: 'GET',
       path: '/api/v1/agent_instance/all',
       capability: 'read',
-      query: [PageQueryB],
+      query: [PageQueryB, AgentInstanceQuery],
       response: listOfB('agent_instances', AgentInstance),
-      summary: 'List agent instances (skip/limit)',
+      summary: 'List agent instances (skip/limit; filter account_id)',
       handle: async (req, p) => {
         const page = pageB(req);
-        const { rows, total } = await listAgentInstances(db, p.environmentId, page);
+        const { rows, total } = await listAgentInstances(db, p.environmentId, page, query(req, AgentInstanceQuery).account_id);
         return ok(listB('agent_instances', rows.map(agentInstanceView), total, page));
       },
     },

@@ -75,6 +75,8 @@ export const AgentInstanceUpdate = Type.Object({
   type: Type.Optional(Framework),
   is_active: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false' })),
 });
+/** The instance lists' filter: one account's instances. */
+export const AgentInstanceQuery = Type.Object({ account_id: Type.Optional(Id) });
 export const ValidateSecret = Type.Object({ secret: Type.String({ minLength: 1, maxLength: 200, errorMessage: 'must be a non-empty string' }) });
 
 export const ProductCreate = Type.Object({ name: Name, description: Type.Optional(NullableText), agent_type_id: Id });

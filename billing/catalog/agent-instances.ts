@@ -98,8 +98,10 @@ export function agentView(r: Selectable<AgentInstancesTable>) {
 }
 
 /** One page of the environment's instances, oldest first, and the total. */
-export async function listAgentInstances(db: Db, environmentId: string, page: Page) {
-  const q = db.selectFrom('agent_instances').where('environment_id', '=', environmentId);
+/** The instances of an environment, or of one of its accounts, a page at a time. */
+export async function listAgentInstances(db: Db, environmentId: string, page: Page, accountId?: string) {
+  let q = db.selectFrom('agent_instances').where('environment_id', '=', environmentId);
+  if (accountId !== undefined) q = q.where('account_id', '=', accountId);
   return pageAndCount(q, page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
 }
 

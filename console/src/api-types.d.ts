@@ -204,7 +204,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List agent instances (skip/limit)
+         * List agent instances (skip/limit; filter account_id)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getApiAgentInstanceAll"];
@@ -2124,7 +2124,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List agents (limit default 20, max 100; offset)
+         * List agents (limit default 20, max 100; offset; filter account_id)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getAgents"];
@@ -4398,6 +4398,7 @@ export interface operations {
     getApiAgentInstanceAll: {
         parameters: {
             query?: {
+                account_id?: string;
                 limit?: number;
                 skip?: number;
             };
@@ -9299,6 +9300,7 @@ export interface operations {
     getAgents: {
         parameters: {
             query?: {
+                account_id?: string;
                 limit?: number;
                 offset?: number;
             };

@@ -11,3 +11,10 @@ export function yearMonth(d: Date): string {
 export function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
+
+/** An instant as `YYYY-MM-DD HH:MM:SS UTC` ('' for none). */
+export function timeText(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

@@ -1,7 +1,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiClient, apiError } from './api';
 import { SessionContext } from './context';
 import { keyHint, loadSessions, saveSessions, type Permission, type Session } from './session';
@@ -82,10 +82,28 @@ function useHash(): string {
   return hash;
 }
 
+/**
+ * Moves focus to the screen's heading when the screen changes (not on the first render, so
+ * a reload's first Tab still reaches the skip link): keyboard and screen-reader users land
+ * on the new screen instead of staying on the link they followed.
+ */
+function useFocusOnChange(key: string) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const last = useRef(key);
+  useEffect(() => {
+    if (last.current === key) return;
+    last.current = key;
+    heading.current?.focus();
+  }, [key]);
+  return heading;
+}
+
 function App() {
   const [state, setState] = useState(loadSessions);
   const [adding, setAdding] = useState(false);
   const hash = useHash();
+  const route = hash.replace(/^#\/?/, '').split('/')[0] || 'overview';
+  const heading = useFocusOnChange(`${state.current}:${route}`);
   const set = (sessions: Session[], current: number) => {
     saveSessions(sessions, current);
     setState({ sessions, current });
@@ -105,13 +123,20 @@ function App() {
       />
     );
   }
-  const route = hash.replace(/^#\/?/, '').split('/')[0] || 'overview';
   const screens = SCREENS.filter((s) => ctx.isAdmin || !ADMIN_ONLY.has(s[0]));
   const screen = screens.find((s) => s[0] === route) ?? SCREENS[0];
   const Screen = screen[2];
   return (
     <SessionContext.Provider value={ctx}>
-      <a class="skip" href="#main">
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          // The hash names screens: the skip link moves focus instead of changing it.
+          e.preventDefault();
+          heading.current?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -148,7 +173,9 @@ function App() {
         ))}
       </nav>
       <main id="main" tabIndex={-1}>
-        <h1>{screen[1]}</h1>
+        <h1 tabIndex={-1} ref={heading}>
+          {screen[1]}
+        </h1>
         <Screen key={`${state.current}:${screen[0]}`} />
       </main>
     </SessionContext.Provider>

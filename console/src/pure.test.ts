@@ -3,7 +3,7 @@ import { toCsv } from './csv';
 import { addDecimal, compareDecimal, count, runningBalances } from './money';
 import { pairsText, parsePairs } from './pairs';
 import { pricingStrategy, pricingText } from './pricing';
-import { describeMove, describeScheduled, pnlSubject } from './describe';
+import { describeAttempt, describeMove, describeScheduled, reportCell, reportColumns, reportLabel } from './describe';
 
 describe('compareDecimal (exact, on decimal text)', () => {
   it.each([
@@ -107,16 +107,6 @@ describe('key=value lines (model rates, metadata match)', () => {
   });
 });
 
-describe('pnlSubject (the top agents and customers by margin)', () => {
-  it('shows the name when the row has one, else the agent or customer id', () => {
-    expect(pnlSubject({ agent_id: 'ai_1' })).toBe('ai_1');
-    expect(pnlSubject({ customer_id: 'acc_1' })).toBe('acc_1');
-    expect(pnlSubject({ customer_id: 'acc_1', customer_name: 'Acme' })).toBe('Acme');
-    expect(pnlSubject({ agent_id: 'ai_1', name: 'worker' })).toBe('worker');
-    expect(pnlSubject({ agent_id: null })).toBe('(none)');
-  });
-});
-
 describe('scheduled subscription changes', () => {
   const changes = [
     { type: 'paused', effective_at: '2027-06-01T00:00:00.000Z', status: 'paused', rate_plan_id: 'p1' },
@@ -132,4 +122,42 @@ describe('scheduled subscription changes', () => {
     expect(describeMove('change-plan', { status: 'active', scheduled_changes: changes })).toBe('Scheduled: plan → p2 on 2027-07-01.');
     expect(describeMove('pause', { status: 'paused', scheduled_changes: [] })).toBe('Done now: pause; the subscription is paused.');
   });
+});
+
+describe('report columns (readable headers; itemized costs as columns)', () => {
+  it.each([
+    ['margin_percent', 'Margin %'],
+    ['customer_id', 'Customer'],
+    ['rate_plan_id', 'Rate plan'],
+    ['period_start', 'From'],
+    ['some_new_field', 'Some new field'],
+  ])('%s is headed %s', (field, label) => expect(reportLabel(field)).toBe(label));
+
+  it('expands costs_by_category into a column per category, where it stood', () => {
+    const rows = [
+      { period: '2026-11', currency: 'USD', customer_id: 'acct_1', revenue: '1.00', costs: '0.30', costs_by_category: { llm: '0.20', api: '0.10', infrastructure: '0' }, margin: '0.70', margin_percent: '70.00' },
+      { period: '2026-12', customer_id: null, currency: 'USD', revenue: '0', costs: '0', costs_by_category: { llm: '0', api: '0', infrastructure: '0' }, margin: '0', margin_percent: null },
+    ];
+    const cols = reportColumns(rows);
+    expect(cols.map((c) => c.label)).toEqual(['Period', 'Customer', 'Currency', 'Revenue', 'Cost', 'Cost: LLM', 'Cost: API', 'Cost: infrastructure', 'Margin', 'Margin %']);
+    expect(cols.map((c) => reportCell(rows[0]!, c))).toEqual(['2026-11', 'acct_1', 'USD', '1.00', '0.30', '0.20', '0.10', '0', '0.70', '70.00']);
+    expect(reportCell(rows[1]!, cols[9]!)).toBe('');
+    expect(JSON.stringify(cols.map((c) => reportCell(rows[0]!, c)))).not.toContain('{');
+  });
+
+  it('shows period bounds at midnight UTC as their day, and puts the group key after the period', () => {
+    const row = { period: '2026-11', period_start: '2026-11-01T00:00:00.000Z', period_end: '2026-12-01T00:00:00.000Z', revenue: '1', agent_type_id: 'at_1' };
+    const cols = reportColumns([row]);
+    expect(cols.map((c) => c.label)).toEqual(['Period', 'Agent type', 'From', 'Until', 'Revenue']);
+    expect(cols.map((c) => reportCell(row, c))).toEqual(['2026-11', 'at_1', '2026-11-01', '2026-12-01', '1']);
+  });
+});
+
+describe('describeAttempt (the message after a webhook resend or test)', () => {
+  const base = { delivery_id: 'whd_1', attempt: 2, error: null, next_attempt_at: null };
+  it.each([
+    [{ ...base, status: 'delivered', status_code: 200 }, 'attempt 2: delivered (HTTP 200)'],
+    [{ ...base, status: 'pending', status_code: 500, error: 'status', next_attempt_at: '2026-11-26T10:05:00.000Z' }, 'attempt 2: pending (HTTP 500); next attempt at 2026-11-26 10:05:00 UTC'],
+    [{ ...base, status: 'failed', status_code: null, error: 'connection_failed' }, 'attempt 2: failed (connection_failed)'],
+  ])('%o', (a, text) => expect(describeAttempt(a)).toBe(text));
 });

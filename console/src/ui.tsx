@@ -73,8 +73,9 @@ export function Field(props: { label: string; value: string; onInput: (v: string
 export function Select(props: { label: string; value: string; options: readonly (readonly [string, string])[]; onChange: (v: string) => void; name?: string }) {
   const [id] = useState(() => `f${++fieldIds}`);
   return (
-    <label class="field" for={id}>
-      <span>{props.label}</span>
+    // The label beside the select, not around it: its name is the label alone (a select inside its label is also named by its chosen option).
+    <div class="field">
+      <label for={id}>{props.label}</label>
       <select id={id} name={props.name ?? props.label} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
         {props.options.map(([v, l]) => (
           <option key={v} value={v}>
@@ -82,7 +83,7 @@ export function Select(props: { label: string; value: string; options: readonly 
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
 
@@ -97,29 +98,32 @@ export function Table<T>({ rows, columns, caption, csvName }: { rows: readonly T
           Export CSV
         </button>
       ) : null}
-      <table>
+      {/* Explicit roles: the phone layout restyles the cells as blocks, which otherwise drops their table semantics in Chromium. */}
+      <table class="stack" role="table">
         {caption ? <caption>{caption}</caption> : null}
-        <thead>
-          <tr>
+        <thead role="rowgroup">
+          <tr role="row">
             {columns.map((c) => (
-              <th scope="col" key={c[0]}>
+              <th scope="col" role="columnheader" key={c[0]}>
                 {c[0]}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody role="rowgroup">
           {rows.length === 0 ? (
-            <tr>
-              <td colSpan={columns.length} class="muted">
+            <tr role="row">
+              <td role="cell" colSpan={columns.length} class="muted">
                 none
               </td>
             </tr>
           ) : (
             rows.map((r, i) => (
-              <tr key={i}>
+              <tr role="row" key={i}>
                 {columns.map((c) => (
-                  <td key={c[0]}>{c[1](r)}</td>
+                  <td role="cell" key={c[0]} data-label={c[0]}>
+                    {c[1](r)}
+                  </td>
                 ))}
               </tr>
             ))
@@ -130,13 +134,29 @@ export function Table<T>({ rows, columns, caption, csvName }: { rows: readonly T
   );
 }
 
-/** A cell's text for CSV (elements give their string children). */
+/** A cell's text for CSV (elements give their `data-csv` or their string children). */
 function plain(v: ComponentChildren): string {
   if (v === null || v === undefined || typeof v === 'boolean') return '';
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) return v.map(plain).join('');
-  const props = (v as { props?: { children?: ComponentChildren } }).props;
+  const props = (v as { props?: { children?: ComponentChildren; 'data-csv'?: string } }).props;
+  if (props?.['data-csv'] !== undefined) return props['data-csv'];
   return props ? plain(props.children) : '';
+}
+
+/**
+ * A named subject in a cell: its name, and its id on a second line (and as the title); the
+ * id alone when it has no name (deleted, or not loaded yet). CSV gets `name (id)`.
+ */
+export function Named({ id, name, testId }: { id: string | null | undefined; name: string | undefined; testId?: string }) {
+  if (!id) return <span data-testid={testId}>(none)</span>;
+  if (!name) return <span data-testid={testId}>{id}</span>;
+  return (
+    <span class="named" title={id} data-csv={`${name} (${id})`}>
+      <span data-testid={testId}>{name}</span>
+      <small class="muted id">{id}</small>
+    </span>
+  );
 }
 
 /** A table of rows whose columns are their keys (reports, SQL results). */
@@ -206,40 +226,82 @@ export function ShownOnce({ label, value }: { label: string; value: string | und
   );
 }
 
+/** One page of a long list of [value, label] options, with Previous/Next over its pages. */
+function usePagedOptions(load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>, limit: number, deps: readonly unknown[]) {
+  const [skip, setSkip] = useState(0);
+  const { data, error } = useLoad(async () => ({ ...(await load(skip, limit)), skip }), [skip, limit, ...deps]);
+  return { options: data?.items ?? [], total: data?.total ?? 0, shownSkip: data?.skip ?? 0, skip, setSkip, error };
+}
+
+/** Previous/Next of a paged picker (only when the list is longer than a page). */
+function PickerPages({ label, limit, paging }: { label: string; limit: number; paging: ReturnType<typeof usePagedOptions> }) {
+  const { skip, setSkip, total, shownSkip } = paging;
+  if (total <= limit) return null;
+  return (
+    <span class="pager" aria-label={`${label} pages`} role="group">
+      <button type="button" class="small" aria-label={`Previous ${limit}: ${label}`} disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - limit))}>
+        ‹
+      </button>
+      <span class="muted">
+        {shownSkip + 1}–{Math.min(shownSkip + limit, total)} of {total}
+      </span>
+      <button type="button" class="small" aria-label={`Next ${limit}: ${label}`} disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
+        ›
+      </button>
+    </span>
+  );
+}
+
 /**
  * A labelled select over a long list, one page at a time (the API's skip/limit, 100 a page):
  * Previous/Next move through pages, so a list of 10,000 is chosen from without loading it all.
- * The first option of the first page is chosen when nothing is yet.
+ * With `optional` (the empty choice's label) nothing need be chosen; without it the first
+ * option of the first page is chosen when nothing is yet.
  */
-export function PagedSelect(props: { label: string; value: string; onChange: (v: string) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number }) {
+export function PagedSelect(props: { label: string; value: string; onChange: (v: string) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number; optional?: string }) {
   const limit = props.pageSize ?? 100;
-  const [skip, setSkip] = useState(0);
-  const { data, error } = useLoad(async () => ({ ...(await props.load(skip, limit)), skip }), [skip, limit, ...(props.deps ?? [])]);
-  const options = data?.items ?? [];
-  const total = data?.total ?? 0;
-  const shownSkip = data?.skip ?? 0;
+  const paging = usePagedOptions(props.load, limit, props.deps ?? []);
+  const { options } = paging;
   useEffect(() => {
-    if (!props.value && options[0]) props.onChange(options[0][0]);
+    if (props.optional === undefined && !props.value && options[0]) props.onChange(options[0][0]);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [options[0]?.[0]]);
-  const shown = options.some(([v]) => v === props.value) || !props.value ? options : [[props.value, props.value] as const, ...options];
+  const listed = options.some(([v]) => v === props.value) || !props.value ? options : [[props.value, props.value] as const, ...options];
+  const shown = props.optional === undefined ? listed : [['', props.optional] as const, ...listed];
   return (
     <div class="actions paged-select">
       <Select label={props.label} value={props.value} onChange={props.onChange} options={shown} />
-      {total > limit ? (
-        <span class="pager" aria-label={`${props.label} pages`} role="group">
-          <button type="button" class="small" aria-label={`Previous ${limit}: ${props.label}`} disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - limit))}>
-            ‹
-          </button>
-          <span class="muted">
-            {shownSkip + 1}–{Math.min(shownSkip + limit, total)} of {total}
-          </span>
-          <button type="button" class="small" aria-label={`Next ${limit}: ${props.label}`} disabled={skip + limit >= total} onClick={() => setSkip(skip + limit)}>
-            ›
-          </button>
-        </span>
-      ) : null}
-      <ErrorBox error={error} />
+      <PickerPages label={props.label} limit={limit} paging={paging} />
+      <ErrorBox error={paging.error} />
+    </div>
+  );
+}
+
+let multiIds = 0;
+/**
+ * A labelled multiple choice over a long list, a page at a time (as {@link PagedSelect}):
+ * choices made on other pages are kept (listed first).
+ */
+export function PagedMultiSelect(props: { label: string; values: readonly string[]; onChange: (v: string[]) => void; load: (skip: number, limit: number) => Promise<Page<readonly [string, string]>>; deps?: readonly unknown[]; pageSize?: number }) {
+  const limit = props.pageSize ?? 100;
+  const [id] = useState(() => `m${++multiIds}`);
+  const paging = usePagedOptions(props.load, limit, props.deps ?? []);
+  const listed = new Set(paging.options.map(([v]) => v));
+  const options = [...props.values.filter((v) => !listed.has(v)).map((v) => [v, v] as const), ...paging.options];
+  return (
+    <div class="actions paged-select">
+      <div class="field">
+        <label for={id}>{props.label}</label>
+        <select id={id} name={props.label} multiple size={Math.min(5, Math.max(2, options.length))} onChange={(e) => props.onChange([...(e.target as HTMLSelectElement).selectedOptions].map((o) => o.value))}>
+          {options.map(([v, l]) => (
+            <option key={v} value={v} selected={props.values.includes(v)}>
+              {l}
+            </option>
+          ))}
+        </select>
+      </div>
+      <PickerPages label={props.label} limit={limit} paging={paging} />
+      <ErrorBox error={paging.error} />
     </div>
   );
 }

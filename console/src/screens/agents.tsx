@@ -3,8 +3,9 @@ import { fetchText, must } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { monthStart } from '../dates';
-import { agentTypeOptions } from '../pickers';
-import { ErrorBox, Field, Paged, PagedSelect, Panel, ShownOnce, Table, useAction, useLoad } from '../ui';
+import { accountOptions, agentTypeOptions, useNames } from '../pickers';
+import { AccountName } from '../named';
+import { ErrorBox, Field, Named, Paged, PagedSelect, Panel, ShownOnce, Table, useAction, useLoad } from '../ui';
 
 const DAYS = 30;
 /** Actions per day per agent, each event once (docs/analytics.md), over the last 30 days. */
@@ -78,7 +79,7 @@ function AgentEdit({ agent, onChange, onSecret }: { agent: Agent; onChange: () =
   return (
     <form class="actions" aria-label={`Edit agent ${agent.name}`} onSubmit={(e) => (e.preventDefault(), void action.run(async () => void (await must(client.PUT('/api/v1/agent_instance/{agent_instance_id}', { ...path, body: { name, account_id: account.trim() || null, is_active: active } })), onChange())))}>
       <Field label={`Rename agent ${agent.name} to`} value={name} onInput={setName} />
-      <Field label={`Customer account of ${agent.name}`} value={account} onInput={setAccount} />
+      <PagedSelect label={`Customer account of ${agent.name}`} value={account} onChange={setAccount} optional="(no customer)" load={(skip, limit) => accountOptions(client, skip, limit)} />
       <label class="field">
         <span>Active</span>
         <input type="checkbox" name={`active-${agent.id}`} aria-label={`${agent.name} is active`} checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
@@ -110,6 +111,7 @@ export function Agents() {
   const bump = () => setVersion((v) => v + 1);
   const now = new Date();
   const usage = useLoad(() => must(client.GET('/v1/usage', { params: { query: { start_date: monthStart(now).toISOString(), end_date: now.toISOString(), group_by: 'agent' } } })), [version]);
+  const agentNames = useNames(client, 'agent', (usage.data?.usage ?? []).map((u) => u.agent_instance_id));
   return (
     <>
       <Panel title="Agent types">
@@ -147,7 +149,7 @@ export function Agents() {
           columns={[
             ['Name', (a) => a.name],
             ['Id', (a) => a.id],
-            ['Account', (a) => a.account_id ?? ''],
+            ['Account', (a) => (a.account_id ? <AccountName id={a.account_id} /> : '')],
             ['Active', (a) => (a.is_active ? 'yes' : 'no')],
             ['', (a) => (canWrite ? <AgentEdit key={`${a.id}:${a.name}:${a.account_id ?? ''}:${String(a.is_active)}`} agent={a} onChange={bump} onSecret={setSecret} /> : null)],
           ]}
@@ -167,7 +169,7 @@ export function Agents() {
           >
             <Field label="Agent name" value={name} onInput={setName} required />
             <PagedSelect label="Agent type" value={typeId} onChange={setTypeId} load={(skip, limit) => agentTypeOptions(client, skip, limit)} deps={[version]} />
-            <Field label="Customer account id (optional)" value={accountId} onInput={setAccountId} />
+            <PagedSelect label="Customer account (optional)" value={accountId} onChange={setAccountId} optional="(no customer)" load={(skip, limit) => accountOptions(client, skip, limit)} deps={[version]} />
             <button type="submit" disabled={action.busy}>
               Add agent
             </button>
@@ -183,7 +185,7 @@ export function Agents() {
           rows={usage.data?.usage ?? []}
           csvName="usage-per-agent"
           columns={[
-            ['Agent', (u) => u.agent_instance_id ?? ''],
+            ['Agent', (u) => <Named id={u.agent_instance_id} name={agentNames.get(u.agent_instance_id ?? '')} />],
             ['Actions', (u) => u.actions],
             ['Outcomes', (u) => u.outcomes],
             ['Outcome value', (u) => u.outcome_value],

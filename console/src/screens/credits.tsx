@@ -3,7 +3,8 @@ import { must, type Client } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { runningBalances } from '../money';
-import { ErrorBox, Field, Paged, Panel, Select, Table, useAction, useLoad } from '../ui';
+import { agentOptions } from '../pickers';
+import { ErrorBox, Field, Paged, PagedSelect, Panel, Select, Table, useAction, useLoad } from '../ui';
 
 /** The most ledger entries the balance chart reads (pages of 100): beyond it the chart says it is partial. */
 const CHART_ENTRIES = 2000;
@@ -227,7 +228,7 @@ export function Limits({ accountId }: { accountId: string }) {
   const agentId = agent.trim();
   return (
     <Panel title="Limits">
-      <Field label="Agent instance id (empty: the account's own limits)" value={agent} onInput={setAgent} />
+      <PagedSelect label="Limits of" value={agent} onChange={setAgent} optional="the account itself" load={(skip, limit) => agentOptions(client, skip, limit, accountId)} />
       <Paged
         caption={agentId ? 'Limits of the agent' : 'Limits of the account'}
         deps={[accountId, agentId, version]}

@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
 import { describeMove, describeScheduled } from '../describe';
-import { ErrorBox, Field, Paged, Panel, useAction } from '../ui';
+import { AccountName, PlanName } from '../named';
+import { accountOptions, agentOptions, ratePlanOptions } from '../pickers';
+import { ErrorBox, Field, Paged, PagedMultiSelect, PagedSelect, Panel, useAction, type Page } from '../ui';
 import { AccountView } from './account';
 
 /** The subscription actions each status allows (README, Subscriptions). */
@@ -45,7 +47,7 @@ function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; on
   return (
     <div class="actions">
       <Field label="Effective date (empty: now)" type="date" value={date} onInput={setDate} />
-      {allowed.includes('change-plan') ? <Field label="New rate plan id" value={plan} onInput={setPlan} /> : null}
+      {allowed.includes('change-plan') ? <PagedSelect label={`New rate plan of subscription ${sub.id}`} value={plan} onChange={setPlan} optional="(choose a plan)" load={(skip, limit) => ratePlanOptions(client, skip, limit)} /> : null}
       {allowed.map((a) => (
         <button type="button" class="small" key={a} onClick={() => run(a)} aria-label={`${a} subscription ${sub.id}`}>
           {a}
@@ -71,7 +73,7 @@ function SubscriptionHistory({ id }: { id: string }) {
           ['Change', (e) => e.type],
           ['From', (e) => e.from_status ?? ''],
           ['To', (e) => e.to_status ?? ''],
-          ['Rate plan', (e) => e.rate_plan_id ?? ''],
+          ['Rate plan', (e) => <PlanName id={e.rate_plan_id} />],
           ['Effective', (e) => e.effective_at],
         ]}
       />
@@ -90,7 +92,7 @@ export function Customers() {
   const [shown, setShown] = useState<string | undefined>(undefined);
   const [history, setHistory] = useState<string | undefined>(undefined);
   const [planId, setPlanId] = useState('');
-  const [agentIds, setAgentIds] = useState('');
+  const [agentIds, setAgentIds] = useState<string[]>([]);
   const [moved, setMoved] = useState('');
   const action = useAction();
   const bump = () => setVersion((v) => v + 1);
@@ -156,8 +158,8 @@ export function Customers() {
           }}
           columns={[
             ['Id', (s) => s.id],
-            ['Account', (s) => s.account_id],
-            ['Rate plan', (s) => s.rate_plan_id],
+            ['Account', (s) => <AccountName id={s.account_id} />],
+            ['Rate plan', (s) => <PlanName id={s.rate_plan_id} />],
             ['Status', (s) => <span data-testid="sub-status">{s.status}</span>],
             ['Since', (s) => (s.activated_at ?? s.contract_effective_date ?? '').slice(0, 10)],
             ['Scheduled', (s) => <span data-testid="sub-scheduled">{describeScheduled(s.scheduled_changes ?? [])}</span>],
@@ -176,15 +178,15 @@ export function Customers() {
             onSubmit={(e) => {
               e.preventDefault();
               void action.run(async () => {
-                const s = await must(client.POST('/api/v1/subscription/create', { body: { account_id: accountId, rate_plan_id: planId, agent_instance_ids: agentIds.split(',').map((a) => a.trim()).filter(Boolean) } }));
+                const s = await must(client.POST('/api/v1/subscription/create', { body: { account_id: accountId, rate_plan_id: planId, agent_instance_ids: agentIds } }));
                 await must(client.POST('/api/v1/subscription/{subscription_id}/activate', { params: { path: { subscription_id: s.id } }, body: {} }));
                 bump();
               });
             }}
           >
-            <Field label="Account id" value={accountId} onInput={setAccountId} required />
-            <Field label="Rate plan id" value={planId} onInput={setPlanId} required />
-            <Field label="Agent instance ids (comma-separated, of that account)" value={agentIds} onInput={setAgentIds} />
+            <PagedSelect label="Account" value={accountId} onChange={(v) => (setAccountId(v), setAgentIds([]))} load={(skip, limit) => accountOptions(client, skip, limit)} deps={[version]} />
+            <PagedSelect label="Rate plan" value={planId} onChange={setPlanId} load={(skip, limit) => ratePlanOptions(client, skip, limit)} />
+            <PagedMultiSelect label="Agents of that account (optional; Ctrl or Shift to choose several)" values={agentIds} onChange={setAgentIds} load={(skip, limit): Promise<Page<readonly [string, string]>> => (accountId ? agentOptions(client, skip, limit, accountId) : Promise.resolve({ items: [], total: 0 }))} deps={[accountId]} />
             <button type="submit" disabled={action.busy}>
               Subscribe (created and activated now)
             </button>

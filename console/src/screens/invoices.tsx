@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchText, must, type Schemas } from '../api';
 import { useSession } from '../context';
 import { yearMonth } from '../dates';
-import { ErrorBox, Field, Paged, Panel, Select, useAction } from '../ui';
+import { AccountName } from '../named';
+import { accountOptions } from '../pickers';
+import { ErrorBox, Field, Paged, PagedSelect, Panel, Select, useAction } from '../ui';
 
 type Status = 'draft' | 'finalized' | 'paid' | 'void';
 
@@ -53,7 +55,7 @@ export function Invoices() {
       <Panel title="Invoices">
         <div class="row">
           <Select label="Status" value={status} onChange={setStatus} options={[['', 'any'], ['draft', 'draft'], ['finalized', 'finalized'], ['paid', 'paid'], ['void', 'void']]} />
-          <Field label="Customer (account id)" value={account} onInput={setAccount} />
+          <PagedSelect label="Customer" value={account} onChange={setAccount} optional="any" load={(skip, limit) => accountOptions(client, skip, limit)} />
           <Field label="From billing period" type="month" value={periodFrom} onInput={setPeriodFrom} placeholder="YYYY-MM" />
           <Field label="Through billing period" type="month" value={periodTo} onInput={setPeriodTo} placeholder="YYYY-MM" />
         </div>
@@ -76,7 +78,7 @@ export function Invoices() {
           columns={[
             ['Number', (i) => i.number ?? i.id],
             ['Kind', (i) => i.kind ?? 'invoice'],
-            ['Account', (i) => i.account_id],
+            ['Account', (i) => <AccountName id={i.account_id} />],
             ['Period', (i) => i.billing_period ?? ''],
             ['Status', (i) => <span data-testid="invoice-status">{i.status}</span>],
             ['Total', (i) => `${i.total} ${i.currency}`],

@@ -3,11 +3,11 @@ import { must } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { monthStart } from '../dates';
-import { pnlSubject, type PnlSubjectRow } from '../describe';
+import { useNames } from '../pickers';
 import { compareDecimal, count } from '../money';
-import { ErrorBox, Panel, Table, useLoad } from '../ui';
+import { ErrorBox, Named, Panel, Table, useLoad } from '../ui';
 
-type PnlRow = PnlSubjectRow & { period?: string; currency: string; revenue: string; costs: string; margin: string; margin_percent: string | null };
+type PnlRow = { agent_id?: string | null; customer_id?: string | null;  period?: string; currency: string; revenue: string; costs: string; margin: string; margin_percent: string | null };
 
 const POLL_MS = 2000;
 const WINDOW = 90;
@@ -98,7 +98,10 @@ function Money() {
   const periods = useLoad(() => q('none', monthStart(now, -1)), []);
   const agents = useLoad(() => q('agent', monthStart(now)), []);
   const customers = useLoad(() => q('customer', monthStart(now)), []);
-  const keyed = (label: string) => [[label, (r: PnlRow) => <span data-testid="pnl-subject">{pnlSubject(r)}</span>], ...PNL_COLUMNS.slice(1)] as const;
+  const agentNames = useNames(client, 'agent', (agents.data ?? []).map((r) => r.agent_id));
+  const customerNames = useNames(client, 'account', (customers.data ?? []).map((r) => r.customer_id));
+  const keyed = (label: string, names: ReadonlyMap<string, string>, id: (r: PnlRow) => string | null | undefined) =>
+    [[label, (r: PnlRow) => <Named id={id(r)} name={names.get(id(r) ?? '')} testId="pnl-subject" />], ...PNL_COLUMNS.slice(1)] as const;
   return (
     <>
       <Panel title="Revenue, cost and margin: this month against the last">
@@ -108,11 +111,11 @@ function Money() {
       <div class="two">
         <Panel title="Top agents by margin (this month)">
           <ErrorBox error={agents.error} />
-          <Table rows={byMargin(agents.data ?? [])} columns={keyed('Agent')} />
+          <Table rows={byMargin(agents.data ?? [])} columns={keyed('Agent', agentNames, (r) => r.agent_id)} />
         </Panel>
         <Panel title="Top customers by margin (this month)">
           <ErrorBox error={customers.error} />
-          <Table rows={byMargin(customers.data ?? [])} columns={keyed('Customer')} />
+          <Table rows={byMargin(customers.data ?? [])} columns={keyed('Customer', customerNames, (r) => r.customer_id)} />
         </Panel>
       </div>
     </>

@@ -3,7 +3,27 @@ import { must } from '../api';
 import { TimeChart } from '../chart';
 import { useSession } from '../context';
 import { isoDay, monthStart } from '../dates';
-import { ErrorBox, Field, Panel, RecordTable, Select, useLoad } from '../ui';
+import { reportCell, reportColumns } from '../describe';
+import { NameOf } from '../named';
+import type { NameKind } from '../pickers';
+import { ErrorBox, Field, Panel, Select, Table, useLoad, type Column } from '../ui';
+
+/** The group key fields of report rows, and what their ids name. */
+const KEY_KIND: Readonly<Record<string, NameKind>> = { agent_id: 'agent', customer_id: 'account', product_id: 'product', rate_plan_id: 'rate_plan', agent_type_id: 'agent_type' };
+
+type Row = Record<string, unknown>;
+
+/**
+ * A report's rows as a table: readable headers, group keys shown by name (with the id), and
+ * itemized costs one column per category; CSV of the same columns.
+ */
+function ReportTable({ rows, caption, csvName }: { rows: readonly Row[]; caption: string; csvName: string }) {
+  const columns: Column<Row>[] = reportColumns(rows).map((c) => {
+    const kind = c.category === undefined ? KEY_KIND[c.field] : undefined;
+    return [c.label, kind ? (r: Row) => <NameOf kind={kind} id={r[c.field] as string | null} testId="report-subject" /> : (r: Row) => reportCell(r, c)] as const;
+  });
+  return <Table rows={rows} columns={columns} caption={caption} csvName={csvName} />;
+}
 
 type Group = 'none' | 'agent' | 'customer' | 'product' | 'rate_plan' | 'agent_type';
 type Granularity = 'week' | 'month' | 'quarter';
@@ -47,12 +67,12 @@ export function Reports() {
             ]}
           />
         ) : null}
-        <RecordTable rows={(pnl.data?.totals ?? []) as Record<string, unknown>[]} csvName="pnl-totals" caption="Totals" />
-        <RecordTable rows={(pnl.data?.breakdown ?? []) as Record<string, unknown>[]} csvName="pnl" caption="Per period" />
+        <ReportTable rows={(pnl.data?.totals ?? []) as Row[]} csvName="pnl-totals" caption="Totals" />
+        <ReportTable rows={(pnl.data?.breakdown ?? []) as Row[]} csvName="pnl" caption="Per period" />
       </Panel>
       <Panel title="Invoiced revenue">
         <ErrorBox error={revenue.error} />
-        <RecordTable rows={(revenue.data?.breakdown ?? []) as Record<string, unknown>[]} csvName="revenue" caption="Revenue" />
+        <ReportTable rows={(revenue.data?.breakdown ?? []) as Row[]} csvName="revenue" caption="Revenue" />
       </Panel>
     </>
   );

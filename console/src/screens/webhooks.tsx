@@ -1,18 +1,37 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
+import { timeText } from '../dates';
+import { describeAttempt } from '../describe';
 import { ErrorBox, Field, Paged, Panel, ShownOnce, useAction } from '../ui';
+
+/** When the latest attempt started ('' before the first). */
+function lastAttempt(attempts: readonly { attempt: number; started_at: string }[]): string | undefined {
+  return attempts.reduce<{ attempt: number; started_at: string } | undefined>((last, a) => (!last || a.attempt > last.attempt ? a : last), undefined)?.started_at;
+}
 
 function Deliveries({ hook }: { hook: Schemas['WebhookEndpoint'] }) {
   const { client, canWrite } = useSession();
   const [version, setVersion] = useState(0);
+  const [outcome, setOutcome] = useState('');
   const action = useAction();
+  const send = (what: string, go: () => Promise<Parameters<typeof describeAttempt>[0]>) =>
+    void action.run(async () => {
+      setOutcome('');
+      setOutcome(`${what}: ${describeAttempt(await go())}.`);
+      setVersion((v) => v + 1);
+    });
   return (
     <Panel title={`Deliveries to ${hook.url}`}>
       {canWrite ? (
-        <button type="button" class="small" onClick={() => void action.run(async () => void (await must(client.POST('/v1/webhooks/test', { body: { webhook_id: hook.id, event: 'invoice.created' } })), setVersion((v) => v + 1)))}>
+        <button type="button" class="small" onClick={() => send('Test event', () => must(client.POST('/v1/webhooks/test', { body: { webhook_id: hook.id, event: 'invoice.created' } })))}>
           Send a test event
         </button>
+      ) : null}
+      {outcome ? (
+        <p class="ok" role="status" data-testid="delivery-outcome">
+          {outcome}
+        </p>
       ) : null}
       <ErrorBox error={action.error} />
       <Paged
@@ -24,11 +43,15 @@ function Deliveries({ hook }: { hook: Schemas['WebhookEndpoint'] }) {
         }}
         columns={[
           ['Event', (d) => d.event],
-          ['Status', (d) => d.status],
+          ['Created', (d) => timeText(d.created_at)],
+          ['Status', (d) => <span data-testid="delivery-status">{d.status}</span>],
           ['Attempts', (d) => String(d.attempt_count ?? '')],
+          ['Last attempt', (d) => <span data-testid="delivery-time">{timeText(lastAttempt(d.attempts))}</span>],
+          ['Delivered', (d) => timeText(d.delivered_at)],
+          ['Next attempt', (d) => timeText(d.next_attempt_at)],
           ['Last code', (d) => String(d.last_status_code ?? '')],
           ['Error', (d) => d.last_error ?? ''],
-          ['', (d) => (canWrite ? <button type="button" class="small" aria-label={`Resend delivery ${d.id}`} onClick={() => void action.run(async () => void (await must(client.POST('/api/v1/webhook_deliveries/{delivery_id}/resend', { params: { path: { delivery_id: d.id } } })), setVersion((v) => v + 1)))}>Resend</button> : null)],
+          ['', (d) => (canWrite ? <button type="button" class="small" aria-label={`Resend delivery ${d.id}`} onClick={() => send(`Resent ${d.event}`, () => must(client.POST('/api/v1/webhook_deliveries/{delivery_id}/resend', { params: { path: { delivery_id: d.id } } })))}>Resend</button> : null)],
         ]}
       />
     </Panel>
