@@ -144,7 +144,7 @@ export function creditEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpo
   // cached until new events of the account are stored.
   const live = liveInvoicing(inv, deps.liveUsage);
   const liveBalances = (environmentId: string, accountId: string, at: Date, forAgent?: AgentScope) =>
-    accountBalances(db, environmentId, accountId, at, () => openPeriodCharges(live, environmentId, accountId, { now: at }), forAgent);
+    accountBalances(db, environmentId, accountId, at, (needed) => openPeriodCharges(live, environmentId, accountId, { now: at, needed }), forAgent, { availableOnly: forAgent !== undefined });
   const balance = async (req: HttpRequest, p: Principal) => {
     const q = query(req, BalanceQuery);
     const accountId = req.params.account_id!;

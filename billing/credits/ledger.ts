@@ -80,28 +80,36 @@ export interface OpenPeriod extends Omit<LiveCharge, 'period_end'> {
  * periods are left out of `held` (the live figure replaces them; drafts of closed
  * periods keep theirs). With `forAgent` (an agent's own balance: its subscriptions and
  * the charges of their plans), `available` counts only the grants that may pay for its
- * usage ({@link paysForAgent}). With `availableOnly` (the balance watch:
- * only `available` is compared), the open periods are not rated when the credits could
- * pay nothing of them (`pending` and `pending_covered` are then null; `available` is the
- * same figure).
+ * usage ({@link paysForAgent}). With `availableOnly` (the balance watch, the limit
+ * evaluator's `available_balance`, an agent's own balance: only `available` is read), the
+ * open periods are not rated when the credits could pay nothing of them (`pending` and
+ * `pending_covered` are then null; `available` is the same figure).
+ *
+ * `openPeriods` is asked with `needed`, which resolves once the ledger is read: false when
+ * the answer has no balance to put them in (an unknown account, or one without grants),
+ * so the open periods' Postgres read may overlap the ledger's but their usage query and
+ * rating can be skipped (open-period.ts `needed`).
  */
 export async function accountBalances(
   db: Db,
   environmentId: string,
   accountId: string,
   at: Date,
-  openPeriods?: () => Promise<readonly OpenPeriod[]>,
+  openPeriods?: (needed: Promise<boolean>) => Promise<readonly OpenPeriod[]>,
   forAgent?: AgentScope,
   opts: { availableOnly?: boolean } = {},
 ): Promise<Balance[]> {
-  // The live balance's open periods are rated while the ledger is read (an account without
-  // grants wastes that rating); the watch's (availableOnly) only once the ledger says they matter.
-  const early = openPeriods && !opts.availableOnly ? openPeriods() : undefined;
+  // The live balance's open periods are loaded while the ledger is read, and rated only if
+  // the ledger has a balance to show them in (`needed`); availableOnly's only once the
+  // ledger says the credits may pay some of them.
+  let ledgerRead!: (hasGrants: boolean) => void;
+  const needed = new Promise<boolean>((r) => (ledgerRead = r));
+  const early = openPeriods && !opts.availableOnly ? openPeriods(needed) : undefined;
   early?.catch(() => {}); // awaited below, unless the account is unknown
   // The ledger in one round trip: the account, its grants, its entries summed per grant and
   // type in Postgres (the balance is their sum: no row per entry crosses the wire), and
   // what drafts hold.
-  const [account, grants, entries, heldRows] = await Promise.all([
+  const ledger = Promise.all([
     db.selectFrom('accounts').select('id').where('environment_id', '=', environmentId).where('id', '=', accountId).executeTakeFirst(),
     db
       .selectFrom('credit_grants')
@@ -125,9 +133,11 @@ export async function accountBalances(
       .where('i.status', '=', 'draft')
       .execute(),
   ]);
+  ledger.then(([a, g]) => ledgerRead(a !== undefined && g.length > 0), () => ledgerRead(false));
+  const [account, grants, entries, heldRows] = await ledger;
   if (!account) throw notFound('account', accountId);
   if (grants.length === 0) return [];
-  const open = early ? await early : openPeriods && mayPayOpenPeriods(entries, heldRows, at) ? await openPeriods() : undefined;
+  const open = early ? await early : openPeriods && mayPayOpenPeriods(entries, heldRows, at) ? await openPeriods(needed) : undefined;
   const superseded = new Set((open ?? []).map((o) => o.draft_invoice_id).filter((id) => id !== null));
   const heldMap = new Map<string, string>();
   for (const h of heldRows) if (!superseded.has(h.invoice_id)) heldMap.set(h.grant_id, new Dec(heldMap.get(h.grant_id) ?? 0).plus(h.amount).toFixed());

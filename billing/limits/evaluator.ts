@@ -105,7 +105,8 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
     return { period, current: formatMoney(total, l.currency!) };
   }
   if (l.metric === 'available_balance') {
-    const balances = await accountBalances(inv.db, l.environment_id, l.account_id!, now, () => openPeriodCharges(inv, l.environment_id, l.account_id!, { now }));
+    // Only `available` is read: the open periods are rated only when the credits may pay some of them.
+    const balances = await accountBalances(inv.db, l.environment_id, l.account_id!, now, () => openPeriodCharges(inv, l.environment_id, l.account_id!, { now }), undefined, { availableOnly: true });
     const b = balances.find((x) => x.currency === l.currency);
     return { period: await billingPeriod(inv, l.environment_id, l.account_id, now), current: b?.available ?? formatMoney(new Dec(0), l.currency!) };
   }

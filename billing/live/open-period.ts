@@ -112,11 +112,14 @@ async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): P
  * The open periods of an account's billable subscriptions at `now` (default the service's
  * clock), in subscription order (created, then id): the order the live credit burn-down
  * takes them in. Optionally of one currency. What the ratings read of Postgres is loaded
- * in one round trip (invoicing/account-subjects.ts).
+ * in one round trip (invoicing/account-subjects.ts). With `needed` (the credit balance's
+ * ledger read, credits/ledger.ts), the usage is read and rated only once it resolves true;
+ * false gives no periods (the caller does not use them).
  */
-export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string } = {}): Promise<OpenPeriodCharge[]> {
+export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string; needed?: Promise<boolean> } = {}): Promise<OpenPeriodCharge[]> {
   const now = opts.now ?? inv.now();
   const loaded = await loadAccountSubjects(inv.db, environmentId, accountId, now);
+  if (opts.needed && !(await opts.needed)) return [];
   const out = await Promise.all(loaded.map((l) => openPeriodOf(inv, l, now)));
   return out.filter((c): c is OpenPeriodCharge => c !== null && (opts.currency === undefined || c.currency === opts.currency));
 }

@@ -10,8 +10,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
-import { UsageStore } from '../usage/usage-query.ts';
+import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { LiveUsage } from './tail.ts';
+import { createInvoicing } from '../invoicing/index.ts';
+import { parseInvoicingConfig } from '../invoicing/config.ts';
+import { accountBalances } from '../credits/ledger.ts';
+import { openPeriodCharges } from './open-period.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -185,6 +189,38 @@ describe('live pending balance', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.balances).toEqual([{ currency: 'USD', available: '9.10' }]);
     }
+  });
+
+  it('reads usage and rates the open periods only when the answer uses them', async () => {
+    const store = new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!);
+    let usageQueries = 0;
+    const counted = { query: (q: UsageQuery) => (usageQueries++, store.query(q)), firstSeenUsers: store.firstSeenUsers.bind(store) };
+    const inv = createInvoicing({ db: stack.tally.db!, usage: counted, config: parseInvoicingConfig(stack.env), now: () => new Date(clockMs), inline: true });
+    const env = stack.keys.development.id;
+    const now = new Date(clockMs);
+    const acct = await account('Rated when used');
+    await subscription(acct, planUsage);
+    const live = (opts: { availableOnly?: boolean } = {}) => accountBalances(stack.tally.db!, env, acct, now, (needed) => openPeriodCharges(inv, env, acct, { now, needed }), undefined, opts);
+    // No grants: no balance to show, so no usage query (the full live balance and an available-only read alike).
+    expect(await live()).toEqual([]);
+    expect(await live({ availableOnly: true })).toEqual([]);
+    expect(usageQueries).toBe(0);
+    // A grant: the full balance rates the open period (pending), an available-only read too while credit is left.
+    const g = await grant(acct, { amount: '10.00' });
+    expect((await live())[0]).toMatchObject({ pending: '0.00', available: '10.00' });
+    expect(usageQueries).toBeGreaterThan(0);
+    usageQueries = 0;
+    expect((await live({ availableOnly: true }))[0]).toMatchObject({ pending: '0.00', available: '10.00' });
+    expect(usageQueries).toBeGreaterThan(0);
+    // Nothing left of it: pending is still part of the full balance, but an available-only read skips the rating.
+    const adj = await post('/v1/credits/adjustments', { grant_id: g, amount: '-10.00', reason: 'used elsewhere' });
+    expect(adj.status, JSON.stringify(adj.body)).toBe(201);
+    usageQueries = 0;
+    expect((await live())[0]).toMatchObject({ pending: '0.00', available: '0.00' });
+    expect(usageQueries).toBeGreaterThan(0);
+    usageQueries = 0;
+    expect((await live({ availableOnly: true }))[0]).toMatchObject({ pending: null, available: '0.00' });
+    expect(usageQueries).toBe(0);
   });
 
   it('the usage cache answers repeated reads without ClickHouse and drops an answer once new events of its account are stored', async () => {

@@ -25,7 +25,8 @@
  *    acks). For each newly stored sequence, in one synchronous step: its part of the tail
  *    is dropped, the cut moves past it, and the cached ClickHouse answers of the scopes it
  *    names are dropped, so no answer counts it twice or misses it (an answer computed
- *    across a drop is computed again). A stored sequence the tail never held (read after
+ *    across a drop of one of its own scopes is computed again; a drop of other scopes
+ *    removed none of the entries it adds). A stored sequence the tail never held (read after
  *    the sink acknowledged it: the message is gone from the work-queue stream) names its
  *    scopes through ClickHouse (`touchedScopes`).
  * 3. The messages appended since: read by sequence (the stream is a work queue, which
@@ -211,8 +212,6 @@ export class LiveUsage implements UsageSource {
   #entries = 0;
   /** While degraded: the stream's last sequence then (the tail reads again once it is stored). */
   #degradedThrough: number | undefined;
-  /** Bumped by every drop: a ClickHouse answer computed across one is computed again. */
-  #generation = 0;
   #loop: Loop | undefined;
   #jsm: Promise<JetStreamManager> | undefined;
   readonly #touched: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
@@ -267,10 +266,16 @@ export class LiveUsage implements UsageSource {
   async query(q: UsageQuery): Promise<UsageRow[]> {
     if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
     for (let attempt = 0; ; attempt++) {
-      const gen = this.#generation;
-      const rows = await this.cache.query(q);
-      // A drop while ClickHouse answered: the answer may predate an event the tail no longer holds.
-      if (gen === this.#generation || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
+      // A drop of the query's own scopes while ClickHouse answered: the answer may predate an
+      // event the tail no longer holds. A drop of other scopes removed none of its entries.
+      const w = this.cache.watch(q);
+      let rows: UsageRow[];
+      try {
+        rows = await this.cache.query(q);
+      } finally {
+        w.done();
+      }
+      if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
     }
   }
 
@@ -394,7 +399,6 @@ export class LiveUsage implements UsageSource {
     this.#clearTail();
     this.#degradedThrough = undefined;
     metrics.degraded.set(0);
-    this.#generation++;
     this.cache.clear();
     for (const fn of this.#resets) fn();
   }
@@ -437,7 +441,6 @@ export class LiveUsage implements UsageSource {
       this.#stored.add(s);
     }
     metrics.entries.set(this.#entries);
-    this.#generation++;
     for (const [env, t] of touched) this.cache.invalidate(env, t.accounts, t.agents);
     if (ack > this.#known) this.#known = ack;
     while (this.#stored.has(this.#known + 1)) this.#known++;
@@ -452,8 +455,7 @@ export class LiveUsage implements UsageSource {
       log.info('live tail reads the stream again: the sink stored what it held when it was over its bound');
       this.#degradedThrough = undefined;
       metrics.degraded.set(0);
-      this.#generation++;
-      this.cache.clear(); // its answers counted everything ClickHouse held
+        this.cache.clear(); // its answers counted everything ClickHouse held
     }
     const from = Math.max(this.#read, this.#known) + 1;
     const to = Math.min(last, from + READ_MAX - 1);
@@ -498,8 +500,7 @@ export class LiveUsage implements UsageSource {
         this.#degradedThrough = last;
         this.#read = last;
         metrics.degraded.set(1);
-        this.#generation++;
-        this.cache.clear(); // its answers left out what the tail held
+            this.cache.clear(); // its answers left out what the tail held
         break;
       }
     }

@@ -7,8 +7,12 @@
  * has stored (its floor, and the sequences recorded as inserted above it) and drops the
  * answers of the accounts and agent instances those events name, in the same synchronous
  * step that drops the sequence's part of the tail. An answer whose computation overlapped
- * a drop is not kept (it may have missed what the drop announced). Another stream
- * (created again, or a restore onto a fresh one) drops everything.
+ * a drop of one of its own scopes is not kept (it may have missed what the drop
+ * announced); a drop of other scopes leaves it alone (their events are not in it: under
+ * load some scope is dropped at every poll, so a global rule kept almost nothing). An
+ * environment-wide answer has the environment's scope, which every drop of the
+ * environment names. Another stream (created again, or a restore onto a fresh one) drops
+ * everything, and every answer then computing.
  *
  * Only usage is cached: the catalog, the subscriptions and the invoices are read from
  * Postgres on every rating, so a change there counts at once.
@@ -36,12 +40,18 @@ export const cacheable = (q: { ingestedBefore?: Date }) => q.ingestedBefore === 
 /** The largest number of answers kept (the oldest go first beyond it). */
 const MAX_ENTRIES = 200_000;
 
+/** A computation in flight, until `done`: `stale` once a drop named one of its scopes (or everything). */
+export interface ScopeWatch {
+  readonly stale: boolean;
+  done(): void;
+}
+
 /** A usage source whose answers stay until new events of their scope are stored. */
 export class LiveUsageCache implements UsageSource {
   readonly #answers = new Map<string, { scopes: ScopeKey[]; value: Promise<unknown> }>();
   readonly #byScope = new Map<ScopeKey, Set<string>>();
-  /** Bumped by every drop: an answer computed across one is not kept. */
-  #epoch = 0;
+  /** Computations in flight by scope: a drop of the scope marks them stale. */
+  readonly #inflight = new Map<ScopeKey, Set<{ stale: boolean }>>();
   hits = 0;
   misses = 0;
 
@@ -57,21 +67,49 @@ export class LiveUsageCache implements UsageSource {
 
   /** Drops every answer about these accounts and agent instances of an environment. */
   invalidate(environmentId: string, accountIds: Iterable<string>, agentInstanceIds: Iterable<string>): void {
-    this.#epoch++;
     const keys = [`${environmentId}\u0000*`];
     for (const id of accountIds) keys.push(accountKey(environmentId, id));
     for (const id of agentInstanceIds) keys.push(agentKey(environmentId, id));
     for (const s of keys) {
+      for (const w of this.#inflight.get(s) ?? []) w.stale = true;
       for (const k of this.#byScope.get(s) ?? []) this.#drop(k);
       this.#byScope.delete(s);
     }
   }
 
-  /** Drops everything (the stream restarted its sequences). */
+  /** Drops everything (the stream restarted its sequences), and marks every computation in flight stale. */
   clear(): void {
-    this.#epoch++;
+    for (const set of this.#inflight.values()) for (const w of set) w.stale = true;
     this.#answers.clear();
     this.#byScope.clear();
+  }
+
+  /**
+   * Watches the scopes of a query while it is answered: the watch turns stale when a drop
+   * names one of them (or everything) before `done`. The live tail retries an answer whose
+   * own scope was dropped meanwhile (tail.ts); the cache keeps only answers whose watch
+   * stayed fresh.
+   */
+  watch(q: { environmentId: string; accountIds?: string[]; agentInstanceIds?: string[] }): ScopeWatch {
+    const w = { stale: false };
+    const scopes = scopeKeys(q);
+    for (const s of scopes) {
+      let set = this.#inflight.get(s);
+      if (!set) this.#inflight.set(s, (set = new Set()));
+      set.add(w);
+    }
+    return {
+      get stale() {
+        return w.stale;
+      },
+      done: () => {
+        for (const s of scopes) {
+          const set = this.#inflight.get(s);
+          set?.delete(w);
+          if (set?.size === 0) this.#inflight.delete(s);
+        }
+      },
+    };
   }
 
   get size(): number {
@@ -94,9 +132,14 @@ export class LiveUsageCache implements UsageSource {
       return hit.value as Promise<T>;
     }
     this.misses++;
-    const epoch = this.#epoch;
-    const value = await compute();
-    if (epoch === this.#epoch) this.#keep(key, scopeKeys(q), value);
+    const w = this.watch(q);
+    let value: T;
+    try {
+      value = await compute();
+    } finally {
+      w.done();
+    }
+    if (!w.stale) this.#keep(key, scopeKeys(q), value);
     return value;
   }
 

@@ -129,9 +129,14 @@ export class UsageStore {
     const unstored = q.unstored ? 'AND NOT (stream_seq > {ufloor:UInt64} AND ingested_at >= {ucreated:DateTime64(3)} AND stream_seq NOT IN {ustored:Array(UInt64)})' : '';
     const where = `WHERE ts >= {from:DateTime64(3)} AND ts < {to:DateTime64(3)} ${accountFilter} ${asOf} ${unstored}`;
 
+    // Actions and outcomes in one query (UNION ALL, told apart by `kind`): one round trip,
+    // and on chDB one turn of its process-wide queue of parameterized queries, not two
+    // (docs/performance.md "Credits").
     const actionsSql = `
-      SELECT ${select}
+      SELECT 'a' AS kind, ${select}
         toString(count()) AS actions,
+        '0' AS outcomes,
+        '0' AS outcome_value,
         toString(uniqExact(if(user_id != '', concat('u:', user_id), if(anonymous_id != '', concat('a:', anonymous_id), NULL)))) AS users,
         toString(sum(input_tokens)) AS input_tokens,
         toString(sum(output_tokens)) AS output_tokens,
@@ -142,18 +147,22 @@ export class UsageStore {
       ${where} ${q.actionTypes ? 'AND action_type IN {atypes:Array(String)}' : ''}
       ${groupBy}`;
     const outcomesSql = `
-      SELECT ${select}
+      SELECT 'o' AS kind, ${select}
+        '0' AS actions,
         toString(count()) AS outcomes,
-        toString(sum(toDecimal256(value, 9))) AS outcome_value
+        toString(sum(toDecimal256(value, 9))) AS outcome_value,
+        '0' AS users, '0' AS input_tokens, '0' AS output_tokens, '0' AS total_tokens,
+        ${TOKEN_CLASSES.map((c) => `'0' AS ${c.field}`).join(', ')}
       FROM ${this.database}.outcomes FINAL
       ${prewhere}
       ${where} AND voided = 0 ${q.outcomeTypes ? 'AND outcome_type IN {otypes:Array(String)}' : ''}
       ${groupBy}`;
 
-    const [actions, outcomes] = await Promise.all([
-      this.ch.query({ query: actionsSql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Record<string, string>>()),
-      this.ch.query({ query: outcomesSql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Record<string, string>>()),
-    ]);
+    const rows = await this.ch
+      .query({ query: `${actionsSql}\n      UNION ALL\n${outcomesSql}`, query_params: params, format: 'JSONEachRow' })
+      .then((r) => r.json<Record<string, string>>());
+    const actions = rows.filter((r) => r.kind === 'a');
+    const outcomes = rows.filter((r) => r.kind === 'o');
     return mergeRows(keys, actions, outcomes);
   }
 
