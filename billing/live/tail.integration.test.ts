@@ -9,6 +9,7 @@ import { call, createAgent, startTestStack, waitFor, type TestStack } from '../.
 import { deleteEventsStream, ensureEventsStream } from '../../shared/nats/connection.ts';
 import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
+import { decodeDeltas, encodeDeltas } from '../../shared/events/usage-delta.ts';
 import { LiveUsage } from './tail.ts';
 
 let stack: TestStack;
@@ -16,8 +17,10 @@ let store: UsageStore;
 const ts = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString();
 const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000) };
 
-function liveUsage(maxEntries = 100_000): LiveUsage {
-  return new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
+/** A live tail; `deltaSubject`: where it hears usage deltas (another subject than ingest's: only what the test relays there). */
+function liveUsage(maxEntries = 100_000, deltaSubject?: string): LiveUsage {
+  const names = deltaSubject ? { ...stack.tally.names, liveDeltaSubject: deltaSubject } : stack.tally.names;
+  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
 }
 
 let seq = 0;
@@ -78,6 +81,56 @@ describe('live tail', () => {
       expect(figures(await live.query(byAgent))).toBe(want);
     } finally {
       await live.stop();
+    }
+  });
+
+  it('takes acknowledged messages from ingest\'s usage deltas without reading them; with deltas lost (all, or every other message\'s) the figures are the same, exactly, while the sink stores them', async () => {
+    await sink?.stop();
+    sink = undefined;
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Deltas' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agents = [await createAgent(stack, 'development', { accountId: res.body.id }), await createAgent(stack, 'development', { accountId: res.body.id })];
+    const { names } = stack.tally;
+    // The relay: every other message's delta, re-encoded, to a subject only the `half` tail hears.
+    const halfSubject = `${names.liveDeltaSubject}.half`;
+    const nc = stack.tally.nc!;
+    const relay = nc.subscribe(names.liveDeltaSubject, {
+      callback: (_err, msg) => {
+        const kept = (decodeDeltas(msg.data) ?? []).filter((m) => m.seq % 2 === 0);
+        if (kept.length > 0) nc.publish(halfSubject, encodeDeltas(kept));
+      },
+    });
+    const tails = { all: liveUsage(), none: liveUsage(100_000, `${names.liveDeltaSubject}.none`), half: liveUsage(100_000, halfSubject) };
+    const q = (t: LiveUsage, groupBy: 'agent' | 'none') =>
+      t.query({ environmentId: stack.keys.development.id, ...window, groupBy, accountIds: [res.body.id] }).then((rows) => rows.map((r) => figures([r])).sort().join(' '));
+    try {
+      for (const t of Object.values(tails)) await waitFor(async () => t.polls, (n) => n > 0);
+      for (let i = 0; i < 12; i++) await send(agents[i % 2]!.id, 1 + (i % 4));
+      const want = '12/6/1.5/120/24 18/6/1.5/180/36';
+      for (const t of Object.values(tails)) await waitFor(() => q(t, 'agent'), (f) => f === want, 5000);
+      expect(await q(tails.all, 'none')).toBe('30/12/3/300/60');
+      // Messages: 24 (12 requests of actions, 12 of outcomes; one message each at this pace).
+      expect(tails.all.taken.deltas).toBeGreaterThanOrEqual(20);
+      expect(tails.all.taken.reads).toBeLessThanOrEqual(4); // a delta slower than a poll is read instead
+      expect(tails.none.taken).toMatchObject({ deltas: 0 });
+      expect(tails.none.taken.reads).toBeGreaterThanOrEqual(24);
+      expect(tails.half.taken.deltas).toBeGreaterThan(0);
+      expect(tails.half.taken.reads).toBeGreaterThan(0);
+      // The sink stores them in small inserts; the three answer the same throughout.
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      const seen = new Set<string>();
+      while (Object.values(tails).some((t) => t.entries > 0)) {
+        for (const t of Object.values(tails)) {
+          seen.add(await q(t, 'agent'));
+          seen.add(await q(t, 'none'));
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect([...seen].sort()).toEqual([want, '30/12/3/300/60'].sort());
+      for (const t of Object.values(tails)) expect(await q(t, 'agent')).toBe(want);
+    } finally {
+      relay.unsubscribe();
+      for (const t of Object.values(tails)) await t.stop();
     }
   });
 
