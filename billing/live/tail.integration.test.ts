@@ -11,6 +11,10 @@ import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { decodeDeltas, encodeDeltas } from '../../shared/events/usage-delta.ts';
 import { LiveUsage } from './tail.ts';
+import type { UsageSource } from '../invoicing/context.ts';
+import { createInvoicing } from '../invoicing/index.ts';
+import { parseInvoicingConfig } from '../invoicing/config.ts';
+import { LimitEvaluator } from '../limits/evaluator.ts';
 
 let stack: TestStack;
 let store: UsageStore;
@@ -188,4 +192,67 @@ describe('live tail', () => {
       await live.stop();
     }
   });
+});
+
+describe('lower bound and the fast pass', () => {
+  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved', async () => {
+    const agent = await createAgent(stack, 'development');
+    const live = liveUsage();
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    let sink: TallyProcess | undefined;
+    try {
+      await waitFor(async () => live.polls, (p) => p > 0);
+      for (let i = 0; i < 5; i++) await send(agent.id, 2);
+      await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
+      expect(n(live.lowerBound(q))).toBe(10); // all in the tail
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      for (let i = 0; i < 10; i++) {
+        await send(agent.id, 2);
+        const bound = n(live.lowerBound(q));
+        expect(bound).toBeLessThanOrEqual(n(await live.query(q)));
+      }
+      await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+      expect(n(await live.query(q))).toBe(30);
+      expect(n(live.lowerBound(q))).toBe(30);
+    } finally {
+      await sink?.stop();
+      await live.stop();
+    }
+  });
+
+  it('the fast pass blocks a day limit from the lower bound while ClickHouse answers slowly; the pass records the exact figure after', async () => {
+    const db = stack.tally.db!;
+    const agent = await createAgent(stack, 'development');
+    const created = await call(stack, 'POST', '/v1/limits', { key: stack.keys.development.admin, body: { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 30, thresholds: [100], action: 'block' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // ClickHouse as busy as a sink's backlog makes it: every answer 4 s late.
+    const SLOW_MS = 4000;
+    const slow: UsageSource = {
+      query: async (q) => (await new Promise((r) => setTimeout(r, SLOW_MS)), store.query(q)),
+      firstSeenUsers: (q) => store.firstSeenUsers(q),
+    };
+    const live = new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: slow }, { pollMs: 50, maxEntries: 100_000 }).start();
+    const invoicing = createInvoicing({ db, usage: slow, config: parseInvoicingConfig(stack.env), inline: true });
+    const evaluator = new LimitEvaluator({ db, invoicing, live, nc: stack.tally.nc!, names: stack.tally.names }, { intervalMs: 50, fullPassMs: 3_600_000, heartbeatMs: 250 });
+    const state = () => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', created.body.id).executeTakeFirst();
+    try {
+      await evaluator.start();
+      await waitFor(async () => live.polls, (p) => p > 0);
+      for (let i = 0; i < 4; i++) await send(agent.id, 10);
+      const acked = Date.now();
+      await waitFor(state, (s) => s?.reached === true, 3000);
+      const elapsed = Date.now() - acked;
+      console.log(`crossing -> recorded reached by the fast pass: ${elapsed} ms (ClickHouse answers ${SLOW_MS} ms late)`);
+      expect(elapsed).toBeLessThan(SLOW_MS - 1000);
+      expect(evaluator.fastReached).toBeGreaterThanOrEqual(1);
+      // The pass's exact figure follows (never lower: the bound is below it).
+      await waitFor(state, (s) => s?.current === '40', 4 * SLOW_MS);
+      expect((await state())!.reached).toBe(true);
+    } finally {
+      await evaluator.stop();
+      await live.stop();
+      await invoicing.rater.close();
+    }
+  }, 60_000);
 });

@@ -78,6 +78,9 @@ const metrics = {
   straddles: new Counter({ name: 'tally_live_tail_straddles_total', help: 'Tail entries left out of an answer because their second straddles a window boundary that is not a whole second', registers: [registry] }),
 };
 
+/** ClickHouse rows kept per scope for lower bounds (the oldest go first beyond it). */
+const LAST_ROWS_MAX = 100_000;
+
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
@@ -107,6 +110,12 @@ function touch(t: Touched, env: string, acct: string, agent: string): void {
 const envKey = (env: string) => `${env}\u0000*`;
 const accountKey = (env: string, id: string) => `${env}\u0000a\u0000${id}`;
 const agentKey = (env: string, id: string) => `${env}\u0000i\u0000${id}`;
+
+/** A grouped query without its ids: with a scope's id, the key of its last ClickHouse row. */
+function lastKey(q: UsageQuery): string {
+  const { agentInstanceIds: _a, accountIds: _b, unstored: _c, ...rest } = q;
+  return `${JSON.stringify(rest)}\u0000${q.groupBy === 'agent' && q.accountIds ? JSON.stringify(q.accountIds) : ''}\u0000`;
+}
 
 /** Plain decimal text without trailing zeros (as the usage query's rows carry it). */
 const plain = (d: Dec): string => {
@@ -152,10 +161,17 @@ export class LiveUsage implements UsageSource {
   #deltaSub: Subscription | undefined;
   /** Bumped by every drop: a ClickHouse answer computed across one is computed again. */
   #generation = 0;
+  /** Bumped whenever the kept ClickHouse rows are forgotten (a new stream, over the bound). */
+  #clears = 0;
   #loop: Loop | undefined;
   #jsm: Promise<JetStreamManager> | undefined;
   readonly #touched: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
   readonly #resets: (() => void)[] = [];
+  /**
+   * The last ClickHouse row of each scope of a grouped query (by agent or account), by the
+   * query without its ids and the scope's id ({@link lowerBound}); '' rows: none (zero).
+   */
+  readonly #lastRows = new Map<string, UsageRow | null>();
   /** Polls completed (tests wait on it). */
   polls = 0;
   /** Messages taken from usage deltas, and read from the stream (direct gets), by this tail. */
@@ -215,7 +231,9 @@ export class LiveUsage implements UsageSource {
     if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
     for (let attempt = 0; ; attempt++) {
       const gen = this.#generation;
+      const cleared = this.#clears;
       const rows = await this.cache.query(q);
+      if (cleared === this.#clears && this.exact) this.#keepLast(q, rows);
       // A drop while ClickHouse answered: the answer may predate an event the tail no longer holds.
       if (gen === this.#generation || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
     }
@@ -223,6 +241,40 @@ export class LiveUsage implements UsageSource {
 
   firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]> {
     return this.cache.firstSeenUsers(q);
+  }
+
+  /**
+   * A lower bound of a grouped query's answer (by agent or account), at once, with no
+   * ClickHouse query: the last ClickHouse rows of its scopes (however old) plus what the tail
+   * holds now. Never above the exact answer: a ClickHouse answer counts only sequences known
+   * stored when it was computed, and the tail never holds a sequence known stored, so none is
+   * counted twice (one stored since is missed by both: lower, never higher). Undefined while
+   * the tail is not exact (not started, degraded).
+   */
+  lowerBound(q: UsageQuery): UsageRow[] | undefined {
+    if (!this.exact || (q.groupBy !== 'agent' && q.groupBy !== 'account')) return undefined;
+    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
+    const base = lastKey(q);
+    const rows: UsageRow[] = [];
+    for (const id of ids) {
+      const r = this.#lastRows.get(base + id);
+      if (r) rows.push(r);
+    }
+    return this.#withTail(q, rows);
+  }
+
+  /** Keeps a grouped answer's rows per scope (a scope without a row: zero). */
+  #keepLast(q: UsageQuery, rows: UsageRow[]): void {
+    if (q.groupBy !== 'agent' && q.groupBy !== 'account') return;
+    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
+    const base = lastKey(q);
+    const byId = new Map(rows.map((r) => [(q.groupBy === 'agent' ? r.agent_instance_id : r.account_id) ?? '', r]));
+    for (const id of ids) {
+      const k = base + id;
+      this.#lastRows.delete(k); // re-inserted last: the oldest go first
+      this.#lastRows.set(k, byId.get(id) ?? null);
+    }
+    while (this.#lastRows.size > LAST_ROWS_MAX) this.#lastRows.delete(this.#lastRows.keys().next().value!);
   }
 
   /** The ClickHouse rows plus the tail's entries matching the query. */
@@ -348,8 +400,15 @@ export class LiveUsage implements UsageSource {
     this.#degradedThrough = undefined;
     metrics.degraded.set(0);
     this.#generation++;
-    this.cache.clear();
+    this.#forgetClickHouse();
     for (const fn of this.#resets) fn();
+  }
+
+  /** Forgets every ClickHouse answer (cached, and kept for lower bounds). */
+  #forgetClickHouse(): void {
+    this.cache.clear();
+    this.#lastRows.clear();
+    this.#clears++;
   }
 
   #clearTail(): void {
@@ -406,7 +465,7 @@ export class LiveUsage implements UsageSource {
       this.#degradedThrough = undefined;
       metrics.degraded.set(0);
       this.#generation++;
-      this.cache.clear(); // its answers counted everything ClickHouse held
+      this.#forgetClickHouse(); // its answers counted everything ClickHouse held
     }
     const from = Math.max(this.#read, this.#known) + 1;
     const to = Math.min(last, from + READ_MAX - 1);
@@ -466,7 +525,7 @@ export class LiveUsage implements UsageSource {
     this.#read = this.#lastSeq;
     metrics.degraded.set(1);
     this.#generation++;
-    this.cache.clear(); // its answers left out what the tail held
+    this.#forgetClickHouse(); // its answers left out what the tail held
   }
 
   /**
