@@ -28,10 +28,22 @@
  *    across a drop is computed again). A stored sequence the tail never held (read after
  *    the sink acknowledged it: the message is gone from the work-queue stream) names its
  *    scopes through ClickHouse (`touchedScopes`).
- * 3. The messages appended since: read by sequence (the stream is a work queue, which
- *    admits no second consumer, ordered or not: direct gets of the sequences above the
- *    floor), added to the tail; `onTouched` listeners hear their scopes (the limit
- *    evaluator and the credit watch evaluate them without waiting for the sink).
+ * 3. The messages appended since that no usage delta brought: read by sequence (the stream
+ *    is a work queue, which admits no second consumer, ordered or not: direct gets of the
+ *    sequences above the floor), added to the tail; `onTouched` listeners hear their scopes
+ *    (the limit evaluator and the credit watch evaluate them without waiting for the sink).
+ *    While deltas flow, a message appended since the previous poll is left one poll for its
+ *    delta.
+ *
+ * Usage deltas (between polls): ingest publishes each acknowledged message's usage,
+ * aggregated by the same function (shared/events/usage-delta.ts), with its stream sequence,
+ * on core NATS. A message neither stored nor held yet is held from its delta at once and its
+ * scopes heard at once; whichever of delta and read comes first, a message is held once, so
+ * the answers are the same with deltas lost (core NATS is at most once). A delta is trusted
+ * to be of the stream the tail knows: one of a stream deleted and created again, arriving
+ * after the tail's poll saw the new stream, would be held until the sink stores that
+ * sequence of the new one (publication follows the PubAck by milliseconds, so this needs a
+ * stream recreated within them).
  *
  * Duplicates: JetStream drops a message whose Nats-Msg-Id repeats within the stream's
  * duplicate window, so a retried request never reaches the tail twice. An event sent
