@@ -44,7 +44,8 @@ const TAIL_POLL_MS = 10_000;
  * evaluator's next pass (100 ms) measures and records the limit, the state is pushed to the
  * ingest processes. The margin above 1 s is for this shared 2-core machine under parallel
  * test runs; it stays well under SINK_LAG_MS and TAIL_POLL_MS, so the test fails without
- * the deltas (checked: with TALLY_INGEST_USAGE_DELTA_MS=off, see docs/spend-limits.md).
+ * the deltas (checked: with TALLY_TEST_INGEST_ENV='{"TALLY_INGEST_USAGE_DELTA_MS":"off"}'
+ * the first 402s came 5293/5270 ms after the crossing and the test failed).
  */
 const CROSSING_CEILING_MS = 2500;
 /** The billing process's environment (the lagging sink and tail reads). */
