@@ -41,6 +41,7 @@ import { inlineRater } from '../invoicing/rater.ts';
 import { loadSubject } from '../invoicing/rate-subscription.ts';
 import { openPeriodCharges } from '../live/open-period.ts';
 import type { LiveUsage } from '../live/tail.ts';
+import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import { periodContaining, type Period } from '../rating/index.ts';
 import { Dec, formatMoney } from '../rating/money.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
@@ -136,7 +137,12 @@ const GROUP_CHUNK = 1000;
  * calendar window (day, week) together: one usage query grouped by the scope, as `measure`
  * would answer each (the same usage source, the same filters but the ids).
  */
-export async function measureQuantities(inv: Invoicing, limits: readonly LimitRow[], now: Date): Promise<Map<LimitRow, Measured>> {
+export async function measureQuantities(
+  inv: Invoicing,
+  limits: readonly LimitRow[],
+  now: Date,
+  read: (q: UsageQuery) => Promise<UsageRow[]> = (q) => inv.usage.query(q),
+): Promise<Map<LimitRow, Measured>> {
   const out = new Map<LimitRow, Measured>();
   const first = limits[0];
   if (!first) return out;
@@ -147,7 +153,7 @@ export async function measureQuantities(inv: Invoicing, limits: readonly LimitRo
   for (let i = 0; i < ids.length; i += GROUP_CHUNK) {
     const chunk = ids.slice(i, i + GROUP_CHUNK);
     // By arrival, as `measure` counts a day or week.
-    const got = await inv.usage.query({
+    const got = await read({
       environmentId: first.environment_id,
       from: new Date(Date.parse(period.start) - MAX_EVENT_AGE_MS),
       to: new Date(Date.parse(period.end) + MAX_EVENT_FUTURE_MS),
@@ -178,6 +184,8 @@ export async function record(db: Db, l: LimitRow, m: Measured, now: Date): Promi
     const prev = await tx.selectFrom('spend_limit_states').selectAll().where('limit_id', '=', l.id).forUpdate().executeTakeFirstOrThrow();
     const newPeriod = prev.period_start.getTime() < new Date(m.period.start).getTime();
     if (prev.period_start.getTime() > new Date(m.period.start).getTime()) return; // an evaluation of a later instant got there first
+    // Of the same period too (the fast pass's lower bound, measured after a slow pass began, stands until a later one).
+    if (!newPeriod && prev.evaluated_at.getTime() > now.getTime()) return;
     await tx.updateTable('spend_limit_states').set({ period_start: m.period.start, period_end: m.period.end, current: m.current, reached, evaluated_at: now }).where('limit_id', '=', l.id).execute();
     for (const a of alertsFor(l.metric, l.thresholds, m.current, l.value, newPeriod && prev.reached)) await fireOnce(tx, l, m, a, now);
   });
@@ -247,6 +255,11 @@ export class LimitEvaluator {
   readonly #inv: Invoicing;
   /** Accounts and agent instances with new usage since the last pass, per environment. */
   #touched = new Map<string, { accounts: Set<string>; agents: Set<string> }>();
+  /** The same, since the last fast pass. */
+  #fastTouched = new Map<string, { accounts: Set<string>; agents: Set<string> }>();
+  #fastLoop: Loop | undefined;
+  /** Limits the fast pass found reached (tests read it). */
+  fastReached = 0;
   /** A full pass is due (the first, or a new stream). */
   #fullDue = true;
   #lastFull = 0;
@@ -268,10 +281,12 @@ export class LimitEvaluator {
     // One account's open period rated inline: the same pure rating, without a worker hand-off per evaluation.
     this.#inv = { ...deps.invoicing, usage: deps.live, rater: inlineRater() };
     deps.live.onTouched((env, accounts, agents) => {
-      let t = this.#touched.get(env);
-      if (!t) this.#touched.set(env, (t = { accounts: new Set(), agents: new Set() }));
-      for (const a of accounts) t.accounts.add(a);
-      for (const i of agents) t.agents.add(i);
+      for (const map of [this.#touched, this.#fastTouched]) {
+        let t = map.get(env);
+        if (!t) map.set(env, (t = { accounts: new Set(), agents: new Set() }));
+        for (const a of accounts) t.accounts.add(a);
+        for (const i of agents) t.agents.add(i);
+      }
     });
     deps.live.onReset(() => (this.#fullDue = true));
   }
@@ -294,10 +309,76 @@ export class LimitEvaluator {
       },
     });
     this.#loop = startLoop({ name: 'spend-limits', intervalMs: this.config.intervalMs, run: () => this.pass() });
+    this.#fastLoop = startLoop({ name: 'spend-limits-fast', intervalMs: this.config.intervalMs, run: () => this.fastPass() });
+  }
+
+  /**
+   * The fast pass, beside the passes (which wait for ClickHouse, seconds when it is busy
+   * storing a backlog): the day and week quantity limits of the accounts and agent
+   * instances with new usage, not reached yet, measured with no ClickHouse query by the live
+   * usage's lower bound (the last ClickHouse rows of their scopes plus the tail); each one
+   * the bound reaches is recorded reached at once (the bound never exceeds the exact
+   * figure, and usage only grows within a window) and the state published. Everything else
+   * (the exact figure, other limits, unblocking) is the passes'.
+   */
+  async fastPass(): Promise<void> {
+    const touched = this.#fastTouched;
+    this.#fastTouched = new Map();
+    const now = this.#inv.now();
+    const live = this.deps.live;
+    let reached = 0;
+    for (const [env, t] of touched) {
+      const accounts = [...t.accounts];
+      const agents = [...t.agents];
+      if (accounts.length === 0 && agents.length === 0) continue;
+      const rows = await this.deps.db
+        .selectFrom('spend_limits as l')
+        .leftJoin('spend_limit_states as s', 's.limit_id', 'l.id')
+        .selectAll('l')
+        .where('l.environment_id', '=', env)
+        .where('l.deleted_at', 'is', null)
+        .where('l.metric', '=', 'quantity')
+        .where('l.window', 'in', ['day', 'week'])
+        .where((eb) =>
+          eb.or([
+            ...(accounts.length ? [eb.and([eb('l.scope', '=', 'account'), eb('l.account_id', 'in', accounts)])] : []),
+            ...(agents.length ? [eb.and([eb('l.scope', '=', 'agent_instance'), eb('l.agent_instance_id', 'in', agents)])] : []),
+          ]),
+        )
+        .where((eb) => eb.or([eb('s.reached', 'is', null), eb('s.reached', '=', false), eb('s.period_end', '<=', now)]))
+        .execute();
+      const groups = new Map<string, LimitRow[]>();
+      for (const l of rows as LimitRow[]) groups.set(`${l.scope}\u0000${l.window}`, [...(groups.get(`${l.scope}\u0000${l.window}`) ?? []), l]);
+      for (const group of groups.values()) {
+        let measured: Map<LimitRow, Measured>;
+        try {
+          measured = await measureQuantities(this.#inv, group, now, async (q) => {
+            const b = live.lowerBound(q);
+            if (!b) throw new Error('live usage is not exact');
+            return b;
+          });
+        } catch {
+          continue; // the passes measure them
+        }
+        for (const [l, m] of measured) {
+          if (!isReached(l.metric, m.current, l.value)) continue;
+          try {
+            if (await record(this.deps.db, l, m, now)) reached++;
+          } catch (err) {
+            log.warn('spend limit evaluation failed', { limit_id: l.id, err });
+          }
+        }
+      }
+    }
+    if (reached > 0) {
+      this.fastReached += reached;
+      await this.#publish();
+    }
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#heartbeat);
+    await this.#fastLoop?.stop();
     await this.#loop?.stop();
     this.#requests?.unsubscribe();
   }

@@ -8,7 +8,7 @@
  * of the draft generated at the same instant, and `pending_covered` its credits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { LiveUsage } from './tail.ts';
@@ -65,6 +65,13 @@ async function actions(agentId: string, n: number, timestamp = '2026-11-10T10:00
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
+/**
+ * Waits until the sink has stored `n` actions of the agent. An invoice is generated from what
+ * ClickHouse holds; the live figure counts an event as soon as its usage delta arrives, which
+ * can be before the sink stores it, so a test comparing the two waits for both.
+ */
+const storedActions = (agentId: string, n: number) => waitFor(async () => [...(await actionCounts(stack, agentId)).values()].reduce((a, b) => a + b, 0), (c) => c >= n);
+
 /** Polls a balance until `pending` is `want`; returns it. */
 const pendingIs = (accountId: string, want: string, timeoutMs = 15_000) => waitFor(() => balanceA(accountId), (b) => b?.pending === want, timeoutMs);
 
@@ -120,6 +127,7 @@ describe('live pending balance', () => {
     await actions(agent.id, 7);
     const before = await pendingIs(acct, '37.00');
     expect(before).toMatchObject({ pending_covered: '37.00', available: '3.00' });
+    await storedActions(agent.id, 7);
     const [draft] = await generate(acct, '2026-11');
     const inv = await full(draft.id);
     expect(inv).toMatchObject({ status: 'draft', total: before.pending, credits_applied: before.pending_covered });
@@ -138,6 +146,7 @@ describe('live pending balance', () => {
     await actions(agent.id, 5, '2026-10-20T10:00:00Z'); // October: 30 + 5
     await actions(agent.id, 3); // November: 30 + 3
     await pendingIs(acct, '33.00');
+    await storedActions(agent.id, 8);
     const [october] = await generate(acct, '2026-10');
     expect(october).toMatchObject({ status: 'draft', total: '35.00', credits_applied: '35.00' });
     expect(await balanceA(acct)).toMatchObject({ held: '35.00', pending: '33.00', pending_covered: '33.00', available: '32.00' });
@@ -159,6 +168,7 @@ describe('live pending balance', () => {
     const b = await pendingIs(acct, '36.00');
     // 36.00: 31.00 from the first grant, the scoped one covers no line, 5.00 spill to the next.
     expect(b).toMatchObject({ granted: '101.00', pending_covered: '36.00', available: '65.00' });
+    await storedActions(agent.id, 6);
     const [draft] = await generate(acct, '2026-11');
     expect(creditLines(await full(draft.id))).toEqual([[first, '-31.00'], [next, '-5.00']]);
     const grants = await Promise.all([first, scoped, next].map(async (id) => (await get(`/v1/credits/grants/${id}`)).body));

@@ -9,15 +9,22 @@ import { call, createAgent, startTestStack, waitFor, type TestStack } from '../.
 import { deleteEventsStream, ensureEventsStream } from '../../shared/nats/connection.ts';
 import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
+import { decodeDeltas, encodeDeltas } from '../../shared/events/usage-delta.ts';
 import { LiveUsage } from './tail.ts';
+import type { UsageSource } from '../invoicing/context.ts';
+import { createInvoicing } from '../invoicing/index.ts';
+import { parseInvoicingConfig } from '../invoicing/config.ts';
+import { LimitEvaluator } from '../limits/evaluator.ts';
 
 let stack: TestStack;
 let store: UsageStore;
 const ts = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString();
 const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000) };
 
-function liveUsage(maxEntries = 100_000): LiveUsage {
-  return new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
+/** A live tail; `deltaSubject`: where it hears usage deltas (another subject than ingest's: only what the test relays there). */
+function liveUsage(maxEntries = 100_000, deltaSubject?: string): LiveUsage {
+  const names = deltaSubject ? { ...stack.tally.names, liveDeltaSubject: deltaSubject } : stack.tally.names;
+  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
 }
 
 let seq = 0;
@@ -81,6 +88,56 @@ describe('live tail', () => {
     }
   });
 
+  it('takes acknowledged messages from ingest\'s usage deltas without reading them; with deltas lost (all, or every other message\'s) the figures are the same, exactly, while the sink stores them', async () => {
+    await sink?.stop();
+    sink = undefined;
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Deltas' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agents = [await createAgent(stack, 'development', { accountId: res.body.id }), await createAgent(stack, 'development', { accountId: res.body.id })];
+    const { names } = stack.tally;
+    // The relay: every other message's delta, re-encoded, to a subject only the `half` tail hears.
+    const halfSubject = `${names.liveDeltaSubject}.half`;
+    const nc = stack.tally.nc!;
+    const relay = nc.subscribe(names.liveDeltaSubject, {
+      callback: (_err, msg) => {
+        const kept = (decodeDeltas(msg.data) ?? []).filter((m) => m.seq % 2 === 0);
+        if (kept.length > 0) nc.publish(halfSubject, encodeDeltas(kept));
+      },
+    });
+    const tails = { all: liveUsage(), none: liveUsage(100_000, `${names.liveDeltaSubject}.none`), half: liveUsage(100_000, halfSubject) };
+    const q = (t: LiveUsage, groupBy: 'agent' | 'none') =>
+      t.query({ environmentId: stack.keys.development.id, ...window, groupBy, accountIds: [res.body.id] }).then((rows) => rows.map((r) => figures([r])).sort().join(' '));
+    try {
+      for (const t of Object.values(tails)) await waitFor(async () => t.polls, (n) => n > 0);
+      for (let i = 0; i < 12; i++) await send(agents[i % 2]!.id, 1 + (i % 4));
+      const want = '12/6/1.5/120/24 18/6/1.5/180/36';
+      for (const t of Object.values(tails)) await waitFor(() => q(t, 'agent'), (f) => f === want, 5000);
+      expect(await q(tails.all, 'none')).toBe('30/12/3/300/60');
+      // Messages: 24 (12 requests of actions, 12 of outcomes; one message each at this pace).
+      expect(tails.all.taken.deltas).toBeGreaterThanOrEqual(20);
+      expect(tails.all.taken.reads).toBeLessThanOrEqual(4); // a delta slower than a poll is read instead
+      expect(tails.none.taken).toMatchObject({ deltas: 0 });
+      expect(tails.none.taken.reads).toBeGreaterThanOrEqual(24);
+      expect(tails.half.taken.deltas).toBeGreaterThan(0);
+      expect(tails.half.taken.reads).toBeGreaterThan(0);
+      // The sink stores them in small inserts; the three answer the same throughout.
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      const seen = new Set<string>();
+      while (Object.values(tails).some((t) => t.entries > 0)) {
+        for (const t of Object.values(tails)) {
+          seen.add(await q(t, 'agent'));
+          seen.add(await q(t, 'none'));
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect([...seen].sort()).toEqual([want, '30/12/3/300/60'].sort());
+      for (const t of Object.values(tails)) expect(await q(t, 'agent')).toBe(want);
+    } finally {
+      relay.unsubscribe();
+      for (const t of Object.values(tails)) await t.stop();
+    }
+  });
+
   it('the limit evaluator and the credit watch hear the scopes of events as the tail reads them, before the sink stores them', async () => {
     await sink?.stop();
     sink = undefined;
@@ -135,4 +192,67 @@ describe('live tail', () => {
       await live.stop();
     }
   });
+});
+
+describe('lower bound and the fast pass', () => {
+  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved', async () => {
+    const agent = await createAgent(stack, 'development');
+    const live = liveUsage();
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    let sink: TallyProcess | undefined;
+    try {
+      await waitFor(async () => live.polls, (p) => p > 0);
+      for (let i = 0; i < 5; i++) await send(agent.id, 2);
+      await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
+      expect(n(live.lowerBound(q))).toBe(10); // all in the tail
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      for (let i = 0; i < 10; i++) {
+        await send(agent.id, 2);
+        const bound = n(live.lowerBound(q));
+        expect(bound).toBeLessThanOrEqual(n(await live.query(q)));
+      }
+      await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+      expect(n(await live.query(q))).toBe(30);
+      expect(n(live.lowerBound(q))).toBe(30);
+    } finally {
+      await sink?.stop();
+      await live.stop();
+    }
+  });
+
+  it('the fast pass blocks a day limit from the lower bound while ClickHouse answers slowly; the pass records the exact figure after', async () => {
+    const db = stack.tally.db!;
+    const agent = await createAgent(stack, 'development');
+    const created = await call(stack, 'POST', '/v1/limits', { key: stack.keys.development.admin, body: { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 30, thresholds: [100], action: 'block' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // ClickHouse as busy as a sink's backlog makes it: every answer 4 s late.
+    const SLOW_MS = 4000;
+    const slow: UsageSource = {
+      query: async (q) => (await new Promise((r) => setTimeout(r, SLOW_MS)), store.query(q)),
+      firstSeenUsers: (q) => store.firstSeenUsers(q),
+    };
+    const live = new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: slow }, { pollMs: 50, maxEntries: 100_000 }).start();
+    const invoicing = createInvoicing({ db, usage: slow, config: parseInvoicingConfig(stack.env), inline: true });
+    const evaluator = new LimitEvaluator({ db, invoicing, live, nc: stack.tally.nc!, names: stack.tally.names }, { intervalMs: 50, fullPassMs: 3_600_000, heartbeatMs: 250 });
+    const state = () => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', created.body.id).executeTakeFirst();
+    try {
+      await evaluator.start();
+      await waitFor(async () => live.polls, (p) => p > 0);
+      for (let i = 0; i < 4; i++) await send(agent.id, 10);
+      const acked = Date.now();
+      await waitFor(state, (s) => s?.reached === true, 3000);
+      const elapsed = Date.now() - acked;
+      console.log(`crossing -> recorded reached by the fast pass: ${elapsed} ms (ClickHouse answers ${SLOW_MS} ms late)`);
+      expect(elapsed).toBeLessThan(SLOW_MS - 1000);
+      expect(evaluator.fastReached).toBeGreaterThanOrEqual(1);
+      // The pass's exact figure follows (never lower: the bound is below it).
+      await waitFor(state, (s) => s?.current === '40', 4 * SLOW_MS);
+      expect((await state())!.reached).toBe(true);
+    } finally {
+      await evaluator.stop();
+      await live.stop();
+      await invoicing.rater.close();
+    }
+  }, 60_000);
 });

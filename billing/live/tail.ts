@@ -29,10 +29,22 @@
  *    removed none of the entries it adds). A stored sequence the tail never held (read after
  *    the sink acknowledged it: the message is gone from the work-queue stream) names its
  *    scopes through ClickHouse (`touchedScopes`).
- * 3. The messages appended since: read by sequence (the stream is a work queue, which
- *    admits no second consumer, ordered or not: direct gets of the sequences above the
- *    floor), added to the tail; `onTouched` listeners hear their scopes (the limit
- *    evaluator and the credit watch evaluate them without waiting for the sink).
+ * 3. The messages appended since that no usage delta brought: read by sequence (the stream
+ *    is a work queue, which admits no second consumer, ordered or not: direct gets of the
+ *    sequences above the floor), added to the tail; `onTouched` listeners hear their scopes
+ *    (the limit evaluator and the credit watch evaluate them without waiting for the sink).
+ *    While deltas flow, a message appended since the previous poll is left one poll for its
+ *    delta.
+ *
+ * Usage deltas (between polls): ingest publishes each acknowledged message's usage,
+ * aggregated by the same function (shared/events/usage-delta.ts), with its stream sequence,
+ * on core NATS. A message neither stored nor held yet is held from its delta at once and its
+ * scopes heard at once; whichever of delta and read comes first, a message is held once, so
+ * the answers are the same with deltas lost (core NATS is at most once). A delta is trusted
+ * to be of the stream the tail knows: one of a stream deleted and created again, arriving
+ * after the tail's poll saw the new stream, would be held until the sink stores that
+ * sequence of the new one (publication follows the PubAck by milliseconds, so this needs a
+ * stream recreated within them).
  *
  * Duplicates: JetStream drops a message whose Nats-Msg-Id repeats within the stream's
  * duplicate window, so a retried request never reaches the tail twice. An event sent
@@ -54,10 +66,10 @@
  * everything the stream held then; it then reads again from there.
  */
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
-import { decodeAnyBatch } from '../../shared/events/native-batch.ts';
+import { aggregateMessage, decodeDeltas, type UsageEntry } from '../../shared/events/usage-delta.ts';
 import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
 import { logger } from '../../shared/log.ts';
 import { startLoop, type Loop } from '../../shared/loop.ts';
@@ -73,14 +85,21 @@ const log = logger('live-tail');
 const metrics = {
   entries: new Gauge({ name: 'tally_live_tail_entries', help: 'Aggregated usage entries the live tail holds (events the sink has not stored yet)', registers: [registry] }),
   degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while the live tail is over TALLY_LIVE_TAIL_MAX_ENTRIES and live usage is ClickHouse alone (the sink floor\'s lag)', registers: [registry] }),
-  messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read', registers: [registry] }),
+  messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read from the stream (direct gets: no usage delta of theirs had arrived)', registers: [registry] }),
+  deltas: new Counter({ name: 'tally_live_tail_deltas_total', help: 'Events-stream messages the live tail took from the usage deltas ingest publishes (never read from the stream)', registers: [registry] }),
+  badDeltas: new Counter({ name: 'tally_live_tail_bad_deltas_total', help: 'Usage-delta payloads the live tail could not read (another version): their messages are read from the stream', registers: [registry] }),
   straddles: new Counter({ name: 'tally_live_tail_straddles_total', help: 'Tail entries left out of an answer because their second straddles a window boundary that is not a whole second', registers: [registry] }),
 };
+
+/** ClickHouse rows kept per scope for lower bounds (the oldest go first beyond it). */
+const LAST_ROWS_MAX = 100_000;
 
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
 const READ_MAX = 20_000;
+/** Deltas count as flowing while one arrived within this (else every poll reads up to the stream's last message). */
+const DELTAS_FLOWING_MS = 5000;
 
 export interface LiveTailOptions {
   /** Pause between polls (TALLY_LIVE_USAGE_POLL_MS). */
@@ -89,27 +108,7 @@ export interface LiveTailOptions {
   maxEntries: number;
 }
 
-/** One message's usage of one scope, type and event-time second. */
-interface Entry {
-  seq: number;
-  env: string;
-  acct: string;
-  agent: string;
-  /** 1 action, 2 outcome. */
-  k: number;
-  type: string;
-  /** Earliest and latest event time (ms) of the entry's events, within one second. */
-  min: number;
-  max: number;
-  n: number;
-  tin: number;
-  tout: number;
-  ttot: number;
-  /** Token classes, in TOKEN_CLASSES order. */
-  classes: number[];
-  /** Outcomes: the sum of their values (decimal text). */
-  value: string;
-}
+type Entry = UsageEntry;
 
 /** Accounts and agent instances per environment. */
 export type Touched = Map<string, { accounts: Set<string>; agents: Set<string> }>;
@@ -125,56 +124,10 @@ const envKey = (env: string) => `${env}\u0000*`;
 const accountKey = (env: string, id: string) => `${env}\u0000a\u0000${id}`;
 const agentKey = (env: string, id: string) => `${env}\u0000i\u0000${id}`;
 
-const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
-
-/** An action's token classes from its metadata, as ClickHouse computes them (token-classes.ts: the top-level field, else under `usage`, else 0). */
-function tokenClasses(meta: string): readonly number[] {
-  // Parsed only when a class's name is in the text (most metadata has none).
-  if (!TOKEN_CLASSES.some((c) => meta.includes(c.field))) return NO_CLASSES;
-  let m: Record<string, unknown>;
-  try {
-    m = JSON.parse(meta) as Record<string, unknown>;
-  } catch {
-    return TOKEN_CLASSES.map(() => 0);
-  }
-  const usage = (m.usage && typeof m.usage === 'object' ? m.usage : {}) as Record<string, unknown>;
-  return TOKEN_CLASSES.map((c) => {
-    const v = m[c.field] ?? usage[c.field];
-    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0;
-  });
-}
-
-/** A message's events aggregated (see {@link Entry}). */
-export function aggregateMessage(seq: number, data: Uint8Array): Entry[] {
-  const b = decodeAnyBatch(data);
-  const d = b.dict;
-  const byKey = new Map<string, Entry & { dec?: Dec }>();
-  for (let i = 0; i < b.n; i++) {
-    const env = d[b.env[i]!]!;
-    const acct = d[b.acct[i]!]!;
-    const agent = d[b.agent[i]!]!;
-    const type = d[b.type[i]!]!;
-    const k = b.k[i]!;
-    const ts = b.ts[i]!;
-    const sec = Math.floor(ts / 1000);
-    const key = `${env}\u0000${acct}\u0000${agent}\u0000${k}\u0000${type}\u0000${sec}`;
-    let e = byKey.get(key);
-    if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0' }));
-    e.n++;
-    if (ts < e.min) e.min = ts;
-    if (ts > e.max) e.max = ts;
-    if (k === 1) {
-      e.tin += b.tin[i]!;
-      e.tout += b.tout[i]!;
-      e.ttot += b.ttot[i]!;
-      const c = tokenClasses(b.meta[i]!);
-      for (let j = 0; j < c.length; j++) e.classes[j]! += c[j]!;
-    } else {
-      // As the usage query sums them: toDecimal256(value, 9).
-      e.dec = (e.dec ?? new Dec(0)).plus(new Dec(b.val[i] || '0').toDecimalPlaces(9, Dec.ROUND_DOWN));
-    }
-  }
-  return [...byKey.values()].map(({ dec, ...e }) => (dec ? { ...e, value: dec.toFixed() } : e));
+/** A grouped query without its ids: with a scope's id, the key of its last ClickHouse row. */
+function lastKey(q: UsageQuery): string {
+  const { agentInstanceIds: _a, accountIds: _b, unstored: _c, ...rest } = q;
+  return `${JSON.stringify(rest)}\u0000${q.groupBy === 'agent' && q.accountIds ? JSON.stringify(q.accountIds) : ''}\u0000`;
 }
 
 /** Plain decimal text without trailing zeros (as the usage query's rows carry it). */
@@ -212,12 +165,28 @@ export class LiveUsage implements UsageSource {
   #entries = 0;
   /** While degraded: the stream's last sequence then (the tail reads again once it is stored). */
   #degradedThrough: number | undefined;
+  /** The highest sequence the tail heard of (a poll's last, or a delta's). */
+  #lastSeq = 0;
+  /** The stream's last sequence at the previous poll: what a poll reads while deltas flow. */
+  #prevLast = 0;
+  /** When a usage delta last arrived (ms). */
+  #lastDeltaAt = 0;
+  #deltaSub: Subscription | undefined;
+  /** Bumped whenever the kept ClickHouse rows are forgotten (a new stream, over the bound). */
+  #clears = 0;
   #loop: Loop | undefined;
   #jsm: Promise<JetStreamManager> | undefined;
   readonly #touched: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
   readonly #resets: (() => void)[] = [];
+  /**
+   * The last ClickHouse row of each scope of a grouped query (by agent or account), by the
+   * query without its ids and the scope's id ({@link lowerBound}); '' rows: none (zero).
+   */
+  readonly #lastRows = new Map<string, UsageRow | null>();
   /** Polls completed (tests wait on it). */
   polls = 0;
+  /** Messages taken from usage deltas, and read from the stream (direct gets), by this tail. */
+  readonly taken = { deltas: 0, reads: 0 };
 
   constructor(
     private readonly deps: { nc: NatsConnection; names: NatsNames; ch: Pick<ClickHouseClient, 'query'>; database: string; usage: UsageSource },
@@ -236,11 +205,17 @@ export class LiveUsage implements UsageSource {
   }
 
   start(): this {
+    this.#deltaSub ??= this.deps.nc.subscribe(this.deps.names.liveDeltaSubject, {
+      callback: (err, msg) => {
+        if (!err) this.#onDeltas(msg.data);
+      },
+    });
     this.#loop ??= startLoop({ name: 'live-tail', intervalMs: this.opts.pollMs, run: () => this.poll() });
     return this;
   }
 
   async stop(): Promise<void> {
+    this.#deltaSub?.unsubscribe();
     await this.#loop?.stop();
   }
 
@@ -269,18 +244,54 @@ export class LiveUsage implements UsageSource {
       // A drop of the query's own scopes while ClickHouse answered: the answer may predate an
       // event the tail no longer holds. A drop of other scopes removed none of its entries.
       const w = this.cache.watch(q);
+      const cleared = this.#clears;
       let rows: UsageRow[];
       try {
         rows = await this.cache.query(q);
       } finally {
         w.done();
       }
+      if (cleared === this.#clears && this.exact) this.#keepLast(q, rows);
       if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
     }
   }
 
   firstSeenUsers(q: FirstSeenUsersQuery): Promise<string[]> {
     return this.cache.firstSeenUsers(q);
+  }
+
+  /**
+   * A lower bound of a grouped query's answer (by agent or account), at once, with no
+   * ClickHouse query: the last ClickHouse rows of its scopes (however old) plus what the tail
+   * holds now. Never above the exact answer: a ClickHouse answer counts only sequences known
+   * stored when it was computed, and the tail never holds a sequence known stored, so none is
+   * counted twice (one stored since is missed by both: lower, never higher). Undefined while
+   * the tail is not exact (not started, degraded).
+   */
+  lowerBound(q: UsageQuery): UsageRow[] | undefined {
+    if (!this.exact || (q.groupBy !== 'agent' && q.groupBy !== 'account')) return undefined;
+    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
+    const base = lastKey(q);
+    const rows: UsageRow[] = [];
+    for (const id of ids) {
+      const r = this.#lastRows.get(base + id);
+      if (r) rows.push(r);
+    }
+    return this.#withTail(q, rows);
+  }
+
+  /** Keeps a grouped answer's rows per scope (a scope without a row: zero). */
+  #keepLast(q: UsageQuery, rows: UsageRow[]): void {
+    if (q.groupBy !== 'agent' && q.groupBy !== 'account') return;
+    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
+    const base = lastKey(q);
+    const byId = new Map(rows.map((r) => [(q.groupBy === 'agent' ? r.agent_instance_id : r.account_id) ?? '', r]));
+    for (const id of ids) {
+      const k = base + id;
+      this.#lastRows.delete(k); // re-inserted last: the oldest go first
+      this.#lastRows.set(k, byId.get(id) ?? null);
+    }
+    while (this.#lastRows.size > LAST_ROWS_MAX) this.#lastRows.delete(this.#lastRows.keys().next().value!);
   }
 
   /** The ClickHouse rows plus the tail's entries matching the query. */
@@ -384,8 +395,12 @@ export class LiveUsage implements UsageSource {
     if (created !== this.#stream || ack < this.#known) {
       this.#reset(created, ack);
     }
+    if (last > this.#lastSeq) this.#lastSeq = last;
     await this.#stored_(created, ack, last);
-    await this.#readNew(last);
+    // While deltas flow, a message appended since the previous poll is left one poll for its delta.
+    const flowing = Date.now() - this.#lastDeltaAt < DELTAS_FLOWING_MS;
+    await this.#readNew(flowing ? Math.min(last, this.#prevLast) : last);
+    this.#prevLast = last;
     this.polls++;
   }
 
@@ -395,12 +410,21 @@ export class LiveUsage implements UsageSource {
     this.#streamCreated = new Date(stream ? Math.floor(Date.parse(stream)) : 0);
     this.#known = floor;
     this.#read = floor;
+    this.#lastSeq = floor;
+    this.#prevLast = floor;
     this.#stored.clear();
     this.#clearTail();
     this.#degradedThrough = undefined;
     metrics.degraded.set(0);
-    this.cache.clear();
+    this.#forgetClickHouse();
     for (const fn of this.#resets) fn();
+  }
+
+  /** Forgets every ClickHouse answer (cached, and kept for lower bounds). */
+  #forgetClickHouse(): void {
+    this.cache.clear();
+    this.#lastRows.clear();
+    this.#clears++;
   }
 
   #clearTail(): void {
@@ -455,7 +479,7 @@ export class LiveUsage implements UsageSource {
       log.info('live tail reads the stream again: the sink stored what it held when it was over its bound');
       this.#degradedThrough = undefined;
       metrics.degraded.set(0);
-        this.cache.clear(); // its answers counted everything ClickHouse held
+      this.#forgetClickHouse(); // its answers counted everything ClickHouse held
     }
     const from = Math.max(this.#read, this.#known) + 1;
     const to = Math.min(last, from + READ_MAX - 1);
@@ -463,7 +487,8 @@ export class LiveUsage implements UsageSource {
     const stream = this.#stream;
     const jsm = await this.#jsm!;
     const seqs: number[] = [];
-    for (let s = from; s <= to; s++) if (!this.#stored.has(s)) seqs.push(s);
+    // A sequence whose delta arrived is held already: never read.
+    for (let s = from; s <= to; s++) if (!this.#stored.has(s) && !this.#segments.has(s)) seqs.push(s);
     const touched: Touched = new Map();
     for (let i = 0; i < seqs.length; i += READ_CONCURRENCY) {
       const chunk = seqs.slice(i, i + READ_CONCURRENCY);
@@ -479,7 +504,8 @@ export class LiveUsage implements UsageSource {
       if (this.#stream !== stream) return;
       for (const [j, seq] of chunk.entries()) {
         const m = msgs[j];
-        if (!m || this.#stored.has(seq) || seq <= this.#known) continue;
+        // Its delta may have arrived while it was read: held once.
+        if (!m || this.#stored.has(seq) || seq <= this.#known || this.#segments.has(seq)) continue;
         let entries: Entry[];
         try {
           entries = aggregateMessage(seq, m.data);
@@ -492,19 +518,59 @@ export class LiveUsage implements UsageSource {
           touch(touched, e.env, e.acct, e.agent);
         }
         metrics.messages.inc();
+        this.taken.reads++;
       }
       this.#read = chunk.at(-1)!;
       if (this.#entries > this.opts.maxEntries) {
-        log.warn('live tail over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES): live usage is ClickHouse alone until the sink catches up', { entries: this.#entries, max: this.opts.maxEntries });
-        this.#clearTail();
-        this.#degradedThrough = last;
-        this.#read = last;
-        metrics.degraded.set(1);
-            this.cache.clear(); // its answers left out what the tail held
+        this.#degrade();
         break;
       }
     }
     if (this.#degradedThrough === undefined) this.#read = Math.max(this.#read, to);
+    metrics.entries.set(this.#entries);
+    this.#emit(touched);
+  }
+
+  /** Over the bound: ClickHouse alone until the sink stored every message the tail heard of. */
+  #degrade(): void {
+    log.warn('live tail over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES): live usage is ClickHouse alone until the sink catches up', { entries: this.#entries, max: this.opts.maxEntries });
+    this.#clearTail();
+    this.#degradedThrough = this.#lastSeq;
+    this.#read = this.#lastSeq;
+    metrics.degraded.set(1);
+    this.#forgetClickHouse(); // its answers left out what the tail held
+  }
+
+  /**
+   * Usage deltas (ingest publishes each acknowledged message's usage, aggregated): each
+   * message not stored and not held yet is held from its delta at once, and its scopes are
+   * heard at once (the limit evaluator and the credit watch), without waiting for a poll.
+   * Core NATS is at most once: a message whose delta never arrives is read by a poll, so
+   * what the tail holds is the same either way.
+   */
+  #onDeltas(data: Uint8Array): void {
+    if (!this.exact) return;
+    const msgs = decodeDeltas(data);
+    if (!msgs) {
+      metrics.badDeltas.inc();
+      return;
+    }
+    this.#lastDeltaAt = Date.now();
+    const touched: Touched = new Map();
+    let taken = 0;
+    for (const { seq, entries } of msgs) {
+      if (seq <= this.#known || this.#stored.has(seq) || this.#segments.has(seq)) continue;
+      this.#segments.set(seq, entries);
+      for (const e of entries) {
+        this.#indexEntry(e);
+        touch(touched, e.env, e.acct, e.agent);
+      }
+      if (seq > this.#lastSeq) this.#lastSeq = seq;
+      taken++;
+    }
+    metrics.deltas.inc(taken);
+    this.taken.deltas += taken;
+    if (this.#entries > this.opts.maxEntries) this.#degrade();
     metrics.entries.set(this.#entries);
     this.#emit(touched);
   }

@@ -35,6 +35,12 @@ const IngestEnv = Type.Object({
    * billing outage never blocks anyone forever (README, "Stopping runaway spend").
    */
   TALLY_LIMIT_STATE_MAX_AGE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+  /**
+   * How long acknowledged messages' usage deltas gather before one core-NATS message carries
+   * them to the live tail (docs/spend-limits.md); `off`: none (the tail reads every message
+   * from the stream).
+   */
+  TALLY_INGEST_USAGE_DELTA_MS: Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Literal('off')], { default: 5 }),
 });
 
 export interface IngestConfig {
@@ -50,6 +56,8 @@ export interface IngestConfig {
   readonly otlpGrpcPort: number | undefined;
   readonly otlpTrustResourceAgent: boolean;
   readonly limitStateMaxAgeMs: number;
+  /** undefined: no usage deltas. */
+  readonly usageDeltaMs: number | undefined;
 }
 
 export function parseIngestConfig(env: Env): IngestConfig {
@@ -66,5 +74,6 @@ export function parseIngestConfig(env: Env): IngestConfig {
     otlpGrpcPort: e.TALLY_OTLP_GRPC_PORT === 'off' ? undefined : e.TALLY_OTLP_GRPC_PORT,
     otlpTrustResourceAgent: e.TALLY_OTLP_TRUST_RESOURCE_AGENT === 'on',
     limitStateMaxAgeMs: e.TALLY_LIMIT_STATE_MAX_AGE_MS,
+    usageDeltaMs: e.TALLY_INGEST_USAGE_DELTA_MS === 'off' ? undefined : e.TALLY_INGEST_USAGE_DELTA_MS,
   });
 }

@@ -9,6 +9,7 @@ import type { Db } from '../../shared/db/postgres.ts';
 import { ensureEventsStream } from '../../shared/nats/connection.ts';
 import type { Route } from '../../shared/http/types.ts';
 import { EventPublisher } from './adapters/publisher.ts';
+import { UsageDeltas } from './adapters/usage-deltas.ts';
 import type { IngestConfig } from './config.ts';
 import { ingestRoutes } from './events-handler.ts';
 import { cloudEventRoutes } from './cloudevents/cloudevents-handler.ts';
@@ -44,7 +45,7 @@ export async function startIngest(
     lingerMs: cfg.lingerMs,
     maxInflightEvents: cfg.maxInflightEvents,
     ackTimeoutMs: cfg.ackTimeoutMs,
-  });
+  }, cfg.usageDeltaMs === undefined ? undefined : new UsageDeltas(nc, names.liveDeltaSubject, cfg.usageDeltaMs));
   const limits = new LimitGate(cfg.limitStateMaxAgeMs);
   await limits.start(nc, names);
   const otlp = { auth, agents, publisher, now, limits, spanRules: new TaggedSpanRules(db), trustResourceAgent: cfg.otlpTrustResourceAgent };

@@ -11,6 +11,7 @@ export const ingestMetrics = {
     ['kind', 'step', 'outcome'],
   ),
   batches: new Counter({ name: 'tally_ingest_batches_published_total', help: 'Micro-batches acknowledged by JetStream', registers: [registry] }),
+  usageDeltas: new Counter({ name: 'tally_ingest_usage_deltas_total', help: 'Acknowledged micro-batches whose usage delta was published for the live tail (core NATS, at most once)', registers: [registry] }),
   publishFailures: new Counter({
     name: 'tally_ingest_publish_failures_total',
     help: 'Micro-batches JetStream did not acknowledge',

@@ -16,6 +16,8 @@ export interface NatsNames {
   readonly limitStateSubject: string;
   /** Core NATS subject an ingest process asks on for the spend-limit state when it starts. */
   readonly limitStateRequestSubject: string;
+  /** Core NATS subject where ingest publishes each acknowledged message's usage, aggregated (shared/events/usage-delta.ts), for the live tail. */
+  readonly liveDeltaSubject: string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -29,5 +31,6 @@ export function natsNames(prefix: string): NatsNames {
     authFailureSubject: `${prefix}authfail.counts`,
     limitStateSubject: `${prefix}limits.state`,
     limitStateRequestSubject: `${prefix}limits.state.get`,
+    liveDeltaSubject: `${prefix}live.deltas`,
   });
 }

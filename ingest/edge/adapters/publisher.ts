@@ -5,6 +5,7 @@ import type { WireEvent } from '../../../shared/events/wire.ts';
 import { encodeNativeBatch } from '../../../shared/events/native-batch.ts';
 import { logger } from '../../../shared/log.ts';
 import { inflightEvents, ingestMetrics } from '../metrics.ts';
+import type { UsageDeltas } from './usage-deltas.ts';
 
 const log = logger('publisher');
 
@@ -17,7 +18,8 @@ export interface PublisherOptions {
 }
 
 interface AckWait {
-  resolve: () => void;
+  /** With the message's stream sequence (0: not found in the PubAck). */
+  resolve: (seq: number) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -56,6 +58,8 @@ export class EventPublisher {
     private readonly nc: NatsConnection,
     private readonly subject: string,
     private readonly opts: PublisherOptions,
+    /** Where each acknowledged message's usage delta goes (none: not published). */
+    private readonly deltas?: UsageDeltas,
   ) {
     nc.subscribe(`${this.#inbox}.*`, { callback: (err, msg) => (err ? this.#failAll(err) : this.#onAck(msg)) });
     void (async () => {
@@ -147,7 +151,8 @@ export class EventPublisher {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#request(data, msgId);
+        const seq = await this.#request(data, msgId);
+        if (seq > 0) this.deltas?.add(seq, events);
         ingestMetrics.batches.inc();
         ingestMetrics.batchSize.observe(events.length);
         ingestMetrics.publishSeconds.observe((performance.now() - started) / 1000);
@@ -164,8 +169,9 @@ export class EventPublisher {
     }
   }
 
-  #request(data: Uint8Array, msgId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Resolves with the message's stream sequence. */
+  #request(data: Uint8Array, msgId: string): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
       const token = msgId.slice(this.#msgIdPrefix.length);
       const timer = setTimeout(() => {
         this.#acks.delete(token);
@@ -195,7 +201,7 @@ export class EventPublisher {
       return w.reject(new DependencyUnavailableError('JetStream (no stream answers on the events subject)', undefined, 2));
     }
     // A PubAck is `{"stream":…,"seq":…}`; only an answer that mentions an error is parsed.
-    if (!mentionsError(msg.data)) return w.resolve();
+    if (!mentionsError(msg.data)) return w.resolve(ackSeq(msg.data));
     let ack: { error?: { code: number; description: string } };
     try {
       ack = msg.json();
@@ -205,7 +211,7 @@ export class EventPublisher {
     if (ack.error) {
       return w.reject(new DependencyUnavailableError(`JetStream (${ack.error.description})`, new Error(ack.error.description), 2));
     }
-    w.resolve();
+    w.resolve(ackSeq(msg.data));
   }
 
   #failAll(err: Error): void {
@@ -218,6 +224,19 @@ export class EventPublisher {
 }
 
 const ERROR_KEY = Buffer.from('"error"');
+const SEQ_KEY = Buffer.from('"seq":');
+
+/** A PubAck's stream sequence (`"seq":123`, read without parsing the JSON); 0 when absent. */
+export function ackSeq(data: Uint8Array): number {
+  const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let i = b.indexOf(SEQ_KEY);
+  if (i === -1) return 0;
+  i += SEQ_KEY.length;
+  while (b[i] === 0x20) i++;
+  let n = 0;
+  for (; i < b.length && b[i]! >= 0x30 && b[i]! <= 0x39; i++) n = n * 10 + (b[i]! - 0x30);
+  return Number.isSafeInteger(n) ? n : 0;
+}
 
 /** Whether a JetStream answer holds an `"error"` key (a PubAck never does). */
 function mentionsError(data: Uint8Array): boolean {
