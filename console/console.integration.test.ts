@@ -51,6 +51,13 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     if (SHOTS !== 'docs/console') rmSync(SHOTS, { recursive: true, force: true });
   });
 
+  /** The CSV a table's Export CSV button downloads (the table named by its caption, or the only one of a region). */
+  const exportCsv = async (table: string | ReturnType<Page['getByRole']>) => {
+    const wrap = typeof table === 'string' ? page.locator('.table-wrap', { has: page.getByRole('table', { name: table, exact: true }) }) : table;
+    const [download] = await Promise.all([page.waitForEvent('download'), wrap.getByRole('button', { name: 'Export CSV' }).click()]);
+    return readFile((await download.path())!, 'utf8');
+  };
+
   const nav = async (label: string) => {
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: label, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: label }).waitFor();
@@ -469,6 +476,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await nav('Agents');
     const month = page.getByRole('region', { name: 'Usage per agent this month' });
     await month.getByRole('cell', { name: '7', exact: true }).first().waitFor();
+    // The CSV names each agent (`name (id)`, once the names loaded), never an empty Agent column.
+    const agents = (await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin })).body.agent_instances as { id: string; name: string }[];
+    await poll(() => exportCsv(month)).toMatch(new RegExp(`^(${agents.map((a) => `"?${a.name.replace(/[^\w]/g, '\\$&')} \\(${a.id}\\)"?`).join('|')}),7,`, 'm'));
     const chart = page.getByRole('figure', { name: 'Actions per day per agent' });
     expect(await chart.getAttribute('data-points')).toBe('30');
     // One line (the busy agent) in the legend.
@@ -701,6 +711,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
         await page.getByLabel('Group by').selectOption('customer');
         const acmeId = ((await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts as { id: string; name: string }[]).find((a) => a.name === 'Acme')!.id;
         for (const table of ['Per period', 'Revenue']) await page.getByRole('table', { name: table, exact: true }).getByRole('cell', { name: `Acme ${acmeId}`, exact: true }).first().waitFor();
+        // Their CSV names the customer too: `name (id)`, never an empty column.
+        for (const table of ['Per period', 'Revenue']) {
+          const csv = await exportCsv(table);
+          expect(csv, table).toContain(`,Acme (${acmeId}),`);
+          expect(csv, table).not.toMatch(/^\d{4}-\d{2},,/m);
+        }
         await shot(page, 'reports');
         await page.getByLabel('Group by').selectOption('none');
         await page.getByLabel('Costs', { exact: true }).selectOption('blended');

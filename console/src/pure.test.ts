@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { h } from 'preact';
 import { toCsv } from './csv';
+import { Named, plain } from './ui';
 import { addDecimal, compareDecimal, count, runningBalances } from './money';
 import { pairsText, parsePairs } from './pairs';
 import { pricingStrategy, pricingText } from './pricing';
@@ -29,6 +31,15 @@ describe('compareDecimal (exact, on decimal text)', () => {
     expect(count('0')).toBe(0);
     expect(count('7')).toBe(7);
     expect(count(undefined)).toBe(0);
+  });
+});
+
+describe('plain: a cell as CSV text', () => {
+  it('gives a named cell as `name (id)`, the id alone before its name loaded, nothing without an id', () => {
+    expect(plain(h(Named, { id: 'acct_1', name: 'Acme' }))).toBe('Acme (acct_1)');
+    expect(plain(h(Named, { id: 'acct_1', name: undefined }))).toBe('acct_1');
+    expect(plain(h(Named, { id: null, name: undefined }))).toBe('');
+    expect(plain(['a', h('span', { 'data-csv': 'b' }), h('b', null, 'c')])).toBe('abc');
   });
 });
 
