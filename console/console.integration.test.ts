@@ -51,6 +51,13 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     if (SHOTS !== 'docs/console') rmSync(SHOTS, { recursive: true, force: true });
   });
 
+  /** The CSV a table's Export CSV button downloads (the table named by its caption, or the only one of a region). */
+  const exportCsv = async (table: string | ReturnType<Page['getByRole']>) => {
+    const wrap = typeof table === 'string' ? page.locator('.table-wrap', { has: page.getByRole('table', { name: table, exact: true }) }) : table;
+    const [download] = await Promise.all([page.waitForEvent('download'), wrap.getByRole('button', { name: 'Export CSV' }).click()]);
+    return readFile((await download.path())!, 'utf8');
+  };
+
   const nav = async (label: string) => {
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: label, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: label }).waitFor();
@@ -117,6 +124,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByLabel('Product description').fill(XSS_URL);
     await page.getByRole('button', { name: 'Add product' }).click();
     await page.getByRole('heading', { name: `Product: ${XSS_NAME}` }).waitFor();
+    // Created in the console's date format, not raw ISO.
+    await poll(() => page.getByRole('table', { name: 'Products' }).textContent()).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+    expect(await page.getByRole('table', { name: 'Products' }).textContent()).not.toMatch(/\d{4}-\d\d-\d\dT/);
     await page.getByLabel('Rate plan name').fill('Standard');
     await page.getByRole('button', { name: 'Add rate plan' }).click();
     await page.getByRole('heading', { name: /Rate plan: Standard \(USD/ }).waitFor();
@@ -124,10 +134,15 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByLabel('Charge model').selectOption('tiered');
     await page.getByLabel('Tier 1 price per unit').fill('0.02');
     await page.getByRole('button', { name: 'Add tier' }).click();
-    await page.getByLabel('Tier 2 from unit').fill('10');
+    // Bands by their first unit, counting from 1: the first from unit 1 (shown, not typed).
+    expect(await page.getByTestId('tier-1-from').textContent()).toBe('1');
+    await page.getByLabel('Tier 2 from unit').fill('11');
     await page.getByLabel('Tier 2 price per unit').fill('0.01');
     await page.getByRole('button', { name: 'Add charge' }).click();
     await page.getByRole('cell', { name: 'Actions', exact: true }).waitFor();
+    // Read back with the numbers typed, prices as money.
+    const charges = page.getByRole('table', { name: 'Charges' });
+    expect((await charges.locator('dl.pricing').first().innerText()).replace(/\s+/g, ' ')).toBe('units 1–10 0.02 USD per unit units 11 and up 0.01 USD per unit');
     await page.getByLabel('Usage @action').fill('20');
     await page.getByRole('button', { name: 'Simulate' }).click();
     // 10 units at 0.02 and 10 at 0.01.
@@ -145,6 +160,28 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByLabel('Usage @action').fill('3');
     await page.getByRole('button', { name: 'Simulate' }).click();
     await poll(() => page.getByTestId('sim-total').textContent()).toBe('0.375');
+    // A refused usage leaves no result of an earlier one beneath its error; an exponent is refused in the form, as the API does.
+    const simulator = page.getByRole('region', { name: 'Pricing simulator' });
+    await page.getByLabel('Usage @action').fill('-5');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await poll(() => simulator.getByRole('alert').textContent()).toMatch(/^400/);
+    expect(await page.getByTestId('sim-total').count()).toBe(0);
+    await page.getByLabel('Usage @action').fill('3');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await poll(() => page.getByTestId('sim-total').textContent()).toBe('0.375');
+    await page.getByLabel('Usage @action').fill('1.5e2');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    await poll(() => simulator.getByRole('alert').textContent()).toContain('Usage @action: 1.5e2 has an exponent');
+    expect(await page.getByTestId('sim-total').count()).toBe(0);
+    // A package charge's pricing, whole at 1280×800: no cell scrolls or clips it.
+    await page.getByLabel('Charge name').fill('Packs');
+    await page.getByLabel('Charge model').selectOption('package');
+    await page.getByLabel('Package size (units)').fill('10');
+    await page.getByLabel('Package price (KWD)').fill('20');
+    await page.getByRole('button', { name: 'Add charge' }).click();
+    const packs = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Packs', exact: true }) }).locator('dl.pricing');
+    expect((await packs.innerText()).replace(/\s+/g, ' ')).toBe('Package size 10 Package price 20.000 KWD');
+    expect(await page.getByRole('table', { name: 'Charges' }).evaluate((t) => [...t.querySelectorAll('td, .table-wrap')].every((e) => e.scrollWidth <= e.clientWidth) && t.parentElement!.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
     // A 0-decimal currency: a minimum commitment with decimals is refused, a whole one kept.
     await page.getByLabel('Rate plan name').fill('Yen');
     await page.getByLabel('Currency').fill('JPY');
@@ -204,12 +241,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await poll(() => status.textContent()).toBe('active');
     // An effective date before the activation is refused by the API: its message and request id shown.
     await page.getByLabel('Effective date (empty: now)').fill('2020-01-01');
-    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await page.getByRole('button', { name: /^Pause subscription/ }).click();
     await poll(() => page.getByRole('alert').first().textContent()).toMatch(/400 validation_failed.*effective_date.*request id: \S+/s);
     await page.getByLabel('Effective date (empty: now)').fill('');
-    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await page.getByRole('button', { name: /^Pause subscription/ }).click();
     await poll(() => status.textContent()).toBe('paused');
-    await page.getByRole('button', { name: /^resume subscription/ }).click();
+    await page.getByRole('button', { name: /^Resume subscription/ }).click();
     await poll(() => status.textContent()).toBe('active');
     await page.getByRole('button', { name: /^History of subscription/ }).first().click();
     const history = page.getByRole('table', { name: 'Subscription events' });
@@ -219,10 +256,17 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('cell', { name: new Date().toISOString().slice(0, 10), exact: true }).first().waitFor();
     const later = `${new Date().getUTCFullYear() + 1}-06-01`;
     await page.getByLabel('Effective date (empty: now)').fill(later);
-    await page.getByRole('button', { name: /^pause subscription/ }).click();
+    await page.getByRole('button', { name: /^Pause subscription/ }).click();
     await poll(() => page.getByTestId('sub-moved').textContent()).toMatch(new RegExp(`Scheduled: pause on ${later}\\.$`));
     await poll(() => page.getByTestId('sub-scheduled').first().textContent()).toBe(`pause on ${later}`);
     expect(await status.textContent()).toBe('active');
+    // The moves' buttons in words; a cancel scheduled before the pause: both shown (the pause said not to apply), as the API records both.
+    expect(await page.getByRole('button', { name: /^Change plan subscription/ }).first().textContent()).toBe('Change plan');
+    const sooner = `${new Date().getUTCFullYear() + 1}-05-01`;
+    await page.getByLabel('Effective date (empty: now)').fill(sooner);
+    await page.getByRole('button', { name: /^Cancel subscription/ }).click();
+    await poll(() => page.getByTestId('sub-moved').textContent()).toMatch(new RegExp(`Scheduled: cancel on ${sooner}\\.$`));
+    await poll(() => page.getByTestId('sub-scheduled').first().textContent()).toBe(`cancel on ${sooner}; pause on ${later} (recorded; does not apply: cancelled before)`);
     await page.getByLabel('Effective date (empty: now)').fill('');
     // With the account open, its subscriptions only (the list's account_id filter): another account's is left out.
     const otherAcct = (await call(stack, 'POST', '/api/v1/account/create', { key: admin, body: { name: 'Other' } })).body.id;
@@ -351,6 +395,13 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
 
   it('shows a read-only key no edit controls, and switches environments', async () => {
     const ro = await call(stack, 'POST', '/api/v1/api_keys', { key: admin, body: { name: 'viewer', permission: 'read-only' } });
+    // Adding an environment can be left: Cancel, or Escape, returns to the current one.
+    await page.getByRole('button', { name: 'Add environment' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await page.getByRole('button', { name: 'Add environment' }).click();
+    await page.getByLabel('API key').press('Escape');
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
     await page.getByRole('button', { name: 'Add environment' }).click();
     await page.getByLabel('API key').fill(ro.body.key);
     await page.getByLabel('Environment name (optional)').fill('viewer');
@@ -450,6 +501,10 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await poll(() => page.getByTestId('shown-once').textContent()).not.toBe(oldKey);
     const newKey = (await page.getByTestId('shown-once').textContent())!;
     await waitFor(() => call(stack, 'GET', '/api/v1/account/all', { key: oldKey }).then((r) => r.status), (s) => s === 401);
+    // The key revoked at once reads "revoked" as its expiry; times are the console's UTC format, never raw ISO.
+    const keys = page.getByRole('table', { name: 'API keys' });
+    await poll(() => keys.getByRole('cell', { name: 'revoked', exact: true }).count()).toBeGreaterThanOrEqual(2);
+    expect(await keys.textContent()).not.toMatch(/\d{4}-\d\d-\d\dT/);
     expect((await call(stack, 'GET', '/api/v1/account/all', { key: newKey })).status).toBe(200);
   });
 
@@ -458,6 +513,7 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await page.getByRole('button', { name: 'Actions by type (each event once)' }).click();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('cell', { name: 'screen_candidate', exact: true }).waitFor();
+    await page.getByRole('heading', { name: /^Result: (1 row|(0|[2-9]|\d\d+) rows)$/ }).waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV (whole result)' }).click()]);
     const csv = await readFile((await download.path())!, 'utf8');
     expect(csv.split('\n')[0]!.trim()).toBe('"action_type","actions"');
@@ -469,6 +525,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
     await nav('Agents');
     const month = page.getByRole('region', { name: 'Usage per agent this month' });
     await month.getByRole('cell', { name: '7', exact: true }).first().waitFor();
+    // The CSV names each agent (`name (id)`, once the names loaded), never an empty Agent column.
+    const agents = (await call(stack, 'GET', '/api/v1/agent_instance/all?limit=100', { key: admin })).body.agent_instances as { id: string; name: string }[];
+    await poll(() => exportCsv(month)).toMatch(new RegExp(`^(${agents.map((a) => `"?${a.name.replace(/[^\w]/g, '\\$&')} \\(${a.id}\\)"?`).join('|')}),7,`, 'm'));
     const chart = page.getByRole('figure', { name: 'Actions per day per agent' });
     expect(await chart.getAttribute('data-points')).toBe('30');
     // One line (the busy agent) in the legend.
@@ -516,6 +575,9 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
       await page.getByLabel('Webhook description').fill(XSS_SCRIPT);
       await page.getByRole('button', { name: 'Add endpoint' }).click();
       expect(await page.getByTestId('shown-once').textContent()).toMatch(/^whsec_/);
+      // The form is cleared once the endpoint is added (a second click would add it again).
+      await poll(() => page.getByLabel('URL').inputValue()).toBe('');
+      expect(await page.getByLabel('Webhook description').inputValue()).toBe('');
       await page.getByRole('button', { name: url, exact: true }).click();
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByRole('cell', { name: 'invoice.created', exact: true }).waitFor();
@@ -701,6 +763,12 @@ describe.skipIf(!CHROMIUM)('console in a real browser', () => {
         await page.getByLabel('Group by').selectOption('customer');
         const acmeId = ((await call(stack, 'GET', '/api/v1/account/all?limit=100', { key: admin })).body.accounts as { id: string; name: string }[]).find((a) => a.name === 'Acme')!.id;
         for (const table of ['Per period', 'Revenue']) await page.getByRole('table', { name: table, exact: true }).getByRole('cell', { name: `Acme ${acmeId}`, exact: true }).first().waitFor();
+        // Their CSV names the customer too: `name (id)`, never an empty column.
+        for (const table of ['Per period', 'Revenue']) {
+          const csv = await exportCsv(table);
+          expect(csv, table).toContain(`,Acme (${acmeId}),`);
+          expect(csv, table).not.toMatch(/^\d{4}-\d{2},,/m);
+        }
         await shot(page, 'reports');
         await page.getByLabel('Group by').selectOption('none');
         await page.getByLabel('Costs', { exact: true }).selectOption('blended');

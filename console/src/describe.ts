@@ -21,6 +21,36 @@ export function describeScheduled(changes: readonly ScheduledChange[]): string {
   return changes.map(describeChange).join('; ');
 }
 
+/**
+ * Every move recorded for later on a subscription: its `scheduled_changes` (those that will
+ * apply, in effective order), then a pause or cancellation the API still records for a later
+ * day (`paused_at`, `cancel_date`) that `scheduled_changes` leaves out because an earlier
+ * cancellation ends the subscription first: said so, not hidden.
+ */
+export function describeScheduledMoves(sub: { readonly scheduled_changes: readonly ScheduledChange[]; readonly paused_at?: string | null; readonly cancel_date?: string | null }, now: number): string {
+  const listed = sub.scheduled_changes;
+  const recorded: [type: string, at: string | null | undefined][] = [
+    ['paused', sub.paused_at],
+    ['cancelled', sub.cancel_date],
+  ];
+  const left = recorded
+    .filter((r): r is [string, string] => !!r[1] && Date.parse(r[1]) > now && !listed.some((c) => c.type === r[0] && c.effective_at.slice(0, 10) === r[1]!.slice(0, 10)))
+    .sort((a, b) => Date.parse(a[1]) - Date.parse(b[1]))
+    .map(([type, at]) => `${describeChange({ type, effective_at: at, rate_plan_id: '' })} (recorded; does not apply: cancelled before)`);
+  return [...listed.map(describeChange), ...left].join('; ');
+}
+
+/** A count and its noun, singular for one ("1 row", "0 rows", "2 rows"). */
+export function countText(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/** A subscription move's name in words, for its button ("change-plan" → "Change plan"). */
+export function moveLabel(move: string): string {
+  const words = move.replaceAll('-', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** The change type each subscription move records. */
 const MOVE_TYPE: Readonly<Record<string, string>> = { pause: 'paused', resume: 'resumed', cancel: 'cancelled', 'change-plan': 'plan_changed', activate: 'activated', renew: 'renewed' };
 

@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiClient, apiError } from './api';
 import { SessionContext } from './context';
-import { keyHint, loadSessions, saveSessions, type Permission, type Session } from './session';
+import { environmentLabel, loadSessions, saveSessions, type Permission, type Session } from './session';
 import { ErrorBox, Field, useAction } from './ui';
 import { Overview } from './screens/overview';
 import { Catalog } from './screens/catalog';
@@ -43,10 +43,17 @@ async function probePermission(key: string): Promise<Permission> {
   return write.status === 403 ? 'read-only' : 'read-write';
 }
 
-function SignIn({ onSignIn }: { onSignIn: (s: Session) => void }) {
+/** Sign in; with `onCancel` (adding an environment), Cancel or Escape returns to the current one. */
+function SignIn({ onSignIn, onCancel, place }: { onSignIn: (s: Session) => void; onCancel?: () => void; place: number }) {
   const [key, setKey] = useState('');
   const [label, setLabel] = useState('');
   const action = useAction();
+  useEffect(() => {
+    if (!onCancel) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onCancel();
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [onCancel]);
   return (
     <main class="signin">
       <h1>Tally console</h1>
@@ -56,7 +63,7 @@ function SignIn({ onSignIn }: { onSignIn: (s: Session) => void }) {
           void action.run(async () => {
             const k = key.trim();
             const permission = await probePermission(k);
-            onSignIn({ key: k, label: label.trim() || keyHint(k), permission });
+            onSignIn({ key: k, label: environmentLabel(label, place), permission });
           });
         }}
       >
@@ -65,6 +72,11 @@ function SignIn({ onSignIn }: { onSignIn: (s: Session) => void }) {
         <button type="submit" disabled={action.busy || key.trim() === ''}>
           Sign in
         </button>
+        {onCancel ? (
+          <button type="button" class="small" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
         <p class="muted">The key stays in this tab only (sessionStorage) and is sent to this server's API. Its permission decides what you can see and change.</p>
         <ErrorBox error={action.error} />
       </form>
@@ -120,6 +132,8 @@ function App() {
           setAdding(false);
           set([...state.sessions, s], state.sessions.length);
         }}
+        place={state.sessions.length + 1}
+        {...(ctx ? { onCancel: () => setAdding(false) } : {})}
       />
     );
   }

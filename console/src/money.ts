@@ -58,3 +58,12 @@ export function runningBalances(entries: readonly { occurred_at: string; amount:
     return { at: Date.parse(e.occurred_at) / 1000, currency: e.currency, balance };
   });
 }
+
+/**
+ * Why a typed quantity is not plain decimal text (as the API takes it: digits, an optional
+ * sign and fraction; no exponent, so `1.5e2` is refused, not read as 150), or undefined.
+ */
+export function decimalProblem(label: string, v: string): string | undefined {
+  if (/^[+-]?\d+(\.\d+)?$/.test(v.trim())) return undefined;
+  return /e/i.test(v) ? `${label}: ${v} has an exponent; write the plain number (digits and a decimal point)` : `${label}: ${v} is not a decimal number`;
+}

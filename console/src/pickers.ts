@@ -76,6 +76,18 @@ async function nameOf(client: Client, kind: NameKind, id: string): Promise<strin
 }
 
 /**
+ * The last name read of each `kind:id`: what a named cell shows, for its CSV (made from the
+ * cells' elements, not their rendered text). Only a name already shown is in it; each
+ * {@link useNames} reads the names again, so a rename shows (and exports) once read.
+ */
+const shownNames = new Map<string, string>();
+
+/** The name last read for an id of a kind (undefined before it loaded, or when it cannot be read). */
+export function shownName(kind: NameKind, id: string): string | undefined {
+  return shownNames.get(`${kind}:${id}`);
+}
+
+/**
  * The names of the given ids (a table's page of rows: at most a page of reads, shared with
  * the other tables asking at the same time); the map fills as they arrive.
  */
@@ -86,6 +98,10 @@ export function useNames(client: Client, kind: NameKind, ids: readonly (string |
   useEffect(() => {
     let live = true;
     void Promise.all(distinct.map(async (id) => [id, await shared(client, `name:${kind}:${id}`, () => nameOf(client, kind, id))] as const)).then((pairs) => {
+      for (const [id, name] of pairs) {
+        if (name === undefined) shownNames.delete(`${kind}:${id}`);
+        else shownNames.set(`${kind}:${id}`, name);
+      }
       if (live) setNames(new Map(pairs.filter((p): p is readonly [string, string] => p[1] !== undefined)));
     });
     return () => {

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { h } from 'preact';
 import { toCsv } from './csv';
-import { addDecimal, compareDecimal, count, runningBalances } from './money';
+import { Named, plain } from './ui';
+import { addDecimal, compareDecimal, count, decimalProblem, runningBalances } from './money';
 import { pairsText, parsePairs } from './pairs';
-import { pricingStrategy, pricingText } from './pricing';
-import { describeAttempt, describeMove, describeScheduled, reportCell, reportColumns, reportLabel } from './describe';
+import { moneyText, pricingLines, pricingStrategy, pricingText } from './pricing';
+import { environmentLabel } from './session';
+import { countText, describeAttempt, describeMove, describeScheduled, describeScheduledMoves, moveLabel, reportCell, reportColumns, reportLabel } from './describe';
 
 describe('compareDecimal (exact, on decimal text)', () => {
   it.each([
@@ -32,6 +35,37 @@ describe('compareDecimal (exact, on decimal text)', () => {
   });
 });
 
+describe('plain: a cell as CSV text', () => {
+  it('gives a named cell as `name (id)`, the id alone before its name loaded, nothing without an id', () => {
+    expect(plain(h(Named, { id: 'acct_1', name: 'Acme' }))).toBe('Acme (acct_1)');
+    expect(plain(h(Named, { id: 'acct_1', name: undefined }))).toBe('acct_1');
+    expect(plain(h(Named, { id: null, name: undefined }))).toBe('');
+    expect(plain(['a', h('span', { 'data-csv': 'b' }), h('b', null, 'c')])).toBe('abc');
+  });
+});
+
+describe('decimalProblem: quantities typed as the API takes them', () => {
+  it.each([['150'], ['1.5'], ['-5'], [' 20 ']])('takes %s', (v) => expect(decimalProblem('Usage', v)).toBeUndefined());
+  it.each([
+    ['1.5e2', 'Usage: 1.5e2 has an exponent; write the plain number (digits and a decimal point)'],
+    ['1E3', 'Usage: 1E3 has an exponent; write the plain number (digits and a decimal point)'],
+    ['abc', 'Usage: abc is not a decimal number'],
+    ['1.', 'Usage: 1. is not a decimal number'],
+  ])('refuses %s', (v, message) => expect(decimalProblem('Usage', v)).toBe(message));
+});
+
+describe('small texts', () => {
+  it('counts in words, singular for one', () => {
+    expect(countText(1, 'row')).toBe('1 row');
+    expect(countText(0, 'row')).toBe('0 rows');
+    expect(countText(2, 'row')).toBe('2 rows');
+  });
+  it('names an unnamed environment by its place, with no part of its key', () => {
+    expect(environmentLabel('  ', 2)).toBe('environment 2');
+    expect(environmentLabel(' production ', 2)).toBe('production');
+  });
+});
+
 describe('toCsv', () => {
   it('quotes commas, quotes and line breaks, and defuses spreadsheet formulas', () => {
     expect(toCsv(['a', 'b'], [['1,5', 'say "hi"'], ['line\nbreak', '=HYPERLINK("x")'], ['-12.50', '@SUM(A1)']])).toBe(
@@ -42,10 +76,12 @@ describe('toCsv', () => {
 
 describe('pricingStrategy: the form as the API takes it, prices as decimal text', () => {
   it('keeps tiers as text, leaves out a package size of 1', () => {
-    expect(pricingStrategy('tiered', '@action', {}, [{ start: '0', price: '0.02', counter: '1' }, { start: ' 10 ', price: '0.010', counter: '100' }])).toEqual({
+    expect(pricingStrategy('tiered', '@action', {}, [{ start: '1', price: '0.02', counter: '1' }, { start: ' 11 ', price: '0.010', counter: '100' }])).toEqual({
       unit_of_measure: '@action',
-      tiers: [{ start: '0', price: '0.02' }, { start: '10', price: '0.010', counter: '100' }],
+      tiers: [{ start: '1', price: '0.02' }, { start: '11', price: '0.010', counter: '100' }],
     });
+    // The first band is from unit 1 whatever the row holds: the API stores the starts as typed.
+    expect((pricingStrategy('volume', '', {}, [{ start: '0', price: '1', counter: '1' }]).tiers as { start: string }[])[0]!.start).toBe('1');
   });
 
   it('takes only the fields of the chosen model, and the largest and smallest values unchanged', () => {
@@ -55,9 +91,26 @@ describe('pricingStrategy: the form as the API takes it, prices as decimal text'
     expect(pricingStrategy('discount', '', { percent: '12.5', amount: '' }, [])).toEqual({ percent: '12.5' });
   });
 
-  it('shows a stored charge in a line', () => {
-    expect(pricingText({ kind: 'tiered', tiers: [{ start: '1', price: '0.02', counter: '1' }, { start: '11', price: '0.01', counter: '5' }] })).toBe('from 1: 0.02; from 11: 0.01 per 5');
-    expect(pricingText({ kind: 'per_unit', unit_of_measure: '@action', unit_price: '1235' })).toBe('unit_price 1235');
+  it('reads a stored charge back as typed: tiers as bands of units from 1, prices as money in the currency', () => {
+    // Typed in the form as from 1 @0.10, from 11 @0.05: read back with the same numbers.
+    const typed = pricingStrategy('tiered', '@action', {}, [{ start: '1', price: '0.10', counter: '1' }, { start: '11', price: '0.05', counter: '5' }]);
+    expect(pricingLines(typed, 'USD')).toEqual([['units 1–10', '0.10 USD per unit'], ['units 11 and up', '0.05 USD per 5 units']]);
+    expect(pricingText({ kind: 'tiered', tiers: [{ start: '1', price: '0.1', counter: '1' }] }, 'USD')).toBe('units 1 and up: 0.10 USD per unit');
+    expect(pricingLines({ kind: 'package', package_size: '10', package_price: '20' }, 'USD')).toEqual([['Package size', '10'], ['Package price', '20.00 USD']]);
+    expect(pricingLines({ kind: 'per_unit', unit_of_measure: '@action', unit_price: '1235' }, 'JPY')).toEqual([['Unit price', '1235 JPY']]);
+    expect(pricingLines({ kind: 'discount', percent: '12.5' }, 'USD')).toEqual([['Percent', '12.5%']]);
+  });
+
+  it.each([
+    ['0.1', 'USD', '0.10 USD'],
+    ['20', 'USD', '20.00 USD'],
+    ['0.005', 'USD', '0.005 USD'], // never cut below the minor unit
+    ['0.125', 'KWD', '0.125 KWD'],
+    ['1', 'KWD', '1.000 KWD'],
+    ['1235', 'JPY', '1235 JPY'],
+    ['999999999999999.99', 'USD', '999999999999999.99 USD'],
+  ])('moneyText(%s, %s) = %s', (amount, currency, text) => {
+    expect(moneyText(amount, currency)).toBe(text);
   });
 });
 
@@ -117,6 +170,21 @@ describe('scheduled subscription changes', () => {
     expect(describeScheduled(changes)).toBe('pause on 2027-06-01; plan → p2 on 2027-07-01; cancel on 2026-12-15');
     expect(describeScheduled([])).toBe('');
   });
+  it('shows every move recorded for later: one an earlier cancel leaves out of scheduled_changes is said so', () => {
+    const now = Date.parse('2026-11-26T00:00:00Z');
+    // Paused for 2027-06-01, then cancelled for 2027-05-01: the API schedules the cancel only, and still records the pause.
+    const cancel = { type: 'cancelled', effective_at: '2027-05-01T00:00:00.000Z', status: 'cancelled', rate_plan_id: 'p1' };
+    expect(describeScheduledMoves({ scheduled_changes: [cancel], paused_at: '2027-06-01T00:00:00.000Z', cancel_date: '2027-05-01T00:00:00.000Z' }, now)).toBe(
+      'cancel on 2027-05-01; pause on 2027-06-01 (recorded; does not apply: cancelled before)',
+    );
+    // A pause that applies is listed once; a past pause is not scheduled.
+    expect(describeScheduledMoves({ scheduled_changes: [changes[0]!], paused_at: '2027-06-01T00:00:00.000Z', cancel_date: null }, now)).toBe('pause on 2027-06-01');
+    expect(describeScheduledMoves({ scheduled_changes: [], paused_at: '2026-01-01T00:00:00.000Z' }, now)).toBe('');
+  });
+  it.each([
+    ['change-plan', 'Change plan'],
+    ['pause', 'Pause'],
+  ])('names the move %s in words: %s', (move, label) => expect(moveLabel(move)).toBe(label));
   it('says what a move scheduled and when, or that it took effect now', () => {
     expect(describeMove('cancel', { status: 'active', scheduled_changes: changes })).toBe('Scheduled: cancel on 2026-12-15.');
     expect(describeMove('change-plan', { status: 'active', scheduled_changes: changes })).toBe('Scheduled: plan → p2 on 2027-07-01.');

@@ -35,8 +35,10 @@ export function saveSessions(sessions: readonly Session[], current: number): voi
   sessionStorage.setItem(CURRENT, String(current));
 }
 
-/** The key's visible part: its prefix and last 4 characters. */
-export function keyHint(key: string): string {
-  const prefix = /^[a-z]+_[a-z]+_/.exec(key)?.[0] ?? '';
-  return `${prefix}…${key.slice(-4)}`;
+/**
+ * The name an environment is shown by: the one typed, else `environment N` (its place among
+ * the signed-in ones): never any part of its key.
+ */
+export function environmentLabel(typed: string, place: number): string {
+  return typed.trim() || `environment ${place}`;
 }

@@ -134,30 +134,50 @@ export function Table<T>({ rows, columns, caption, csvName }: { rows: readonly T
   );
 }
 
-/** A cell's text for CSV (elements give their `data-csv` or their string children). */
-function plain(v: ComponentChildren): string {
+/**
+ * A component that gives its own CSV text: CSV is made from a cell's element without
+ * rendering it, so a component whose text comes from its hooks (a name loaded by id) says
+ * what it shows through `csv`, read from its props.
+ */
+export type CsvComponent<P> = ((props: P) => ComponentChildren) & { csv: (props: P) => string };
+
+/**
+ * A cell's text for CSV: a {@link CsvComponent}'s `csv`, an element's `data-csv`, else its
+ * string children.
+ */
+export function plain(v: ComponentChildren): string {
   if (v === null || v === undefined || typeof v === 'boolean') return '';
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) return v.map(plain).join('');
-  const props = (v as { props?: { children?: ComponentChildren; 'data-csv'?: string } }).props;
+  const el = v as { type?: unknown; props?: { children?: ComponentChildren; 'data-csv'?: string } };
+  const csv = typeof el.type === 'function' ? (el.type as Partial<CsvComponent<unknown>>).csv : undefined;
+  if (csv) return csv(el.props);
+  const props = el.props;
   if (props?.['data-csv'] !== undefined) return props['data-csv'];
   return props ? plain(props.children) : '';
+}
+
+/** A named subject's CSV text: `name (id)`, the id alone without a name, '' without an id. */
+export function namedCsv(id: string | null | undefined, name: string | undefined): string {
+  if (!id) return '';
+  return name ? `${name} (${id})` : id;
 }
 
 /**
  * A named subject in a cell: its name, and its id on a second line (and as the title); the
  * id alone when it has no name (deleted, or not loaded yet). CSV gets `name (id)`.
  */
-export function Named({ id, name, testId }: { id: string | null | undefined; name: string | undefined; testId?: string }) {
+export const Named: CsvComponent<{ id: string | null | undefined; name: string | undefined; testId?: string }> = ({ id, name, testId }) => {
   if (!id) return <span data-testid={testId}>(none)</span>;
   if (!name) return <span data-testid={testId}>{id}</span>;
   return (
-    <span class="named" title={id} data-csv={`${name} (${id})`}>
+    <span class="named" title={id} data-csv={namedCsv(id, name)}>
       <span data-testid={testId}>{name}</span>
       <small class="muted id">{id}</small>
     </span>
   );
-}
+};
+Named.csv = ({ id, name }) => namedCsv(id, name);
 
 /** A table of rows whose columns are their keys (reports, SQL results). */
 export function RecordTable({ rows, csvName, caption }: { rows: readonly Record<string, unknown>[]; csvName: string; caption?: string }) {

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
-import { yearMonth } from '../dates';
-import { MODEL_FIELDS, pricingStrategy, pricingText, type Kind, type TierRow } from '../pricing';
+import { timeText, yearMonth } from '../dates';
+import { decimalProblem } from '../money';
+import { isMoneyField, MODEL_FIELDS, pricingLines, pricingStrategy, pricingText, type Kind, type TierRow } from '../pricing';
 import { agentTypeOptions } from '../pickers';
 import { ErrorBox, Field, Paged, PagedSelect, Panel, Select, Table, useAction, useLoad } from '../ui';
 
@@ -17,12 +18,19 @@ const KINDS: readonly (readonly [Kind, string])[] = [
   ['discount', 'Discount'],
 ];
 
-/** The tiers table: one row per band (start inclusive, price per unit, package size). */
+/**
+ * The tiers table: one row per band (its first unit, counting from 1; price per unit; package
+ * size). The first band starts at unit 1 (shown, not typed); a band runs to the unit before
+ * the next band's first, as the charges table reads it back (`units 1–10`, `units 11 and up`).
+ */
 function TiersTable({ tiers, onChange }: { tiers: TierRow[]; onChange: (t: TierRow[]) => void }) {
   const set = (i: number, k: keyof TierRow, v: string) => onChange(tiers.map((t, j) => (j === i ? { ...t, [k]: v } : t)));
   return (
     <fieldset class="tiers">
       <legend>Tiers</legend>
+      <p class="muted" id="tiers-hint">
+        From unit: the band's first unit, counting from 1 (the first 10 units at one price, then another: from 1, then from 11).
+      </p>
       <table>
         <thead>
           <tr>
@@ -39,7 +47,11 @@ function TiersTable({ tiers, onChange }: { tiers: TierRow[]; onChange: (t: TierR
             <tr key={i}>
               {(['start', 'price', 'counter'] as const).map((k) => (
                 <td key={k}>
-                  <input aria-label={`Tier ${i + 1} ${k === 'start' ? 'from unit' : k === 'price' ? 'price per unit' : 'units per price'}`} name={`tier-${i}-${k}`} inputMode="decimal" value={t[k]} onInput={(e) => set(i, k, (e.target as HTMLInputElement).value)} />
+                  {k === 'start' && i === 0 ? (
+                    <span data-testid="tier-1-from">1</span>
+                  ) : (
+                  <input aria-label={`Tier ${i + 1} ${k === 'start' ? 'from unit' : k === 'price' ? 'price per unit' : 'units per price'}`} name={`tier-${i}-${k}`} inputMode="decimal" value={t[k]} aria-describedby={k === 'start' ? 'tiers-hint' : undefined} onInput={(e) => set(i, k, (e.target as HTMLInputElement).value)} />
+                  )}
                 </td>
               ))}
               <td>
@@ -67,7 +79,7 @@ function ChargeForm({ plan, onCreated }: { plan: Schemas['RatePlan']; onCreated:
   const [unit, setUnit] = useState('@action');
   const [description, setDescription] = useState('');
   const [fields, setFields] = useState<Record<string, string>>({});
-  const [tiers, setTiers] = useState<TierRow[]>([{ start: '0', price: '', counter: '1' }]);
+  const [tiers, setTiers] = useState<TierRow[]>([{ start: '1', price: '', counter: '1' }]);
   const action = useAction();
   return (
     <form
@@ -90,7 +102,7 @@ function ChargeForm({ plan, onCreated }: { plan: Schemas['RatePlan']; onCreated:
       <Field label="Description" value={description} onInput={setDescription} />
       <div class="row">
         {MODEL_FIELDS[kind].map(([f, label]) => (
-          <Field key={f} label={`${label} (${plan.currency})`} value={fields[f] ?? ''} onInput={(v) => setFields({ ...fields, [f]: v })} />
+          <Field key={f} label={isMoneyField(f) ? `${label} (${plan.currency})` : label} value={fields[f] ?? ''} onInput={(v) => setFields({ ...fields, [f]: v })} />
         ))}
       </div>
       {kind === 'tiered' || kind === 'volume' ? <TiersTable tiers={tiers} onChange={setTiers} /> : null}
@@ -115,8 +127,14 @@ function Simulator({ plan }: { plan: Schemas['RatePlan'] }) {
         class="row"
         onSubmit={(e) => {
           e.preventDefault();
+          // A result stays only beside the usage that gave it: cleared as a new one is asked (and on an error).
+          setResult(undefined);
           void action.run(async () => {
             const usage_data = Object.fromEntries(Object.entries(usage).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()]));
+            const problem = Object.entries(usage_data)
+              .map(([k, v]) => decimalProblem(`Usage ${k}`, v))
+              .find((p) => p);
+            if (problem) throw new Error(problem);
             setResult(await must(client.POST('/api/v1/simulation/charges', { body: { rate_plan_id: plan.id, usage_data, billing_period: period } })));
           });
         }}
@@ -150,6 +168,20 @@ function Simulator({ plan }: { plan: Schemas['RatePlan'] }) {
   );
 }
 
+/** A charge's prices as a list that wraps in its cell: each tier's band or price field, then its price in the plan's currency. */
+function Pricing({ pricing, currency }: { pricing: Record<string, unknown> | undefined; currency: string }) {
+  return (
+    <dl class="pricing" data-csv={pricingText(pricing, currency)}>
+      {pricingLines(pricing, currency).map(([term, value]) => (
+        <div key={term}>
+          <dt>{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 function RatePlanView({ planId }: { planId: string }) {
   const { client, canWrite } = useSession();
   const plan = useLoad(() => must(client.GET('/api/v1/products/rateplans/{rate_plan_id}', { params: { path: { rate_plan_id: planId } } })), [planId]);
@@ -166,7 +198,7 @@ function RatePlanView({ planId }: { planId: string }) {
             ['Type', (c) => c.charge_type ?? ''],
             ['Model', (c) => String((c.resolved_pricing as { kind?: string } | undefined)?.kind ?? '')],
             ['Unit', (c) => c.unit_of_measure ?? ''],
-            ['Pricing', (c) => pricingText(c.resolved_pricing as Record<string, unknown> | undefined)],
+            ['Pricing', (c) => <Pricing pricing={c.resolved_pricing as Record<string, unknown> | undefined} currency={p.currency} />],
           ]}
         />
         {canWrite ? <ChargeForm plan={p} onCreated={plan.reload} /> : null}
@@ -286,7 +318,7 @@ export function Catalog() {
           columns={[
             ['Name', (p) => <button type="button" class="link" onClick={() => setProduct(p)}>{p.name}</button>],
             ['Description', (p) => p.description ?? ''],
-            ['Created', (p) => p.created_at ?? ''],
+            ['Created', (p) => timeText(p.created_at)],
           ]}
         />
         {canWrite ? (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { must, type Schemas } from '../api';
 import { useSession } from '../context';
-import { describeMove, describeScheduled } from '../describe';
+import { describeMove, describeScheduledMoves, moveLabel } from '../describe';
 import { AccountName, PlanName } from '../named';
 import { accountOptions, agentOptions, ratePlanOptions } from '../pickers';
 import { ErrorBox, Field, Paged, PagedMultiSelect, PagedSelect, Panel, useAction, type Page } from '../ui';
@@ -49,8 +49,8 @@ function SubscriptionActions({ sub, onDone }: { sub: Schemas['Subscription']; on
       <Field label="Effective date (empty: now)" type="date" value={date} onInput={setDate} />
       {allowed.includes('change-plan') ? <PagedSelect label={`New rate plan of subscription ${sub.id}`} value={plan} onChange={setPlan} optional="(choose a plan)" load={(skip, limit) => ratePlanOptions(client, skip, limit)} /> : null}
       {allowed.map((a) => (
-        <button type="button" class="small" key={a} onClick={() => run(a)} aria-label={`${a} subscription ${sub.id}`}>
-          {a}
+        <button type="button" class="small" key={a} onClick={() => run(a)} aria-label={`${moveLabel(a)} subscription ${sub.id}`}>
+          {moveLabel(a)}
         </button>
       ))}
       <ErrorBox error={action.error} />
@@ -162,7 +162,7 @@ export function Customers() {
             ['Rate plan', (s) => <PlanName id={s.rate_plan_id} />],
             ['Status', (s) => <span data-testid="sub-status">{s.status}</span>],
             ['Since', (s) => (s.activated_at ?? s.contract_effective_date ?? '').slice(0, 10)],
-            ['Scheduled', (s) => <span data-testid="sub-scheduled">{describeScheduled(s.scheduled_changes ?? [])}</span>],
+            ['Scheduled', (s) => <span data-testid="sub-scheduled">{describeScheduledMoves(s, Date.now())}</span>],
             ['History', (s) => <button type="button" class="small" aria-label={`History of subscription ${s.id}`} onClick={() => setHistory(s.id)}>History</button>],
             ['Actions', (s) => (canWrite ? <SubscriptionActions sub={s} onDone={(m) => (setMoved(m), bump())} /> : null)],
           ]}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { must } from '../api';
 import { useSession } from '../context';
+import { timeText } from '../dates';
 import { ErrorBox, Field, Paged, Panel, Select, ShownOnce, useAction } from '../ui';
 
 /** A key's name and rate limit changed in place (empty: the default rate limit). */
@@ -70,7 +71,7 @@ export function Keys() {
             ['Permission', (k) => k.permission],
             ['Prefix', (k) => <code>{k.prefix}</code>],
             ['Status', (k) => k.status],
-            ['Expires', (k) => k.expires_at ?? ''],
+            ['Expires', (k) => (k.status === 'revoked' ? 'revoked' : timeText(k.expires_at))],
             ['Rate limit', (k) => (k.status === 'revoked' || k.status === 'expired' ? String(k.rate_limit_per_minute ?? 'default') : <KeyEdit key={`${k.id}:${String(k.rate_limit_per_minute)}`} apiKey={k} onChange={() => setVersion((v) => v + 1)} />)],
             [
               'Actions',

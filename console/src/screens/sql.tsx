@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { fetchText } from '../api';
 import { useSession } from '../context';
 import { downloadText } from '../csv';
+import { countText } from '../describe';
 import { ErrorBox, Panel, RecordTable, useAction } from '../ui';
 
 /** Example queries, counting each event once as docs/analytics.md explains. */
@@ -54,7 +55,7 @@ export function Sql() {
         <ErrorBox error={action.error} />
       </Panel>
       {rows ? (
-        <Panel title={`Result: ${rows.length} rows`}>
+        <Panel title={`Result: ${countText(rows.length, 'row')}`}>
           <RecordTable rows={rows} csvName="query-result" />
         </Panel>
       ) : null}

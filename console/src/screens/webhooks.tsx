@@ -109,6 +109,10 @@ export function Webhooks() {
                 const list = events.split(',').map((s) => s.trim()).filter(Boolean);
                 const w = await must(client.POST('/api/v1/webhooks', { body: { url, events: list as never, ...(description ? { description } : {}) } }));
                 setSecret(w.secret);
+                // Cleared once added: a second click adds nothing twice.
+                setUrl('');
+                setEvents('*');
+                setDescription('');
                 setVersion((v) => v + 1);
               });
             }}
