@@ -3,7 +3,7 @@
  * alone before the credential's agent gave its account), on the real ClickHouse engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { REPAIR_ID, repairEmptyAccounts } from './repair-accounts.ts';
 
 let stack: TestStack;
@@ -30,6 +30,14 @@ describe('repairEmptyAccounts', () => {
     // The billing role ran the repair at start (nothing to do); run it again on old rows.
     expect(await select<{ id: string }>(`SELECT id FROM ${db()}.schema_migrations WHERE id = '${REPAIR_ID}'`)).toHaveLength(1);
     await ch.command({ query: `DELETE FROM ${db()}.schema_migrations WHERE id = '${REPAIR_ID}'` });
+
+    // The cost rollup's first step (it takes in every action ClickHouse holds) is done
+    // before the old rows go in, or it folds them into cost_events too.
+    await waitFor(
+      () => stack.tally.db!.selectFrom('cost_rollup_state').select(['done_seq', 'planned_seq']).where('ch_database', '=', db()).executeTakeFirst(),
+      (s) => s !== undefined && Number(s.done_seq) >= 0 && s.planned_seq === null,
+      30_000,
+    );
 
     const ts = new Date().toISOString().replace('T', ' ').replace('Z', '');
     const row = (agent: string, id: string) => ({ environment_id: env, organization_id: stack.init.organization_id, agent_instance_id: agent, account_id: '', event_id: id, ts, ingested_at: ts });
