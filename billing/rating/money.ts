@@ -3,31 +3,17 @@
  *
  * All money and quantities cross module boundaries as canonical decimal STRINGS
  * (plain notation, never exponent notation, e.g. "0.000002", never "2e-6") and
- * are computed with a local decimal.js clone (40 significant digits, half-up).
+ * are computed with shared/decimal.ts's `Dec` (40 significant digits, half-up).
  * Floating point is never used on money.
  *
  * Rounding rule (the only one): an amount is rounded ONCE, per invoice line, to
  * the currency's minor units, half up: a value exactly halfway between two
  * minor units is rounded away from zero (2.345 USD -> 2.35, -2.345 -> -2.35).
  */
-import DecimalModule from 'decimal.js';
-import type { Decimal as DecimalClass } from 'decimal.js';
 import { CURRENCY_MESSAGE, currencyDigits, isCurrency } from '../../shared/currency.ts';
+import { Dec } from '../../shared/decimal.ts';
 
-// decimal.js ships CommonJS-style typings: under NodeNext the default import is typed as
-// the module object, while at runtime (decimal.mjs) it is the Decimal constructor.
-const Decimal: typeof DecimalClass =
-  (DecimalModule as unknown as { default?: typeof DecimalClass }).default ?? (DecimalModule as unknown as typeof DecimalClass);
-
-/** Decimal constructor used by all rating code: 40 significant digits, ROUND_HALF_UP, no exponent output. */
-export const Dec = Decimal.clone({
-  precision: 40,
-  rounding: Decimal.ROUND_HALF_UP,
-  toExpNeg: -9e15,
-  toExpPos: 9e15,
-});
-/** Instance type of {@link Dec}. */
-export type Dec = InstanceType<typeof Dec>;
+export { Dec };
 
 /** Anything accepted where a decimal is expected: a finite JS number or a decimal string ("12", "-0.5", "2e-6"). */
 type DecimalInput = number | string;

@@ -6,8 +6,7 @@
  * One aggregation for both: {@link aggregateMessage} over a message's bytes (the tail's
  * direct gets), {@link aggregateEvents} over the events the edge just published.
  */
-import DecimalModule from 'decimal.js';
-import type { Decimal as DecimalClass } from 'decimal.js';
+import { Dec } from '../decimal.ts';
 import { pack, unpack } from 'msgpackr';
 import { decodeAnyBatch } from './native-batch.ts';
 import { TOKEN_CLASSES } from './token-classes.ts';
@@ -34,13 +33,6 @@ export interface UsageEntry {
   /** Outcomes: the sum of their values (decimal text). */
   value: string;
 }
-
-// decimal.js's default import is the constructor at run time (see billing/rating/money.ts).
-const Decimal: typeof DecimalClass =
-  (DecimalModule as unknown as { default?: typeof DecimalClass }).default ?? (DecimalModule as unknown as typeof DecimalClass);
-/** Outcome values summed as billing/rating/money.ts's `Dec` sums them (40 digits, plain notation); shared/ imports nothing of billing/. */
-const Dec = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
-type Dec = InstanceType<typeof Dec>;
 
 const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
 
