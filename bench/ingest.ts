@@ -92,7 +92,7 @@ const env = {
   CLICKHOUSE_DATABASE: `bench_${suffix}`,
   TALLY_DATA_DIR: dataDir,
   TALLY_LOG_LEVEL: 'warn',
-  // As `npm start` and the image run Tally (README, MALLOC_ARENA_MAX).
+  // As `npm start` and the image run Tally (docs/configuration.md, MALLOC_ARENA_MAX).
   MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   // Phase 1 holds every acknowledged event until the sink starts: on a fast machine more
   // than the default 4 GiB stream (~33M events, ~5.5 GB, in a full run on a fast machine).

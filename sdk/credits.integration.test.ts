@@ -176,10 +176,10 @@ describe('tally.credits', () => {
       await new Promise((r) => front.close(r));
     }
   });
-  it('runs the credits example of the README’s SDK section as it is (plain JavaScript)', async () => {
-    const readme = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../README.md'), 'utf8');
+  it('runs the credits example of docs/sdk.md as it is (plain JavaScript)', async () => {
+    const readme = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/sdk.md'), 'utf8');
     const example = /\*\*Credits\.\*\* `tally\.credits`[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!;
-    const acct = await account('README credits');
+    const acct = await account('SDK docs credits');
     const agent = await createAgent(stack, 'development', { accountId: acct });
     const env = { TALLY_API_KEY: stack.keys.development.admin, TALLY_AGENT_SECRET: agent.secret };
     const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<any>;

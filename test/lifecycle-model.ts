@@ -86,7 +86,7 @@ export function randomMoves(next: () => number): StateChange[] {
 }
 
 /**
- * The model of the README's rules, instant by instant: the plan billed at `t`, or null.
+ * The model of the billing rules (docs/billing.md), instant by instant: the plan billed at `t`, or null.
  * Nothing is billable before the creation, nor at or after the effective time of any
  * cancel; otherwise the status is that of the latest status move in effect (latest
  * effective time, then latest recorded), else the creation's; the plan that of the latest

@@ -27,7 +27,7 @@ ${START_USAGE}
 ${SQL_USAGE}
 ${BACKUP_USAGE}
 Environment: TALLY_HTTP_PORT, TALLY_DATA_DIR, DATABASE_URL, NATS_URL, CLICKHOUSE_URL,
-CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see README).`;
+CLICKHOUSE_DATABASE, TALLY_NATS_PREFIX (see docs/configuration.md).`;
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;

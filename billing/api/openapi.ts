@@ -49,7 +49,7 @@ const EVENT_RESPONSES = {
 };
 
 /** An OTLP/HTTP failure: google.rpc.Status in the request's encoding (JSON beside Tally's error object). */
-/** A CloudEvent as POST /api/v1/events reads it (README, "Switching from OpenMeter"). */
+/** A CloudEvent as POST /api/v1/events reads it (docs/events.md, "Switching from OpenMeter"). */
 const CLOUD_EVENT = {
   type: 'object',
   required: ['specversion', 'id', 'source', 'type'],

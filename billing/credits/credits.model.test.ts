@@ -5,7 +5,7 @@
  * draft, some voided later), each applied by the pure code the invoicing store uses
  * (allocateCredits) and recorded as the ledger records it, against an independent model in
  * BigInt minor units (per-line greedy coverage in burn order; per-grant counters) of the
- * README's rules:
+ * rules of docs/credits.md:
  *
  * - an invoice applies at most its total, never below zero, and each line at most once;
  * - grants burn by priority, then the earliest expiry, then the oldest, each only on the

@@ -3,7 +3,7 @@
  * (as segments.model.test.ts records them) and random events, turned into an invoice by
  * the pure code invoicing uses (billableSegments, then the rating engine's rateSegments
  * on each segment's charges and usage, then invoiceLines), against an independent model
- * in exact rationals (BigInt fractions) of the README's rules:
+ * in exact rationals (BigInt fractions) of the billing rules (docs/billing.md):
  *
  * - a plan's recurring fee bills fee x (time billed on the plan) / (the period's length);
  * - a per-unit charge bills price x (events whose time was billed on its plan);

@@ -18,7 +18,7 @@ import { engineUsage, SCOPE_WIDE_UNITS } from './usage-map.ts';
 export interface BillingSubject {
   sub: Selectable<SubscriptionsTable>;
   agentInstanceIds: string[];
-  /** The billing cycle of the plan in force at an instant (changes across cycles take effect at a start of both: README "Invoices"). */
+  /** The billing cycle of the plan in force at an instant (changes across cycles take effect at a start of both: docs/billing.md). */
   cycleAt(instant: number): BillingCycle;
   currency: string;
   changes: { type: string; to_status: string; rate_plan_id: string; effective_at: string }[];
@@ -146,8 +146,8 @@ function usageByAgent(inv: Invoicing, environmentId: string, scope: UsageScope, 
  * the period's distinct users, each counted in the segment of their first action in the
  * period's billable time, whatever plan it was on. Summed over segments they are the
  * period's distinct users, and what earlier segments counted is the distinct users before,
- * so allowances, tiers and packages of users count from the start of the period (README
- * "Invoices") and a user active across a plan change or pause counts once.
+ * so allowances, tiers and packages of users count from the start of the period (docs/billing.md,
+ * users and seats) and a user active across a plan change or pause counts once.
  */
 async function usersBySegment(inv: Invoicing, environmentId: string, scope: UsageScope, segments: PlanSegment[], charges: RatedCharge[][], ingestedBefore: Date | undefined): Promise<(string | undefined)[]> {
   const counted = charges.flat().some((c) => c.unit_of_measure !== null && SCOPE_WIDE_UNITS.includes(c.unit_of_measure));

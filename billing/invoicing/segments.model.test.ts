@@ -2,7 +2,7 @@
  * Model-based test of billable segments (issue 37): random sequences of subscription
  * moves, recorded as the catalog records them (each row a snapshot of the subscription's
  * status and plan after the move, pending moves included, in recorded order), against an
- * independent model of the README's rules evaluated instant by instant:
+ * independent model of the billing rules (docs/billing.md) evaluated instant by instant:
  *
  * - nothing is billable before the subscription's creation, nor at or after the
  *   effective time of any cancel (a cancel is final);

@@ -6,7 +6,7 @@ import { Dec, formatMoney } from '../rating/money.ts';
 /**
  * One schema per webhook event: the `data` of every delivery, real or test, is built by
  * the builders below and matches its schema (published in the OpenAPI document's
- * `webhooks` section and in the README). Fields are never dropped; new optional fields
+ * `webhooks` section and in docs/webhooks.md). Fields are never dropped; new optional fields
  * may be added.
  */
 const Str = (description: string) => Type.String({ description });

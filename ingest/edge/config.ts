@@ -26,7 +26,7 @@ const IngestEnv = Type.Object({
   /**
    * `on`: trace exports that carry no credential are authenticated by their resource's
    * agent id (`value.agent.id`, `tally.agent_id`), as value-python sends them. Only where
-   * nothing but your own agents can reach the OTLP ports (README, "value-python").
+   * nothing but your own agents can reach the OTLP ports (docs/opentelemetry.md, "value-python").
    */
   TALLY_OTLP_TRUST_RESOURCE_AGENT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   /**

@@ -20,7 +20,7 @@ const CommonEnv = Type.Object({
    * and what parsing them takes (HTTP and OTLP/gRPC alike); beyond it requests are
    * answered 503 with Retry-After (gRPC: RESOURCE_EXHAUSTED with a RetryInfo). Default: a
    * quarter of the smaller of the process's memory (physical, or its cgroup's memory.max)
-   * and V8's heap limit, at least 64 MiB. README "Limits".
+   * and V8's heap limit, at least 64 MiB. docs/events.md "Limits".
    */
   TALLY_MAX_INFLIGHT_BODY_BYTES: Type.Optional(Type.Integer({ minimum: 1024 * 1024 })),
   /** Data directory for embedded components (chDB, embedded Postgres, spawned NATS). */

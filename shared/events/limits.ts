@@ -1,5 +1,5 @@
 /**
- * Limits of the event endpoints, in one place (documented in the README).
+ * Limits of the event endpoints, in one place (documented in docs/events.md, "Limits").
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
 

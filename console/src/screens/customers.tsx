@@ -7,7 +7,7 @@ import { accountOptions, agentOptions, ratePlanOptions } from '../pickers';
 import { ErrorBox, Field, Paged, PagedMultiSelect, PagedSelect, Panel, useAction, type Page } from '../ui';
 import { AccountView } from './account';
 
-/** The subscription actions each status allows (README, Subscriptions). */
+/** The subscription actions each status allows (docs/billing.md). */
 const ACTIONS: Readonly<Record<string, readonly ('activate' | 'pause' | 'resume' | 'renew' | 'cancel' | 'change-plan')[]>> = {
   draft: ['activate', 'cancel'],
   active: ['pause', 'renew', 'change-plan', 'cancel'],

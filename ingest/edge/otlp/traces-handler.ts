@@ -116,7 +116,7 @@ export interface ExportResult {
  * `value.agent.id`), else the X-Agent-Secret sent beside an API key; authenticated by
  * X-Agent-Secret alone, spans belong to that instance. Without any credential, and only
  * with `TALLY_OTLP_TRUST_RESOURCE_AGENT=on`, each resource's agent id attribute
- * authenticates its spans (README, "OpenTelemetry").
+ * authenticates its spans (docs/opentelemetry.md).
  */
 export async function exportTraces(
   deps: OtlpDeps,
