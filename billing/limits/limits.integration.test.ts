@@ -16,9 +16,10 @@ import { call, createAgent, startTestStack, waitFor, type TestStack } from '../.
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { record, measure, measureQuantities } from './evaluator.ts';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Tally, TallySpendLimitError, type TallyError } from '../../sdk/src/index.ts';
+import { Tally, TallyApiError, TallySpendLimitError, type TallyError } from '../../sdk/src/index.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -340,10 +341,104 @@ describe('the SDKs on a reached limit', () => {
   });
 });
 
+describe('the SDKs manage limits with an API key', () => {
+  it('TypeScript: tally.spendLimits creates a block limit, reads its state and alerts, raises it (unblocked), deletes it; bad input is a TallyApiError', async () => {
+    const agent = await createAgent(stack);
+    const admin = new Tally({ baseUrl: stack.baseUrl, apiKey: dev.admin, flushOnExit: false });
+    const lim = await admin.spendLimits.create({ scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: '2', thresholds: [50, 100], action: 'block' });
+    expect(lim).toMatchObject({ scope: 'agent_instance', agent_instance_id: agent.id, value: '2', thresholds: [50, 100], action: 'block', window: 'day' });
+    expect(await admin.spendLimits.get(lim.id)).toMatchObject({ id: lim.id, value: '2' });
+    expect((await admin.spendLimits.list({ agent_instance_id: agent.id })).limits.map((l) => l.id)).toEqual([lim.id]);
+    await sendN(agent.id, 2);
+    await blocked(agent.id);
+    // `blocked` sends until one is refused: what it sent before the edge had the block counts too.
+    const st = await admin.spendLimits.state(lim.id);
+    expect(st).toMatchObject({ limit_id: lim.id, remaining: '0', reached: true, blocked: true });
+    expect(Number(st.current)).toBeGreaterThanOrEqual(2);
+    const alerts = await waitFor(() => admin.spendLimits.listAlerts({ limit_id: lim.id }), (p) => p.alerts.length === 2);
+    expect(alerts.alerts.map((a) => [a.event, a.threshold, a.limit_value]).sort()).toEqual([['limit.exceeded', 100, '2'], ['limit.threshold_reached', 50, '2']]);
+    expect((await admin.spendLimits.update(lim.id, { value: 1000, description: 'raised' })).value).toBe('1000');
+    await unblocked(agent.id);
+    expect(await admin.spendLimits.delete(lim.id)).toEqual({ id: lim.id, deleted: true });
+    const gone = await admin.spendLimits.get(lim.id).then(() => null, (e: unknown) => e);
+    expect(gone).toBeInstanceOf(TallyApiError);
+    expect(gone).toMatchObject({ status: 404, code: 'not_found', retryable: false });
+    const bad = await admin.spendLimits.create({ scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', value: '1e3' }).then(() => null, (e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, code: 'validation_failed', retryable: false });
+    await admin.close();
+  });
+
+  it('runs the spend-limit examples of docs/sdk.md (TypeScript) and sdk/python/README.md as they are', async () => {
+    const doc = readFileSync(path.join(repo, 'docs/sdk.md'), 'utf8');
+    const tsExample = /\*\*Spend limits\.\*\* `tally\.spendLimits`[\s\S]*?```ts\n([\s\S]*?)```/.exec(doc)![1]!;
+    const agent = await createAgent(stack);
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<any>;
+    const run = new AsyncFunction('Tally', 'agentId', 'process', `${tsExample.replaceAll('http://localhost:8080', stack.baseUrl)}\nreturn { limit, state, alerts, ops };`);
+    const out = await run(Tally, agent.id, { env: { TALLY_API_KEY: dev.admin } });
+    await out.ops.close();
+    expect(out.limit).toMatchObject({ agent_instance_id: agent.id, value: '10000', thresholds: [80, 100], action: 'block' });
+    expect(out.state).toMatchObject({ limit_id: out.limit.id, blocked: false });
+    expect(out.alerts).toEqual([]);
+    expect((await stateOf(out.limit.id)).value).toBe('20000');
+
+    const readme = readFileSync(path.join(repo, 'sdk/python/README.md'), 'utf8');
+    const pyExample = /## Spend limits[\s\S]*?```python\n([\s\S]*?)```/.exec(readme)![1]!;
+    const other = await createAgent(stack);
+    const py = await python(['-c', pyExample.replaceAll('http://localhost:8080', stack.baseUrl)], { TALLY_API_KEY: dev.admin, AGENT_ID: other.id });
+    expect(py.code, py.stderr).toBe(0);
+    expect(py.stdout.trim()).toBe('10000 20000 False');
+  });
+
+  it('Python: tally.spend_limits does the same', async () => {
+    const agent = await createAgent(stack);
+    const create = [
+      'import json, sys',
+      'from decimal import Decimal',
+      'from tally import Tally, TallyApiError',
+      'admin = Tally(sys.argv[1], api_key=sys.argv[2])',
+      'lim = admin.spend_limits.create("agent_instance", "quantity", Decimal("2"), agent_instance_id=sys.argv[3], unit="@action", window="day", thresholds=[50, 100], action="block")',
+      'try:',
+      '    admin.spend_limits.create("agent_instance", "quantity", "1e3", agent_instance_id=sys.argv[3], unit="@action")',
+      '    bad = None',
+      'except TallyApiError as e:',
+      '    bad = [e.status, e.code, e.retryable]',
+      'print(json.dumps({"id": lim["id"], "value": lim["value"], "action": lim["action"], "get": admin.spend_limits.get(lim["id"])["value"],',
+      '  "listed": [l["id"] for l in admin.spend_limits.list(agent_instance_id=sys.argv[3])["limits"]], "bad": bad}))',
+    ].join('\n');
+    const made = await python(['-c', create, stack.baseUrl, dev.admin, agent.id]);
+    expect(made.code, made.stderr).toBe(0);
+    const c = JSON.parse(made.stdout);
+    expect(c).toMatchObject({ value: '2', action: 'block', get: '2', listed: [c.id], bad: [400, 'validation_failed', false] });
+    await sendN(agent.id, 2);
+    await blocked(agent.id);
+    await waitFor(() => alertsOf(c.id), (a) => a.length === 2);
+    const manage = [
+      'import json, sys',
+      'from tally import Tally, TallyApiError',
+      'admin = Tally(sys.argv[1], api_key=sys.argv[2])',
+      'state = admin.spend_limits.state(sys.argv[3])',
+      'alerts = admin.spend_limits.list_alerts(limit_id=sys.argv[3])["alerts"]',
+      'raised = admin.spend_limits.update(sys.argv[3], value=1000, description=None)',
+      'print(json.dumps({"state": [state["current"], state["remaining"], state["blocked"]], "alerts": sorted([a["event"], a["threshold"]] for a in alerts),',
+      '  "raised": raised["value"], "account": admin.spend_limits.account_states(sys.argv[4])["account_id"] if sys.argv[4] else None}))',
+    ].join('\n');
+    const acct = (await call(stack, 'GET', `/v1/agents/${agent.id}`, { key: dev.admin })).body.account_id ?? '';
+    const run = await python(['-c', manage, stack.baseUrl, dev.admin, c.id, acct]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({ alerts: [['limit.exceeded', 100], ['limit.threshold_reached', 50]], raised: '1000' });
+    expect([Number(out.state[0]) >= 2, out.state[1], out.state[2]]).toEqual([true, '0', true]);
+    await unblocked(agent.id);
+    const del = await python(['-c', ['import json, sys', 'from tally import Tally, TallyApiError', 'admin = Tally(sys.argv[1], api_key=sys.argv[2])', 'print(json.dumps(admin.spend_limits.delete(sys.argv[3])))', 'try:', '    admin.spend_limits.get(sys.argv[3])', 'except TallyApiError as e:', '    print(json.dumps([e.status, e.code]))'].join('\n'), stack.baseUrl, dev.admin, c.id]);
+    expect(del.code, del.stderr).toBe(0);
+    expect(del.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ id: c.id, deleted: true }, [404, 'not_found']]);
+  });
+});
+
 /** Runs python3 with the SDK's source on PYTHONPATH; resolves when it exits (killed after 60 s). */
-function python(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function python(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { env: { ...process.env, PYTHONPATH: path.join(repo, 'sdk/python') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', args, { env: { ...process.env, ...env, PYTHONPATH: path.join(repo, 'sdk/python') }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { retryDelay, parseRetryAfter } from './backoff.ts';
 import { BoundedBuffer } from './buffer.ts';
 import { TallyCredits } from './credits.ts';
+import { TallySpendLimits } from './spend-limits.ts';
 import { TallyBufferOverflowError, TallyDeliveryError, TallyRejectedError, TallySpendLimitError, type SpendLimitRef, type TallyError } from './errors.ts';
 
 /** Options of {@link Tally}. Defaults follow the interface spec (client defaults). */
@@ -72,6 +73,8 @@ export type EventKind = 'action' | 'outcome';
 export interface LimitState {
   limit_id: string;
   scope: 'account' | 'agent_instance' | 'environment';
+  account_id: string | null;
+  agent_instance_id: string | null;
   metric: 'spend' | 'available_balance' | 'quantity';
   currency: string | null;
   unit: string | null;
@@ -86,7 +89,10 @@ export interface LimitState {
   remaining: string | null;
   reached: boolean;
   blocked: boolean;
+  /** The start of the window it counts (null until first evaluated). */
+  period_start: string | null;
   resets_at: string | null;
+  evaluated_at: string | null;
 }
 
 /** The spend limits of the client's agent instance. */
@@ -151,6 +157,8 @@ export class Tally {
   readonly #stats = { delivered: 0, rejected: 0, dropped: 0, retries: 0 };
   /** Prepaid credits (grants, balance, ledger, top-ups); see {@link TallyCredits}. */
   readonly credits: TallyCredits;
+  /** Spend limits (create, change, states, alerts) with an API key; see {@link TallySpendLimits}. An agent reads its own with {@link Tally.limits}. */
+  readonly spendLimits: TallySpendLimits;
 
   constructor(options: TallyOptions) {
     this.#o = resolve(options);
@@ -164,7 +172,9 @@ export class Tally {
     };
     this.#buffer = new BoundedBuffer(this.#o.maxBufferedEvents);
     const { apiKey, agentKey, timeoutMs, maxRetries, retryBaseMs, retryMaxMs } = this.#o;
-    this.credits = new TallyCredits({ v1, apiKey, agentKey, userAgent: USER_AGENT, timeoutMs, maxRetries, retryBaseMs, retryMaxMs });
+    const api = { v1, apiKey, agentKey, userAgent: USER_AGENT, timeoutMs, maxRetries, retryBaseMs, retryMaxMs };
+    this.credits = new TallyCredits(api);
+    this.spendLimits = new TallySpendLimits(api);
     this.#timer = setInterval(() => void this.flush().catch(() => {}), this.#o.flushIntervalMs);
     this.#timer.unref();
     if (this.#o.flushOnExit) process.on('beforeExit', this.#onBeforeExit);

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { parseRetryAfter, retryDelay } from './backoff.ts';
-import { TallyApiError } from './errors.ts';
+import { callApi, seg, type ApiRequest, type ApiTransport, type Money, type Page, type PageQuery } from './api.ts';
 
-/** Money: a decimal string keeps every digit ("100.00", "1000000000000000.001"); a number is taken as JSON sends it. */
-export type Money = string | number;
+export type { Money, Page, PageQuery };
 
 /** Which charges, products or units of measure a grant covers (none: everything). */
 export interface CreditScope {
@@ -115,12 +113,6 @@ export interface CreditTopup {
   [field: string]: unknown;
 }
 
-/** A page of a list: `total` rows match; `limit`/`offset` as asked (default 50/0). */
-export type Page<K extends string, T> = { [key in K]: T[] } & { total: number; limit: number; offset: number };
-export interface PageQuery {
-  limit?: number;
-  offset?: number;
-}
 export interface EntryQuery extends PageQuery {
   account_id?: string;
   grant_id?: string;
@@ -132,29 +124,7 @@ export interface EntryQuery extends PageQuery {
 }
 
 /** How the credits calls reach the service (set up by {@link Tally}). */
-export interface CreditsTransport {
-  /** The service's `/v1` address. */
-  v1: string;
-  apiKey?: string;
-  agentKey?: string;
-  userAgent: string;
-  timeoutMs: number;
-  maxRetries: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-}
-
-interface Request {
-  method: 'GET' | 'POST' | 'PUT';
-  path: string;
-  query?: object;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Sent with the agent secret (X-Agent-Secret) instead of the API key. */
-  asAgent?: boolean;
-  /** Safe to send again after a network error, 429 or 5xx (reads; a grant with its Idempotency-Key). */
-  retry: boolean;
-}
+export type CreditsTransport = ApiTransport;
 
 /**
  * Prepaid credits (docs/credits.md, Credits) through the Family A API: `tally.credits`. Needs an API
@@ -241,56 +211,7 @@ export class TallyCredits {
     return this.#call({ method: 'GET', path: '/agents/me/credit-balance', asAgent: true, retry: true });
   }
 
-  async #call<T>(r: Request): Promise<T> {
-    const url = this.#t.v1 + r.path + queryString(r.query);
-    const headers: Record<string, string> = { 'user-agent': this.#t.userAgent, ...r.headers };
-    const secret = r.asAgent ? this.#t.agentKey : this.#t.apiKey;
-    if (!secret) throw new TallyApiError('missing_credentials', r.asAgent ? 'this call needs the agent secret (`agentKey`)' : 'this call needs an API key (`apiKey`)', 0);
-    if (r.asAgent) headers['x-agent-secret'] = secret;
-    else headers.authorization = `Bearer ${secret}`;
-    const body = r.body === undefined ? undefined : JSON.stringify(r.body, (_k, v: unknown) => (v instanceof Date ? v.toISOString() : v));
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.#once(r.method, url, headers, body)) as T;
-      } catch (e) {
-        const err = e instanceof TallyApiError ? e : new TallyApiError('network_error', (e as Error).name === 'AbortError' ? 'timeout' : String((e as Error).message), 0, [], true);
-        if (!r.retry || !err.retryable || attempt >= this.#t.maxRetries) throw err;
-        await new Promise((res) => setTimeout(res, retryDelay(attempt, err.retryAfterMs, { baseMs: this.#t.retryBaseMs, maxMs: this.#t.retryMaxMs })));
-      }
-    }
-  }
-
-  /** One request: the parsed answer of a 2xx; throws a TallyApiError for any other. */
-  async #once(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<unknown> {
-    const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), this.#t.timeoutMs);
-    try {
-      const res = await fetch(url, { method, headers, body, signal: ctl.signal });
-      const answer = parse(await res.text());
-      if (res.ok) return answer;
-      const e = (answer as { error?: { code?: string; message?: string; details?: unknown[] } } | undefined)?.error;
-      const retryable = res.status === 429 || res.status >= 500;
-      throw new TallyApiError(e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, res.status, e?.details ?? [], retryable, parseRetryAfter(res.headers.get('retry-after')));
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-const seg = (id: string) => encodeURIComponent(id);
-
-function queryString(q: object | undefined): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== null) params.set(k, v instanceof Date ? v.toISOString() : String(v));
-  const s = params.toString();
-  return s ? `?${s}` : '';
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
+  #call<T>(r: ApiRequest): Promise<T> {
+    return callApi<T>(this.#t, r);
   }
 }

@@ -12,6 +12,7 @@ from .backoff import BackoffOptions, backoff_delay, parse_retry_after, retry_del
 from .buffer import BoundedBuffer
 from .client import USER_AGENT, Tally, TallyStats, __version__
 from .credits import Money, TallyCredits
+from .spend_limits import TallySpendLimits
 from .errors import TallyApiError, TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError, TallySpendLimitError
 from .events import EventKind, OutcomeValue, PendingEvent
 
@@ -28,6 +29,7 @@ __all__ = [
     "TallyBufferOverflowError",
     "TallyApiError",
     "TallyCredits",
+    "TallySpendLimits",
     "Money",
     "BackoffOptions",
     "backoff_delay",

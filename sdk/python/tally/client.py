@@ -23,7 +23,9 @@ from urllib.parse import urlsplit
 
 from .backoff import BackoffOptions, parse_retry_after, retry_delay
 from .buffer import BoundedBuffer
-from .credits import CreditsTransport, TallyCredits
+from .api import ApiTransport
+from .credits import TallyCredits
+from .spend_limits import TallySpendLimits
 from .errors import TallyBufferOverflowError, TallyDeliveryError, TallyError, TallyRejectedError, TallySpendLimitError
 from .events import EventKind, OutcomeValue, PendingEvent, encode_event, iso_timestamp, value_text
 
@@ -141,11 +143,15 @@ class Tally:
         else:
             self._headers["x-agent-secret"] = self._o.agent_key or ""
         self._backoff = BackoffOptions(base_ms=self._o.retry_base_ms, max_ms=self._o.retry_max_ms)
-        #: Prepaid credits (grants, balance, ledger, top-ups): see :class:`TallyCredits`.
-        self.credits = TallyCredits(CreditsTransport(
+        api = ApiTransport(
             target=self._target, v1=self._paths["action"].rsplit("/", 1)[0], api_key=self._o.api_key, agent_key=self._o.agent_key,
             user_agent=USER_AGENT, timeout_ms=self._o.timeout_ms, max_retries=self._o.max_retries, backoff=self._backoff,
-        ))
+        )
+        #: Prepaid credits (grants, balance, ledger, top-ups): see :class:`TallyCredits`.
+        self.credits = TallyCredits(api)
+        #: Spend limits (create, change, states, alerts) with an API key: see :class:`TallySpendLimits`.
+        #: An agent reads its own with :meth:`limits`.
+        self.spend_limits = TallySpendLimits(api)
 
         self._cond = threading.Condition(threading.Lock())
         # Everything below is guarded by self._cond.
