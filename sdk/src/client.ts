@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { retryDelay, parseRetryAfter } from './backoff.ts';
 import { BoundedBuffer } from './buffer.ts';
 import { TallyCredits } from './credits.ts';
-import { TallySpendLimits } from './spend-limits.ts';
+import { TallySpendLimits, type LimitState } from './spend-limits.ts';
+
+export type { LimitState };
 import { TallyBufferOverflowError, TallyDeliveryError, TallyRejectedError, TallySpendLimitError, type SpendLimitRef, type TallyError } from './errors.ts';
 
 /** Options of {@link Tally}. Defaults follow the interface spec (client defaults). */
@@ -68,32 +70,6 @@ export interface OutcomeInput {
 }
 
 export type EventKind = 'action' | 'outcome';
-
-/** One spend limit's state as {@link Tally.limits} returns it (decimal figures as text). */
-export interface LimitState {
-  limit_id: string;
-  scope: 'account' | 'agent_instance' | 'environment';
-  account_id: string | null;
-  agent_instance_id: string | null;
-  metric: 'spend' | 'available_balance' | 'quantity';
-  currency: string | null;
-  unit: string | null;
-  /** The window it counts over: a UTC day or week (by arrival), or the billing period. */
-  window: 'day' | 'week' | 'billing_period';
-  value: string;
-  /** Percentages of `value` that alert. */
-  thresholds: number[];
-  action: 'notify' | 'flag' | 'block';
-  /** null until the limit was first evaluated. */
-  current: string | null;
-  remaining: string | null;
-  reached: boolean;
-  blocked: boolean;
-  /** The start of the window it counts (null until first evaluated). */
-  period_start: string | null;
-  resets_at: string | null;
-  evaluated_at: string | null;
-}
 
 /** The spend limits of the client's agent instance. */
 export interface AgentLimits {

@@ -1,5 +1,4 @@
 import { callApi, seg, type ApiRequest, type ApiTransport, type Money, type Page, type PageQuery } from './api.ts';
-import type { LimitState } from './client.ts';
 
 export interface SpendLimitInput {
   scope: 'account' | 'agent_instance' | 'environment';
@@ -26,22 +25,42 @@ export interface SpendLimitInput {
 /** What a limit may change after it is created. */
 export type SpendLimitUpdate = Partial<Pick<SpendLimitInput, 'value' | 'thresholds' | 'action' | 'description'>>;
 
-/** A spend limit as the service answers it (`value` as a decimal string). */
-export interface SpendLimit {
-  id: string;
+/** What a limit is, as the service answers it (`value` as a decimal string). */
+interface LimitFields {
   scope: SpendLimitInput['scope'];
   account_id: string | null;
   agent_instance_id: string | null;
   metric: SpendLimitInput['metric'];
   currency: string | null;
   unit: string | null;
+  /** The window it counts over: a UTC day or week (by arrival), or the billing period. */
   window: 'day' | 'week' | 'billing_period';
   value: string;
+  /** Percentages of `value` that alert. */
   thresholds: number[];
   action: 'notify' | 'flag' | 'block';
+}
+
+/** A spend limit. */
+export interface SpendLimit extends LimitFields {
+  id: string;
   description: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One spend limit's state (decimal figures as text), as `state()` and the agent's {@link Tally.limits} return it. */
+export interface LimitState extends LimitFields {
+  limit_id: string;
+  /** null until the limit was first evaluated. */
+  current: string | null;
+  remaining: string | null;
+  reached: boolean;
+  blocked: boolean;
+  /** The start of the window it counts (null until first evaluated). */
+  period_start: string | null;
+  resets_at: string | null;
+  evaluated_at: string | null;
 }
 
 /** An alert a limit fired: once per threshold, period and limit value. */

@@ -97,6 +97,16 @@ def _once(t: ApiTransport, method: str, url: str, data: Optional[bytes], headers
                         retryable=res.status == 429 or res.status >= 500, retry_after_ms=parse_retry_after(retry_after))
 
 
+class ApiGroup:
+    """A group of API calls (``tally.credits``, ``tally.spend_limits``) over one transport."""
+
+    def __init__(self, transport: ApiTransport) -> None:
+        self._t = transport
+
+    def _call(self, method: str, path: str, **kw: Any) -> Dict[str, Any]:
+        return call(self._t, method, path, **kw)
+
+
 def fields(**kw: Any) -> Dict[str, Any]:
     """The fields that are set (None: left out)."""
     return {k: v for k, v in kw.items() if v is not None}

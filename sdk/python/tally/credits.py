@@ -11,7 +11,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Dict, Mapping, Optional, Union
 
-from .api import ApiTransport, Money, call
+from .api import ApiGroup, ApiTransport, Money
 from .api import fields as _fields
 from .api import iso_time as _time
 from .api import money as _money
@@ -20,15 +20,12 @@ from .api import seg as _seg
 #: How the credits calls reach the service (the one API transport).
 CreditsTransport = ApiTransport
 
-class TallyCredits:
+class TallyCredits(ApiGroup):
     """Prepaid credits: grants, balance, ledger entries, adjustments, the low-balance
     threshold and top-ups. Needs an API key that may read and write (``api_key``);
     :meth:`agent_balance` needs the agent secret (``agent_key``). An answer other than 2xx
     raises :class:`TallyApiError`. Reads and grants (sent with an Idempotency-Key, a random
     one when none is given) are retried like event batches; other changes are sent once."""
-
-    def __init__(self, transport: CreditsTransport) -> None:
-        self._t = transport
 
     def grant(
         self,
@@ -140,6 +137,3 @@ class TallyCredits:
     def agent_balance(self) -> Dict[str, Any]:
         """The calling agent's account's available credit per currency (the client's ``agent_key``)."""
         return self._call("GET", "/agents/me/credit-balance", as_agent=True, retry=True)
-
-    def _call(self, method: str, path: str, **kw: Any) -> Dict[str, Any]:
-        return call(self._t, method, path, **kw)

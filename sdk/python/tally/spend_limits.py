@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from .api import ApiTransport, Money, call
+from .api import ApiGroup, Money
 from .api import fields as _fields
 from .api import money as _money
 from .api import seg as _seg
@@ -21,11 +21,8 @@ from .api import seg as _seg
 _UNSET: Any = object()
 
 
-class TallySpendLimits:
+class TallySpendLimits(ApiGroup):
     """Spend limits: create, list, read, change, delete, their states and their alerts."""
-
-    def __init__(self, transport: ApiTransport) -> None:
-        self._t = transport
 
     def create(
         self,
@@ -87,6 +84,3 @@ class TallySpendLimits:
     def list_alerts(self, *, limit_id: Optional[str] = None, limit: Optional[int] = None, offset: Optional[int] = None) -> Dict[str, Any]:
         """The alerts limits fired, with when and at what value: ``{"alerts": [...], "total", ...}``."""
         return self._call("GET", "/limit-alerts", query=_fields(limit_id=limit_id, limit=limit, offset=offset), retry=True)
-
-    def _call(self, method: str, path: str, **kw: Any) -> Dict[str, Any]:
-        return call(self._t, method, path, **kw)
