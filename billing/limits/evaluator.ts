@@ -99,9 +99,11 @@ async function agentAccount(db: Db, agentInstanceId: string): Promise<string | n
 /** Measures one limit now: money by the open period's rating, quantities by the usage query. */
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
-    const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, currency: l.currency! });
+    // An agent instance's spend: what its account's open periods bill for it (the lines attributed to it).
+    const accountId = l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : l.account_id;
+    const charges = accountId ? await openPeriodCharges(inv, l.environment_id, accountId, { now, currency: l.currency! }) : [];
     // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
-    const total = charges.reduce((s, c) => s.plus(c.period_total), new Dec(0));
+    const total = charges.reduce((s, c) => s.plus(l.scope === 'agent_instance' ? (c.agent_totals[l.agent_instance_id!] ?? 0) : c.period_total), new Dec(0));
     const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
     return { period, current: formatMoney(total, l.currency!) };
   }
@@ -450,6 +452,10 @@ export class LimitEvaluator {
               eb('scope', '=', 'environment'),
               ...(accounts.length ? [eb('account_id', 'in', accounts)] : []),
               ...(agents.length ? [eb('agent_instance_id', 'in', agents)] : []),
+              // An agent instance's spend moves with its account's usage too (volume bands, shares of a rounded charge).
+              ...(accounts.length
+                ? [eb.and([eb('metric', '=', 'spend'), eb('agent_instance_id', 'in', eb.selectFrom('agent_instances').select('id').where('environment_id', '=', env).where('account_id', 'in', accounts))])]
+                : []),
             ]),
           )
           .execute();

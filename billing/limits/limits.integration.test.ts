@@ -172,6 +172,26 @@ describe('money limits', () => {
     expect(await waitFor(() => stateOf(lim), (s) => s.current === `${stored}.00`)).toMatchObject({ remaining: '0.00', reached: true, blocked: true });
   });
 
+  it('blocks one agent instance when what its account\'s open period bills for it reaches its spend limit, not its account\'s other agents', async () => {
+    const acct = await ok201('/v1/accounts', { name: 'Two agents' });
+    const [x, y] = [await createAgent(stack, 'development', { accountId: acct }), await createAgent(stack, 'development', { accountId: acct })];
+    await subscription(acct, planPerAction);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: x.id, metric: 'spend', currency: 'USD', value: '3', action: 'block' });
+    expect((await get(`/v1/limits/${lim}`)).body).toMatchObject({ scope: 'agent_instance', value: '3.00', currency: 'USD', window: 'billing_period' });
+    await sendN(y.id, 4); // the account's other agent: billed to the account, not to x
+    await sendN(x.id, 3);
+    await blocked(x.id);
+    expect((await send(y.id)).status).toBe(200);
+    // x's lines on the invoice (1.00 per stored action of x), not the account's total.
+    const stored = await storedActions(x.id);
+    expect(await waitFor(() => stateOf(lim), (st) => st.current === `${stored}.00`)).toMatchObject({ remaining: '0.00', reached: true, blocked: true });
+    // An agent instance without an account bills nothing, and money is in its account's currency.
+    const loose = await createAgent(stack);
+    const res = await post('/v1/limits', { scope: 'agent_instance', agent_instance_id: loose.id, metric: 'spend', currency: 'USD', value: '3' });
+    expect([res.status, res.body.error?.details?.[0]?.path]).toEqual([400, 'agent_instance_id']);
+    expect((await post('/v1/limits', { scope: 'agent_instance', agent_instance_id: x.id, metric: 'spend', currency: 'EUR', value: '3' })).status).toBe(400);
+  });
+
   it('blocks when the available balance is gone, and a new grant unblocks', async () => {
     const acct = await ok201('/v1/accounts', { name: 'Prepaid' });
     const agent = await createAgent(stack, 'development', { accountId: acct });
@@ -199,7 +219,8 @@ describe('money limits', () => {
 
   it('answers clear 400s and 404s', async () => {
     const cases = [
-      [{ scope: 'agent_instance', metric: 'spend', currency: 'USD', value: 1, agent_instance_id: 'ai_x' }, 'scope'],
+      [{ scope: 'agent_instance', metric: 'available_balance', currency: 'USD', value: 1, agent_instance_id: 'ai_x' }, 'scope'],
+      [{ scope: 'environment', metric: 'spend', currency: 'USD', value: 1 }, 'scope'],
       [{ scope: 'environment', metric: 'quantity', unit: 'dollars', value: 1 }, 'unit'],
       [{ scope: 'environment', metric: 'quantity', unit: '@action', value: -1 }, 'value'],
       [{ scope: 'environment', metric: 'quantity', unit: '@action', value: '1000000000000000001' }, 'value'],

@@ -108,9 +108,10 @@ function checkLimit(input: LimitInput): Omit<LimitRow, 'id' | 'environment_id' |
     if (input.unit) throw invalid('unit', 'is only for quantity limits');
     if (!input.currency || !isCurrency(input.currency)) throw invalid('currency', CURRENCY_MESSAGE);
     currency = input.currency.toUpperCase();
-    // Money is rated per account (the invoice's own rating): an account's limit.
+    // Money is rated by the invoice's own rating: an account's, or (spend) the lines of one of its agent instances.
     const a = input.metric === 'available_balance' ? 'an' : 'a';
-    if (input.scope !== 'account') throw invalid('scope', `must be account for ${a} ${input.metric} limit (money is rated per account)`);
+    if (input.metric === 'available_balance' && input.scope !== 'account') throw invalid('scope', 'must be account for an available_balance limit (a credit balance is an account\'s)');
+    if (input.metric === 'spend' && input.scope === 'environment') throw invalid('scope', 'must be account or agent_instance for a spend limit (money is rated per account, in its currency)');
     if (window !== 'billing_period') throw invalid('window', `must be billing_period for ${a} ${input.metric} limit`);
     window = 'billing_period';
   }
@@ -146,6 +147,12 @@ export async function createLimit(db: Db, environmentId: string, input: LimitInp
   await checkSubject(db, environmentId, v);
   // Money is rated in the account's currency: a limit in another would never count (or, for a balance, block at once).
   if (v.currency !== null && v.account_id !== null) await checkAccountCurrency(db, environmentId, v.account_id, v.currency);
+  if (v.currency !== null && v.agent_instance_id !== null) {
+    // An agent instance's spend is what its account's invoice bills for it: in that account's currency.
+    const agent = await db.selectFrom('agent_instances').select('account_id').where('id', '=', v.agent_instance_id).executeTakeFirstOrThrow();
+    if (!agent.account_id) throw invalid('agent_instance_id', 'has no account: nothing is billed for it, so a spend limit would never count (give the agent instance an account first)');
+    await checkAccountCurrency(db, environmentId, agent.account_id, v.currency);
+  }
   const row = await db
     .insertInto('spend_limits')
     .values({ id: newId('lim'), environment_id: environmentId, ...v, created_by: createdBy, created_at: now, updated_at: now })

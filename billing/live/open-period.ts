@@ -48,6 +48,15 @@ export interface OpenPeriodCharge {
   lines: CreditableLine[];
   /** The draft invoice of this period when one was generated already (its credit holds are superseded by this live figure), else null. */
   draft_invoice_id: string | null;
+  /** Per agent instance, what the whole period's lines bill for it so far (the lines the invoice attributes to it), as `period_total` counts: an agent instance's spend. */
+  agent_totals: Record<string, string>;
+}
+
+/** What the lines attributed to each agent instance add up to (lines of no agent instance, fees and invoice-level discounts, are the account's). */
+export function agentTotals(lines: readonly StoredLine[], currency: string): Record<string, string> {
+  const sums = new Map<string, Dec>();
+  for (const l of lines) if (l.agent_instance_id) sums.set(l.agent_instance_id, (sums.get(l.agent_instance_id) ?? new Dec(0)).plus(l.amount));
+  return Object.fromEntries([...sums].map(([id, sum]) => [id, formatMoney(sum, currency)]));
 }
 
 /** Charges after discounts, without the true-up line (which counts only once the period ends). */
@@ -101,7 +110,7 @@ async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): P
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
   const live = creditable(lines, loaded.products);
-  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total };
+  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total, agent_totals: agentTotals(lines, subject.currency) };
   if (!existing || existing.status === 'draft') return { ...base, total, lines: live, draft_invoice_id: existing?.id ?? null };
   // Issued mid-period: a void invoice bills nothing (all of it is pending); a finalized or paid one its own total.
   if (existing.status === 'void') return { ...base, total, lines: live, draft_invoice_id: null };
