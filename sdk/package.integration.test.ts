@@ -7,13 +7,14 @@
  * exact outcome value. Also typechecks a TypeScript consumer (.mts and .cts) against the
  * shipped declarations with tsc.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+import { runProcess } from '../test/processes.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sdkDir = path.join(repo, 'sdk');
@@ -27,21 +28,7 @@ function npm(args: string[], cwd: string): string {
 }
 
 /** Runs `node <script>` in the consumer project with a bare environment (no NODE_OPTIONS, no loader). */
-function runNode(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runNode = (script: string, env: Record<string, string>) => runProcess(process.execPath, [script], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...env } });
 
 /** The agent, in plain JavaScript: `load` is how it gets the SDK, `where` how it says which file that was. */
 const agentScript = (load: string, where: string) => `${load}

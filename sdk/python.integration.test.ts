@@ -6,7 +6,7 @@
  * SDK's wheel offline (`pip wheel --no-deps --no-build-isolation`), installs it into a
  * fresh venv and sends from there, outside the repository.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../test/harness.ts';
+import { runProcess, type ProcessRun } from '../test/processes.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pythonRoot = path.join(repo, 'sdk/python');
@@ -28,11 +29,7 @@ function requirePython(): void {
   }
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = ProcessRun;
 /** Which Python runs, where, and with what on PYTHONPATH (none: only what is installed). */
 interface Interpreter {
   bin: string;
@@ -43,21 +40,9 @@ interface Interpreter {
 const FROM_SOURCE: Interpreter = { bin: 'python3', cwd: repo, pythonPath: pythonRoot };
 /** Runs Python; resolves when it exits (killed after 60 s). */
 function python(args: string[], env: Record<string, string> = {}, interpreter: Interpreter = FROM_SOURCE): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const { PYTHONPATH: _ignored, ...inherited } = process.env;
-    const pythonPath = interpreter.pythonPath ? { PYTHONPATH: interpreter.pythonPath } : {};
-    const child = spawn(interpreter.bin, args, { cwd: interpreter.cwd, env: { ...inherited, ...pythonPath, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const { PYTHONPATH: _ignored, ...inherited } = process.env;
+  const pythonPath = interpreter.pythonPath ? { PYTHONPATH: interpreter.pythonPath } : {};
+  return runProcess(interpreter.bin, args, { cwd: interpreter.cwd, env: { ...inherited, ...pythonPath, ...env } });
 }
 
 /**

@@ -159,6 +159,16 @@ export async function actionCounts(stack: TestStack, agentId: string): Promise<M
   return new Map((await rs.json<{ event_id: string; n: string }>()).map((r) => [r.event_id, Number(r.n)]));
 }
 
+/** How many copies of the agent's actions ClickHouse holds (read with FINAL, as usage reads them). */
+export async function storedActionCount(stack: TestStack, agentId: string): Promise<number> {
+  return [...(await actionCounts(stack, agentId)).values()].reduce((a, b) => a + b, 0);
+}
+
+/** Resolves once ClickHouse holds at least `n` actions of the agent (an invoice counts only what it holds). */
+export function untilStored(stack: TestStack, agentId: string, n: number, timeoutMs?: number): Promise<number> {
+  return waitFor(() => storedActionCount(stack, agentId), (c) => c >= n, timeoutMs);
+}
+
 /**
  * A private nats-server with JetStream on a free loopback port, for fault tests that kill
  * and restart it. A port taken between the check and the start (another test's) makes the

@@ -7,7 +7,7 @@
  * usage, scheduler ticks and watches again send nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, untilStored, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { parseInvoicingConfig } from '../invoicing/config.ts';
 import { createInvoicing } from '../invoicing/index.ts';
@@ -134,7 +134,7 @@ describe('voiding a grant the open period\'s draft holds', () => {
    * invoice only from what ClickHouse holds.
    */
   const generate = async (acct: string, agent: string, n: number) => {
-    await waitFor(async () => [...(await actionCounts(stack, agent)).values()].reduce((a, b) => a + b, 0), (c) => c >= n);
+    await untilStored(stack, agent, n);
     const res = await post('/v1/invoices/generate', { billing_period: '2026-11', account_id: acct });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.invoices[0];

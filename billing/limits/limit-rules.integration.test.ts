@@ -10,7 +10,7 @@
  *   the 402 message, and `window`/`thresholds` in the limit state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
@@ -42,14 +42,7 @@ const blocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r
 const unblocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r) => r.status === 200, timeoutMs);
 const balance = async (accountId: string) => ((await get(`/v1/accounts/${accountId}/credits/balance`)).body.balances as any[]).find((b) => b.currency === 'USD');
 
-async function storedActions(agentId: string): Promise<number> {
-  const rs = await stack.tally.ch!.query({
-    query: `SELECT count() AS n FROM ${stack.env.CLICKHOUSE_DATABASE}.actions FINAL WHERE agent_instance_id = {a:String}`,
-    query_params: { a: agentId },
-    format: 'JSONEachRow',
-  });
-  return Number((await rs.json<{ n: string }>())[0]!.n);
-}
+const storedActions = (agentId: string) => storedActionCount(stack, agentId);
 
 /** A subscription active since the start of the month (dated back as invoicing tests do). */
 async function subscription(accountId: string, planId: string) {

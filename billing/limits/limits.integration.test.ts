@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
+import { runProcess } from '../../test/processes.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { record, measure, measureQuantities } from './evaluator.ts';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,14 +50,7 @@ const alertsOf = async (limitId: string) => (await get(`/v1/limit-alerts?limit_i
 const blocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r) => r.status === 402, timeoutMs);
 const unblocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r) => r.status === 200, timeoutMs);
 
-async function storedActions(agentId: string): Promise<number> {
-  const rs = await stack.tally.ch!.query({
-    query: `SELECT count() AS n FROM ${stack.env.CLICKHOUSE_DATABASE}.actions FINAL WHERE agent_instance_id = {a:String}`,
-    query_params: { a: agentId },
-    format: 'JSONEachRow',
-  });
-  return Number((await rs.json<{ n: string }>())[0]!.n);
-}
+const storedActions = (agentId: string) => storedActionCount(stack, agentId);
 
 /** A subscription active since the start of the month (dated back as invoicing tests do). */
 async function subscription(accountId: string, planId: string) {
@@ -457,21 +450,7 @@ describe('the SDKs manage limits with an API key', () => {
 });
 
 /** Runs python3 with the SDK's source on PYTHONPATH; resolves when it exits (killed after 60 s). */
-function python(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { env: { ...process.env, ...env, PYTHONPATH: path.join(repo, 'sdk/python') }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const python = (args: string[], env: Record<string, string> = {}) => runProcess('python3', args, { env: { ...process.env, ...env, PYTHONPATH: path.join(repo, 'sdk/python') } });
 
 function recordSpans(): ReadableSpan[] {
   const mem = new InMemorySpanExporter();

@@ -8,7 +8,7 @@
  * of the draft generated at the same instant, and `pending_covered` its credits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionCounts, call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { call, createAgent, startTestStack, untilStored, waitFor, type TestStack } from '../../test/harness.ts';
 import { keySet, type KeySet } from '../../test/api-support.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { LiveUsage } from './tail.ts';
@@ -70,7 +70,7 @@ async function actions(agentId: string, n: number, timestamp = '2026-11-10T10:00
  * ClickHouse holds; the live figure counts an event as soon as its usage delta arrives, which
  * can be before the sink stores it, so a test comparing the two waits for both.
  */
-const storedActions = (agentId: string, n: number) => waitFor(async () => [...(await actionCounts(stack, agentId)).values()].reduce((a, b) => a + b, 0), (c) => c >= n);
+const storedActions = (agentId: string, n: number) => untilStored(stack, agentId, n);
 
 /** Polls a balance until `pending` is `want`; returns it. */
 const pendingIs = (accountId: string, want: string, timeoutMs = 15_000) => waitFor(() => balanceA(accountId), (b) => b?.pending === want, timeoutMs);
