@@ -28,3 +28,22 @@ export async function statuses(stack: TestStack, method: string, path: string, k
 export function failedPaths(res: Answer): string[] {
   return (res.body?.error?.details ?? []).map((d: { path: string }) => d.path);
 }
+
+/**
+ * A monthly USD rate plan billing 1.00 per @action and nothing else (an agent type, a
+ * product, a per-unit charge model and the plan's one usage charge), made with `key`.
+ * Returns the ids, so a test can add plans of other currencies to the same product.
+ */
+export async function perActionPlan(stack: TestStack, key: string, name = 'per action'): Promise<{ plan: string; product: string; typeId: string; chargeModel: string }> {
+  const made = async (path: string, body: unknown) => {
+    const res = await call(stack, 'POST', path, { key, body });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.id as string;
+  };
+  const typeId = (await call(stack, 'POST', '/api/v1/agent_type/create', { key, body: { name: 'worker' } })).body.id as string;
+  const product = await made('/api/v1/products', { name, agent_type_id: typeId });
+  const chargeModel = await made('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
+  const plan = await made(`/api/v1/products/${product}/rateplans`, { name, billing_cycle_code: 'monthly', currency: 'USD' });
+  await made(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: chargeModel, charge_type_code: 'usage', pricing: { unit_price: '1' } });
+  return { plan, product, typeId, chargeModel };
+}

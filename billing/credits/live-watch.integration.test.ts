@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, untilStored, waitFor, type TestStack } from '../../test/harness.ts';
-import { keySet, type KeySet } from '../../test/api-support.ts';
+import { keySet, perActionPlan, type KeySet } from '../../test/api-support.ts';
 import { parseInvoicingConfig } from '../invoicing/config.ts';
 import { createInvoicing } from '../invoicing/index.ts';
 import { schedulerTick } from '../invoicing/scheduler.ts';
@@ -70,11 +70,7 @@ beforeAll(async () => {
     now: () => new Date(clockMs),
   });
   dev = await keySet(stack, 'development');
-  const typeId = (await post('/api/v1/agent_type/create', { name: 'worker' })).body.id;
-  const product = await ok201('/api/v1/products', { name: 'Watch', agent_type_id: typeId });
-  const perAction = await ok201('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
-  plan = await ok201(`/api/v1/products/${product}/rateplans`, { name: 'usage', billing_cycle_code: 'monthly', currency: 'USD' });
-  await ok201(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '1' } });
+  plan = (await perActionPlan(stack, dev.admin, 'Watch')).plan;
 });
 afterAll(async () => {
   await stack?.cleanup();

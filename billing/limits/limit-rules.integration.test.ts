@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
-import { keySet, type KeySet } from '../../test/api-support.ts';
+import { keySet, perActionPlan, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -58,11 +58,8 @@ const monthLabel = () => monthStart().toISOString().slice(0, 7);
 beforeAll(async () => {
   stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_INVOICE_GRACE_HOURS: '720' } });
   dev = await keySet(stack, 'development');
-  const typeId = (await post('/api/v1/agent_type/create', { name: 'worker' })).body.id;
-  const product = await ok201('/api/v1/products', { name: 'Limited', agent_type_id: typeId });
-  const perAction = await ok201('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
-  planPerAction = await ok201(`/api/v1/products/${product}/rateplans`, { name: 'per action', billing_cycle_code: 'monthly', currency: 'USD' });
-  await ok201(`/api/v1/products/rateplans/${planPerAction}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '1' } });
+  const { plan, typeId, chargeModel: perAction } = await perActionPlan(stack, dev.admin, 'Limited');
+  planPerAction = plan;
   eurProduct = await ok201('/api/v1/products', { name: 'Euro only', agent_type_id: typeId });
   planEur = await ok201(`/api/v1/products/${eurProduct}/rateplans`, { name: 'per action EUR', billing_cycle_code: 'monthly', currency: 'EUR' });
   eurCharge = await ok201(`/api/v1/products/rateplans/${planEur}/charges`, { name: 'Actions EUR', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '1' } });

@@ -14,7 +14,7 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
 import { runProcess } from '../../test/processes.ts';
-import { keySet, type KeySet } from '../../test/api-support.ts';
+import { keySet, perActionPlan, type KeySet } from '../../test/api-support.ts';
 import { record, measure, measureQuantities } from './evaluator.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -65,11 +65,7 @@ async function subscription(accountId: string, planId: string) {
 beforeAll(async () => {
   stack = await startTestStack({ env: { TALLY_BILLING_SCHEDULER_INTERVAL_MS: '3600000', TALLY_INGEST_LINGER_MS: '1', TALLY_INVOICE_GRACE_HOURS: '720' } });
   dev = await keySet(stack, 'development');
-  const typeId = (await post('/api/v1/agent_type/create', { name: 'worker' })).body.id;
-  const product = await ok201('/api/v1/products', { name: 'Limited', agent_type_id: typeId });
-  const perAction = await ok201('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
-  planPerAction = await ok201(`/api/v1/products/${product}/rateplans`, { name: 'per action', billing_cycle_code: 'monthly', currency: 'USD' });
-  await ok201(`/api/v1/products/rateplans/${planPerAction}/charges`, { name: 'Actions', charge_model_id: perAction, charge_type_code: 'usage', pricing: { unit_price: '1' } });
+  planPerAction = (await perActionPlan(stack, dev.admin, 'Limited')).plan;
 });
 afterAll(async () => {
   await stack?.cleanup();
