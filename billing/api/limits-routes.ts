@@ -86,7 +86,7 @@ export function limitEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoi
     { method: 'DELETE', path: '/v1/limits/:limit_id', capability: 'write', response: Deleted, errors: [404], summary: 'Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)', handle: remove },
     { method: 'GET', path: '/v1/limits/:limit_id/state', capability: 'read', response: LimitState, errors: [404], summary: "A spend limit's state: current value, remaining, reached, blocked, when it resets", handle: state },
     { method: 'GET', path: '/v1/accounts/:account_id/limits', capability: 'read', response: LimitStates, errors: [404], summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
-    { method: 'GET', path: '/v1/limit-alerts', capability: 'read', query: [PageQueryA, AlertQuery], response: listOfA('alerts', LimitAlert), summary: alertsSummary + ' (limit/offset; filter limit_id)', handle: alerts('A') },
+    { method: 'GET', path: '/v1/limit-alerts', capability: 'read', query: [PageQueryA, AlertQuery], response: listOfA('alerts', LimitAlert), errors: [404], summary: alertsSummary + ' (limit/offset; filter limit_id: an unknown one is a 404)', handle: alerts('A') },
     { method: 'GET', path: '/v1/agents/me/limits', capability: 'agent_self', response: AgentLimitStates, summary: agentSummary, handle: agentStates },
 
     { method: 'POST', path: '/api/v1/limit/create', capability: 'write', status: 201, response: SpendLimit, requestBody: LimitCreate, errors: [404], summary: createSummary, handle: create },
@@ -96,7 +96,7 @@ export function limitEndpoints(deps: ApiDeps & { invoicing: Invoicing }): Endpoi
     { method: 'DELETE', path: '/api/v1/limit/:limit_id', capability: 'write', response: Deleted, errors: [404], summary: 'Delete a spend limit (it blocks, flags and alerts no more; its alerts stay listed)', handle: remove },
     { method: 'GET', path: '/api/v1/limit/:limit_id/state', capability: 'read', response: LimitState, errors: [404], summary: "A spend limit's state: current value, remaining, reached, blocked, when it resets", handle: state },
     { method: 'GET', path: '/api/v1/account/:account_id/limits', capability: 'read', response: LimitStates, errors: [404], summary: 'The states of the spend limits of an account (and of its environment)', handle: accountStates },
-    { method: 'GET', path: '/api/v1/limit-alert/all', capability: 'read', query: [PageQueryB, AlertQuery], response: listOfB('alerts', LimitAlert), summary: alertsSummary + ' (skip/limit; filter limit_id)', handle: alerts('B') },
+    { method: 'GET', path: '/api/v1/limit-alert/all', capability: 'read', query: [PageQueryB, AlertQuery], response: listOfB('alerts', LimitAlert), errors: [404], summary: alertsSummary + ' (skip/limit; filter limit_id: an unknown one is a 404)', handle: alerts('B') },
     { method: 'GET', path: '/api/v1/agent_instance/limits', capability: 'agent_self', response: AgentLimitStates, summary: agentSummary, handle: agentStates },
   ];
 }

@@ -96,12 +96,26 @@ async function agentAccount(db: Db, agentInstanceId: string): Promise<string | n
   return r?.account_id ?? null;
 }
 
+/**
+ * The accounts an agent instance's spend is billed to in its open period: its account, and
+ * any account its events of that period were stored with (an agent moved to another
+ * account mid-period: what the first account bills for it still counts).
+ */
+async function agentAccounts(inv: Invoicing, l: LimitRow, now: Date): Promise<string[]> {
+  const current = await agentAccount(inv.db, l.agent_instance_id!);
+  const period = await billingPeriod(inv, l.environment_id, current, now);
+  const rows = await inv.usage.query({ environmentId: l.environment_id, from: new Date(period.start), to: new Date(period.end), groupBy: 'account', agentInstanceIds: [l.agent_instance_id!] });
+  const ids = new Set(rows.map((r) => r.account_id).filter((a): a is string => !!a));
+  if (current) ids.add(current);
+  return [...ids].sort();
+}
+
 /** Measures one limit now: money by the open period's rating, quantities by the usage query. */
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
-    // An agent instance's spend: what its account's open periods bill for it (the lines attributed to it).
-    const accountId = l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : l.account_id;
-    const charges = accountId ? await openPeriodCharges(inv, l.environment_id, accountId, { now, currency: l.currency! }) : [];
+    // An agent instance's spend: what the open periods of the accounts billing its events bill for it (agent-spend.ts).
+    const accounts = l.scope === 'agent_instance' ? await agentAccounts(inv, l, now) : [l.account_id!];
+    const charges = (await Promise.all(accounts.map((a) => openPeriodCharges(inv, l.environment_id, a, { now, currency: l.currency! })))).flat();
     // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
     const total = charges.reduce((s, c) => s.plus(l.scope === 'agent_instance' ? (c.agent_totals[l.agent_instance_id!] ?? 0) : c.period_total), new Dec(0));
     const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);

@@ -174,6 +174,16 @@ describe('money limits', () => {
     // x's lines on the invoice (1.00 per stored action of x), not the account's total.
     const stored = await storedActions(x.id);
     expect(await waitFor(() => stateOf(lim), (st) => st.current === `${stored}.00`)).toMatchObject({ remaining: '0.00', reached: true, blocked: true });
+    // Moved to another account mid-period: what the first account bills for it still counts.
+    const other = await ok201('/v1/accounts', { name: 'Second home' });
+    await subscription(other, planPerAction);
+    const z = await createAgent(stack, 'development', { accountId: acct });
+    const zLimit = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: z.id, metric: 'spend', currency: 'USD', value: '100', action: 'notify' });
+    await sendN(z.id, 2);
+    await waitFor(() => stateOf(zLimit), (st) => st.current === '2.00');
+    expect((await call(stack, 'PUT', `/api/v1/agent_instance/${z.id}`, { key: dev.admin, body: { account_id: other } })).status).toBe(200);
+    await sendN(z.id, 1);
+    expect(await waitFor(() => stateOf(zLimit), (st) => st.current === '3.00')).toMatchObject({ reached: false });
     // An agent instance without an account bills nothing, and money is in its account's currency.
     const loose = await createAgent(stack);
     const res = await post('/v1/limits', { scope: 'agent_instance', agent_instance_id: loose.id, metric: 'spend', currency: 'USD', value: '3' });
@@ -223,6 +233,8 @@ describe('money limits', () => {
     }
     expect((await post('/v1/limits', { scope: 'account', account_id: 'acct_missing', metric: 'quantity', unit: '@action', value: 1 })).status).toBe(404);
     expect((await get('/v1/limits/lim_missing')).status).toBe(404);
+    expect((await get('/v1/limit-alerts?limit_id=lim_missing')).status).toBe(404);
+    expect((await get('/api/v1/limit-alert/all?limit_id=lim_missing')).status).toBe(404);
     expect((await call(stack, 'POST', '/v1/limits', { key: dev.readOnly, body: {} })).status).toBe(403);
   });
 });

@@ -218,8 +218,14 @@ export function alertView(a: Selectable<SpendLimitAlertsTable>) {
 
 export async function listAlerts(db: Db, environmentId: string, filter: { limit_id?: string | undefined }, page: Page) {
   let q = db.selectFrom('spend_limit_alerts').where('environment_id', '=', environmentId);
-  if (filter.limit_id) q = q.where('limit_id', '=', filter.limit_id);
-  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('fired_at').orderBy('id'));
+  if (filter.limit_id) {
+    // A limit that never existed is a 404, as everywhere else; a deleted one's alerts stay listed.
+    const known = await db.selectFrom('spend_limits').select('id').where('environment_id', '=', environmentId).where('id', '=', filter.limit_id).executeTakeFirst();
+    if (!known) throw notFound('spend limit', filter.limit_id);
+    q = q.where('limit_id', '=', filter.limit_id);
+  }
+  // Alerts of one evaluation share their instant: the lower threshold first (a reset, 0, before what follows it).
+  const { rows, total } = await pageAndCount(q, page, (q) => q.selectAll().orderBy('fired_at').orderBy('threshold').orderBy('id'));
   return { rows: rows.map(alertView), total };
 }
 

@@ -22,12 +22,13 @@
  *   stored it in ClickHouse (its linger, 200 ms by default, after its acknowledgement).
  */
 import { periodContaining, type Period } from '../rating/index.ts';
-import { Dec, formatMoney } from '../rating/money.ts';
+import { Dec, formatMoney, roundToMinor } from '../rating/money.ts';
 import type { CreditableLine } from '../credits/allocate.ts';
 import type { Invoicing } from '../invoicing/context.ts';
 import { loadAccountSubjects, type LoadedSubject } from '../invoicing/account-subjects.ts';
 import { rateSubscription } from '../invoicing/rate-subscription.ts';
-import type { StoredLine } from '../invoicing/lines.ts';
+import type { MeasuredSegment, StoredLine } from '../invoicing/lines.ts';
+import { agentShares } from './agent-spend.ts';
 import { linesOf } from '../invoicing/store.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { CREDITS_LINE_TYPE } from '../credits/invoice-credits.ts';
@@ -48,15 +49,13 @@ export interface OpenPeriodCharge {
   lines: CreditableLine[];
   /** The draft invoice of this period when one was generated already (its credit holds are superseded by this live figure), else null. */
   draft_invoice_id: string | null;
-  /** Per agent instance, what the whole period's lines bill for it so far (the lines the invoice attributes to it), as `period_total` counts: an agent instance's spend. */
+  /** Per agent instance, what the whole period's lines bill for it so far (agent-spend.ts), as `period_total` counts: an agent instance's spend. */
   agent_totals: Record<string, string>;
 }
 
-/** What the lines attributed to each agent instance add up to (lines of no agent instance, fees and invoice-level discounts, are the account's). */
-export function agentTotals(lines: readonly StoredLine[], currency: string): Record<string, string> {
-  const sums = new Map<string, Dec>();
-  for (const l of lines) if (l.agent_instance_id) sums.set(l.agent_instance_id, (sums.get(l.agent_instance_id) ?? new Dec(0)).plus(l.amount));
-  return Object.fromEntries([...sums].map(([id, sum]) => [id, formatMoney(sum, currency)]));
+/** What the period's lines bill for each agent instance (agent-spend.ts), rounded half up to the currency's minor units. */
+export function agentTotals(lines: readonly StoredLine[], segments: readonly MeasuredSegment[], currency: string): Record<string, string> {
+  return Object.fromEntries([...agentShares(lines, segments)].map(([id, sum]) => [id, roundToMinor(sum, currency)]));
 }
 
 /** Charges after discounts, without the true-up line (which counts only once the period ends). */
@@ -110,7 +109,7 @@ async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): P
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
   const live = creditable(lines, loaded.products);
-  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total, agent_totals: agentTotals(lines, subject.currency) };
+  const base = { subscription_id: subject.sub.id, currency: subject.currency, period, period_total: total, agent_totals: agentTotals(lines, rated.segments, subject.currency) };
   if (!existing || existing.status === 'draft') return { ...base, total, lines: live, draft_invoice_id: existing?.id ?? null };
   // Issued mid-period: a void invoice bills nothing (all of it is pending); a finalized or paid one its own total.
   if (existing.status === 'void') return { ...base, total, lines: live, draft_invoice_id: null };

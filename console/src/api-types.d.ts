@@ -1096,7 +1096,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (skip/limit; filter limit_id)
+         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (skip/limit; filter limit_id: an unknown one is a 404)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getApiLimitAlertAll"];
@@ -2548,7 +2548,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (limit/offset; filter limit_id)
+         * Alerts fired by spend limits (limit.threshold_reached, limit.exceeded, limit.reset): when, at what value (limit/offset; filter limit_id: an unknown one is a 404)
          * @description Requires: read-only, read-write and admin API keys.
          */
         get: operations["getLimitAlerts"];
@@ -6774,6 +6774,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10634,6 +10635,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
