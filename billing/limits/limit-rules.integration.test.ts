@@ -77,8 +77,13 @@ describe('an invoice issued mid-period', () => {
     const lim = await ok201('/v1/limits', { scope: 'account', account_id: acct, metric: 'spend', currency: 'USD', value: '5', action: 'block' });
     await sendN(agent.id, 7);
     await blocked(agent.id);
-    const first = await storedActions(agent.id);
-    await waitFor(() => stateOf(lim), (s) => s.current === `${first}.00`);
+    // The state may count events before the sink stores them (the live tail), and the invoice only stored ones: wait until both agree.
+    const first = (
+      await waitFor(
+        async () => ({ state: await stateOf(lim), stored: await storedActions(agent.id) }),
+        (x) => x.state.current === `${x.stored}.00`,
+      )
+    ).stored;
 
     // The period's invoice, generated and issued mid-period.
     const gen = await post('/v1/invoices/generate', { billing_period: monthLabel(), account_id: acct });
