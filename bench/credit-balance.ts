@@ -13,6 +13,10 @@
  *   - BENCH_PROBES (50) freshness probes: one action for a random account, then its
  *     balance polled every 20 ms until `pending` has grown by 0.01: the time from the
  *     event's acknowledgement (the 200 of POST /v1/actions) to that read, p50 and p99 (ms).
+ * While the reads and probes run, chDB's queue of parameterized queries (one at a time,
+ * process-wide: shared/clickhouse/chdb-queue.ts) is read from /metrics before and after:
+ * per kind of query and the loop that sent it (`-`: a request), how many ran, their mean
+ * wait for their turn and mean run, and the share of the time the queue was busy.
  * Each measurement runs once per BENCH_PHASES (default `off`; the TALLY_LIVE_USAGE_WINDOWS
  * option it compared, `on`, was removed: measured worse, docs/performance.md "Credits", so
  * both phases now run the same code); the table gives each phase's cold/warm p50/p95/p99
