@@ -56,9 +56,9 @@ const MAX_ENTRIES = 200_000;
 /** Misses of one query shape (for different scopes) after which it is answered in bulk for the whole environment. */
 export const BULK_AFTER_MISSES = 16;
 /** Shapes answered in bulk at most (the least recently used goes first beyond it). */
-const BULK_SHAPES_MAX = 16;
-/** Scopes one bulk answer keeps at most (beyond it the shape is answered per scope again). */
-const BULK_SCOPES_MAX = 200_000;
+const BULK_SHAPES_MAX = 4;
+/** Scopes one bulk answer keeps at most (beyond it the shape is answered per scope again): with BULK_SHAPES_MAX, as many answers as the cache's MAX_ENTRIES. */
+const BULK_SCOPES_MAX = 50_000;
 /** Scopes asked again in one query at most (the rest by the next). */
 const BULK_REFRESH_MAX = 10_000;
 
