@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ParamQueue, queryKind } from './chdb-queue.ts';
+import { BACKGROUND_MAX_WAIT_MS, ParamQueue, queryKind } from './chdb-queue.ts';
 import { registry } from '../metrics.ts';
+import { startLoop, type Loop } from '../loop.ts';
+
+/** Queues a task from inside a background loop's run (as the live tail's poll does): the task's promise once queued, and the loop to stop. */
+async function fromLoop(q: ParamQueue, kind: string, task: () => Promise<unknown>): Promise<{ done: Promise<unknown>; loop: Loop }> {
+  let loop!: Loop;
+  const queued = await new Promise<{ done: Promise<unknown> }>((resolve) => {
+    loop = startLoop({ name: 'test-loop', intervalMs: 3_600_000, run: () => resolve({ done: q.run(kind, task) }) });
+  });
+  return { ...queued, loop };
+}
 
 describe('chDB parameterized-query queue', () => {
   it.each([
@@ -34,5 +44,22 @@ describe('chDB parameterized-query queue', () => {
     // c waited for a and b (about 35 ms) and ran about 5.
     expect(await value('tally_chdb_param_wait_seconds_total', 'test-c')).toBeGreaterThan(0.025);
     expect(await value('tally_chdb_param_run_seconds_total', 'test-a')).toBeGreaterThan(0.025);
+  });
+
+  it.each([
+    ['goes after a request queued later', 100, ['a', 'c', 'b']],
+    [`goes first once it waited ${BACKGROUND_MAX_WAIT_MS} ms`, BACKGROUND_MAX_WAIT_MS + 50, ['a', 'b', 'c']],
+  ])('a background loop\'s query %s', async (_name, firstMs, want) => {
+    const q = new ParamQueue();
+    const order: string[] = [];
+    const task = (name: string, ms: number) => async () => {
+      order.push(name);
+      await new Promise((r) => setTimeout(r, ms));
+    };
+    const a = q.run('test-lanes', task('a', firstMs));
+    const b = await fromLoop(q, 'test-lanes', task('b', 1));
+    const c = q.run('test-lanes', task('c', 1));
+    await Promise.all([a, b.done, c, b.loop.stop()]);
+    expect(order).toEqual(want);
   });
 });
