@@ -96,12 +96,14 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
 }
 
 /** The process's queue of chDB's parameterized queries (chdb-queue.ts). */
-export const chdbParamQueue = new ParamQueue();
+const chdbParamQueue = new ParamQueue();
 
 /**
  * Hands the connection's parameterized queries (query, command, exec with `query_params`)
- * to chDB one at a time through {@link chdbParamQueue}, in their order: what chDB does
- * anyway (its process-wide chain), measured per kind of query.
+ * to chDB one at a time through {@link chdbParamQueue}, as chDB's own process-wide chain
+ * would run them, but with a request's query before the background loops' and each
+ * measured per kind of query and loop (chdb-queue.ts). Other queries (inserts, queries
+ * without parameters) go to chDB directly, as before: chDB runs them in parallel.
  */
 function queueParameterized(connection: object): void {
   const c = connection as Record<'query' | 'command' | 'exec', (params: { query: string; query_params?: Record<string, unknown> }) => Promise<unknown>>;
