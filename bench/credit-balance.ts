@@ -13,6 +13,10 @@
  *   - BENCH_PROBES (50) freshness probes: one action for a random account, then its
  *     balance polled every 20 ms until `pending` has grown by 0.01: the time from the
  *     event's acknowledgement (the 200 of POST /v1/actions) to that read, p50 and p99 (ms).
+ * While the reads and probes run, chDB's queue of parameterized queries (one at a time,
+ * process-wide: shared/clickhouse/chdb-queue.ts) is read from /metrics before and after:
+ * per kind of query and the loop that sent it (`-`: a request), how many ran, their mean
+ * wait for their turn and mean run, and the share of the time the queue was busy.
  * Each measurement runs once per BENCH_PHASES (default `off`; the TALLY_LIVE_USAGE_WINDOWS
  * option it compared, `on`, was removed: measured worse, docs/performance.md "Credits", so
  * both phases now run the same code); the table gives each phase's cold/warm p50/p95/p99
@@ -53,6 +57,34 @@ const pct = (xs: number[], p: number) => {
 };
 const ms = (x: number) => x.toFixed(1);
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+/** chDB's queue of parameterized queries as /metrics counts it (shared/clickhouse/chdb-queue.ts): per `kind loop`, [queries, wait s, run s]. */
+async function paramQueue(base: string): Promise<Map<string, number[]>> {
+  const text = await fetch(`${base}/metrics`).then((r) => r.text());
+  const out = new Map<string, number[]>();
+  const field = { queries_total: 0, wait_seconds_total: 1, run_seconds_total: 2 } as const;
+  for (const m of text.matchAll(/^tally_chdb_param_(queries_total|wait_seconds_total|run_seconds_total)\{kind="([^"]*)",loop="([^"]*)"\} (\S+)$/gm)) {
+    const key = `${m[2]} ${m[3]}`;
+    const v = out.get(key) ?? [0, 0, 0];
+    v[field[m[1] as keyof typeof field]] = Number(m[4]);
+    out.set(key, v);
+  }
+  return out;
+}
+
+/** What the queue did between two readings: per kind and loop, the queries, their mean wait and run, and the share of the time the queue ran them. */
+function printParamQueue(before: Map<string, number[]>, after: Map<string, number[]>, seconds: number): void {
+  const rows = [...after].map(([k, v]) => {
+    const b = before.get(k) ?? [0, 0, 0];
+    return { k, n: v[0]! - b[0]!, wait: v[1]! - b[1]!, run: v[2]! - b[2]! };
+  }).filter((r) => r.n > 0).sort((a, b) => b.run - a.run);
+  const busy = rows.reduce((s, r) => s + r.run, 0);
+  console.log(`chDB parameterized-query queue over ${ms(seconds)} s: busy ${((100 * busy) / seconds).toFixed(0)}% of the time\n| kind | loop | queries | per s | mean wait ms | mean run ms | busy % |\n|---|---|---|---|---|---|---|`);
+  for (const r of rows) {
+    const [kind, loop] = r.k.split(' ');
+    console.log(`| ${kind} | ${loop} | ${r.n} | ${(r.n / seconds).toFixed(1)} | ${ms((1000 * r.wait) / r.n)} | ${ms((1000 * r.run) / r.n)} | ${((100 * r.run) / seconds).toFixed(1)} |`);
+  }
+}
 
 /** Starts `npm start`'s process and resolves once it has printed the first start's keys (or, on a restart, once it is ready). */
 function startTally(env: NodeJS.ProcessEnv, restart = false): Promise<{ child: ChildProcess; admin: string; sdk: string }> {
@@ -192,6 +224,8 @@ async function main() {
         }
       })();
       await sleep(2000);
+      const queueBefore = await paramQueue(base);
+      const queueFrom = performance.now();
       const balanceOf = async (acct: string) => {
         const res = await fetch(`${base}/v1/accounts/${acct}/credits/balance`, { headers: admin });
         const json = (await res.json()) as { balances: { pending: string; available: string }[] };
@@ -230,6 +264,7 @@ async function main() {
         fresh.push(performance.now() - acked);
       }
       console.log(`[windows ${windows}] event -> pending, ${PROBES} probes under load: p50 ${ms(pct(fresh, 50))} ms, p99 ${ms(pct(fresh, 99))} ms, max ${ms(pct(fresh, 100))} ms`);
+      printParamQueue(queueBefore, await paramQueue(base), (performance.now() - queueFrom) / 1000);
       loading = false;
       await load;
       console.log(`[windows ${windows}] load: ${loadSent} events sent during the measurements, load average ${os.loadavg()[0]!.toFixed(1)}`);

@@ -5,6 +5,7 @@
  * logged with the loop's name once per distinct error until a run succeeds again (a
  * failure repeated every tick is one log line, and the recovery is another).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { logger } from './log.ts';
 
 const log = logger('loop');
@@ -36,6 +37,14 @@ function errorKey(err: unknown): string {
   return String(err);
 }
 
+/** The loop whose run is executing (its name), for what it causes (chDB's queue counts queries per loop). */
+const running = new AsyncLocalStorage<string>();
+
+/** The name of the loop whose run caused the current work, or undefined (a request, a message callback). */
+export function currentLoop(): string | undefined {
+  return running.getStore();
+}
+
 export function startLoop(opts: LoopOptions): Loop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -57,7 +66,7 @@ export function startLoop(opts: LoopOptions): Loop {
   };
   const runOnce = async () => {
     try {
-      await opts.run();
+      await running.run(opts.name, opts.run);
       if (logged.size > 0) {
         logged.clear();
         log.info('background run recovered', { loop: opts.name });

@@ -269,4 +269,55 @@ describe('live pending balance', () => {
       await live.stop();
     }
   });
+
+  it('bulk answers (one query for every agent instance or account of a shape, refreshed in one query) give the same figures as each scope asked alone', async () => {
+    const env = stack.keys.development.id;
+    const accts: string[] = [];
+    const agents: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const acct = await account(`Bulk ${i}`);
+      accts.push(acct);
+      // Two agent instances of account 0 (an account's answer has a row per agent instance); none sends for account 3.
+      for (let k = 0; k < (i === 0 ? 2 : 1); k++) agents.push((await createAgent(stack, 'development', { accountId: acct })).id);
+    }
+    const sent = [3, 1, 2, 0, 0];
+    for (const [k, n] of sent.entries()) if (n > 0) await actions(agents[k]!, n);
+    await storedActions(agents[0]!, 3);
+    const source = () => ({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!) });
+    const single = new LiveUsage(source(), { pollMs: 50, maxEntries: 100_000, bulkAfterMisses: 0 }).start();
+    const bulk = new LiveUsage(source(), { pollMs: 50, maxEntries: 100_000, bulkAfterMisses: 1 }).start();
+    const period = { environmentId: env, from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), groupBy: 'agent' as const };
+    const queries: UsageQuery[] = [...agents.map((id) => ({ ...period, agentInstanceIds: [id] })), { ...period, agentInstanceIds: [agents[0]!, agents[2]!] }, ...accts.map((id) => ({ ...period, accountIds: [id] }))];
+    const sorted = (rows: { agent_instance_id?: string }[]) => [...rows].sort((a, b) => (a.agent_instance_id ?? '').localeCompare(b.agent_instance_id ?? ''));
+    /** Every query through both (the bulk one all at once: coalesced), each answer compared. */
+    const same = async () => {
+      const mine = await Promise.all(queries.map((q) => bulk.query(q)));
+      for (const [i, q] of queries.entries()) expect(sorted(mine[i]!), JSON.stringify(q)).toEqual(sorted(await single.query(q)));
+    };
+    try {
+      await waitFor(async () => single.polls > 0 && bulk.polls > 0, Boolean);
+      await waitFor(async () => (await single.query(queries[0]!))[0]?.actions, (n) => n === '3');
+      // The first miss of each shape starts its environment-wide query; then every other scope is answered from it.
+      await bulk.query(queries[0]!);
+      await bulk.query(queries.at(-1)!);
+      await waitFor(async () => bulk.cache.bulkShapes, (n) => n === 2);
+      expect(bulk.cache.bulk.fills).toBe(2);
+      await same();
+      expect(bulk.cache.bulk.hits).toBe(queries.length - 2);
+      // New events: the tail counts them at once, and once stored their scopes are asked again in one query.
+      await actions(agents[1]!, 2);
+      await actions(agents[3]!, 4);
+      await storedActions(agents[3]!, 4);
+      await waitFor(async () => single.entries + bulk.entries, (n) => n === 0);
+      const refreshes = bulk.cache.bulk.refreshes;
+      await same();
+      expect(bulk.cache.bulk.refreshes).toBeGreaterThan(refreshes);
+      expect((await bulk.query(queries[1]!))[0]?.actions).toBe('3');
+      expect((await bulk.query(queries[3]!))[0]?.actions).toBe('4');
+      expect(await bulk.query(queries[4]!)).toEqual([]); // no usage: no rows, as its own query answers
+    } finally {
+      await single.stop();
+      await bulk.stop();
+    }
+  });
 });

@@ -106,6 +106,8 @@ export interface LiveTailOptions {
   pollMs: number;
   /** Entries held at most (TALLY_LIVE_TAIL_MAX_ENTRIES). */
   maxEntries: number;
+  /** Misses of a query shape after which the cache answers it in bulk (usage-cache.ts; default BULK_AFTER_MISSES, 0: never). */
+  bulkAfterMisses?: number;
 }
 
 type Entry = UsageEntry;
@@ -193,10 +195,13 @@ export class LiveUsage implements UsageSource {
     private readonly opts: LiveTailOptions,
   ) {
     // ClickHouse's part leaves out what the tail holds (the cut of the moment each answer is computed; not part of its cache key).
-    this.cache = new LiveUsageCache({
-      query: (q) => deps.usage.query(this.exact ? { ...q, unstored: this.#cut() } : q),
-      firstSeenUsers: (q) => deps.usage.firstSeenUsers(q),
-    });
+    this.cache = new LiveUsageCache(
+      {
+        query: (q) => deps.usage.query(this.exact ? { ...q, unstored: this.#cut() } : q),
+        firstSeenUsers: (q) => deps.usage.firstSeenUsers(q),
+      },
+      opts.bulkAfterMisses === undefined ? {} : { bulkAfterMisses: opts.bulkAfterMisses },
+    );
   }
 
   /** What ClickHouse's part leaves out: the current stream's sequences not known stored. */

@@ -159,7 +159,7 @@ export class UsageStore {
       ${groupBy}`;
 
     const rows = await this.ch
-      .query({ query: `${actionsSql}\n      UNION ALL\n${outcomesSql}`, query_params: params, format: 'JSONEachRow' })
+      .query({ query: `/* usage */ ${actionsSql}\n      UNION ALL\n${outcomesSql}`, query_params: params, format: 'JSONEachRow' })
       .then((r) => r.json<Record<string, string>>());
     const actions = rows.filter((r) => r.kind === 'a');
     const outcomes = rows.filter((r) => r.kind === 'o');

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isAlive } from '../server-record.ts';
 import type { CommonConfig } from '../config/common.ts';
+import { ParamQueue, queryKind } from './chdb-queue.ts';
 
 export type { ClickHouseClient };
 
@@ -88,9 +89,28 @@ export async function openClickHouse(cfg: CommonConfig['clickhouse']): Promise<C
     assertChdbFree(cfg.chdbPath); // taken meanwhile: said plainly
     throw err;
   }
+  queueParameterized(connection);
   const client = createClient({ connection, clickhouse_settings: JSON_OUTPUT_SETTINGS } as Parameters<typeof createClient>[0]);
   chdbClient = { path: cfg.chdbPath, client, raw: connection.chdb };
   return client;
+}
+
+/** The process's queue of chDB's parameterized queries (chdb-queue.ts). */
+const chdbParamQueue = new ParamQueue();
+
+/**
+ * Hands the connection's parameterized queries (query, command, exec with `query_params`)
+ * to chDB one at a time through {@link chdbParamQueue}, as chDB's own process-wide chain
+ * would run them, but with a request's query before the background loops' and each
+ * measured per kind of query and loop (chdb-queue.ts). Other queries (inserts, queries
+ * without parameters) go to chDB directly, as before: chDB runs them in parallel.
+ */
+function queueParameterized(connection: object): void {
+  const c = connection as Record<'query' | 'command' | 'exec', (params: { query: string; query_params?: Record<string, unknown> }) => Promise<unknown>>;
+  for (const method of ['query', 'command', 'exec'] as const) {
+    const direct = c[method].bind(connection);
+    c[method] = (params) => (params.query_params && Object.keys(params.query_params).length > 0 ? chdbParamQueue.run(queryKind(params.query), () => direct(params)) : direct(params));
+  }
 }
 
 /**

@@ -33,7 +33,7 @@ export async function recordInserted(ch: Pick<ClickHouseClient, 'insert'>, datab
 export async function insertedFloor(ch: Pick<ClickHouseClient, 'query'>, database: string, streamCreated: string, floor: number, last: number): Promise<number> {
   if (last <= floor) return floor;
   const rs = await ch.query({
-    query: `SELECT toString(max(stream_seq)) AS s FROM (
+    query: `/* inserted-floor */ SELECT toString(max(stream_seq)) AS s FROM (
               SELECT stream_seq, row_number() OVER (ORDER BY stream_seq) AS rn
               FROM (SELECT DISTINCT stream_seq FROM ${database}.sink_inserted
                     WHERE stream_created = {created:String} AND stream_seq > {floor:UInt64} AND stream_seq <= {last:UInt64}))
@@ -49,7 +49,7 @@ export async function insertedFloor(ch: Pick<ClickHouseClient, 'query'>, databas
 export async function insertedAbove(ch: Pick<ClickHouseClient, 'query'>, database: string, streamCreated: string, floor: number, last: number): Promise<number[]> {
   if (last <= floor) return [];
   const rs = await ch.query({
-    query: `SELECT DISTINCT toString(stream_seq) AS s FROM ${database}.sink_inserted
+    query: `/* inserted-above */ SELECT DISTINCT toString(stream_seq) AS s FROM ${database}.sink_inserted
             WHERE stream_created = {created:String} AND stream_seq > {floor:UInt64} AND stream_seq <= {last:UInt64}`,
     query_params: { created: streamCreated, floor, last },
     format: 'JSONEachRow',
