@@ -275,7 +275,7 @@ async function main() {
     const jsm = await jetstreamManager(nc);
     const names = natsNames(env.TALLY_NATS_PREFIX);
     try {
-      const { sink } = await drainPhase(fill.ok * 100, jsm, names);
+      const { sink } = await drainPhase(fill.ok * 100, jsm, names, process.env.BENCH_SINK_ROLES ?? 'sink,api');
       sink.kill('SIGTERM');
       await new Promise((r) => sink.once('exit', r));
     } finally {
@@ -371,7 +371,7 @@ async function main() {
   const jsm = await jetstreamManager(nc);
   const names = natsNames(env.TALLY_NATS_PREFIX);
   const backlog = rounds.reduce((n, r) => n + r.single.ok, 0) + (batchRounds.reduce((n, r) => n + r.tally.ok, 0) + mpBatch.ok) * 100 + viaSdk.delivered;
-  const { sink, drainRoles, afterDrainQuiet, mergeTailUs } = await drainPhase(backlog, jsm, names);
+  const { sink, drainRoles, afterDrainQuiet, mergeTailUs } = await drainPhase(backlog, jsm, names, process.env.BENCH_SINK_ROLES ?? 'sink,api');
 
   // Sustained: batches for SUSTAIN seconds with the sink running; lag sampled each second;
   // probes measure acknowledgement-to-queryable latency through the usage API. It starts
@@ -573,7 +573,7 @@ async function bareRound(jsm: JetStreamManager, copy: { stream: string; consumer
  * between: the architecture's own limit). Rounds alternate: half of each before the
  * sink, the rest after it has fallen quiet. Returns the sink, running.
  */
-async function drainPhase(backlog: number, jsm: JetStreamManager, names: ReturnType<typeof natsNames>) {
+async function drainPhase(backlog: number, jsm: JetStreamManager, names: ReturnType<typeof natsNames>, sinkRoles: string) {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   // The bare consumer's copies of the stream, made while it still holds the backlog.
   const copies = Array.from({ length: BARE_ROUNDS }, (_, i) => ({ stream: `${names.stream}_BARE${i}`, subject: `${env.TALLY_NATS_PREFIX}bare${i}.batch`, consumer: `bare${i}` }));
@@ -608,7 +608,7 @@ async function drainPhase(backlog: number, jsm: JetStreamManager, names: ReturnT
   // BENCH_SINK_LOG_LEVEL=debug: the sink's per-insert timings and consumer statuses on stderr.
   const sinkEnv = { TALLY_HTTP_PORT: '18081', TALLY_OTLP_GRPC_PORT: 'off', ...(process.env.BENCH_SINK_LOG_LEVEL ? { TALLY_LOG_LEVEL: process.env.BENCH_SINK_LOG_LEVEL } : {}) };
   const sinkNodeArgs = (process.env.BENCH_SINK_NODE_ARGS ?? SINK_NODE_ARGS).split(' ').filter(Boolean);
-  const sink = await startChild([...sinkNodeArgs, 'bin/tally.js', 'start', '--roles', 'sink,api'], sinkEnv, 'Tally is running');
+  const sink = await startChild([...sinkNodeArgs, 'bin/tally.js', 'start', '--roles', sinkRoles], sinkEnv, 'Tally is running');
   const readyAt = Date.now();
   const nats = natsServerPids();
   const SINK = 'the sink (its chDB included)';
@@ -637,7 +637,7 @@ async function drainPhase(backlog: number, jsm: JetStreamManager, names: ReturnT
   console.log('|---|---|---|---|---|');
   console.log(`| bare consumer reference (the same messages pulled from a copy of the stream as the sink pulls them, Native into chDB, no Tally code; median of ${BARE_ROUNDS}) | ${fmt(bare.rowsPerSec)} | ${bare.cpuUsPerRow.toFixed(2)} (+ nats-server ${bare.natsUsPerRow.toFixed(2)}) | 1.00 | bare consumer |`);
   console.log(`| raw insert reference (Native from memory into chDB, ${fmt(refRows)} rows, median of ${REF_ROUNDS}) | ${fmt(ref.rowsPerSec)} | ${ref.cpuUsPerRow.toFixed(2)} | 1.00 | raw insert |`);
-  console.log(`| the sink (JetStream to ClickHouse, from ready; ${drainSeconds.toFixed(1)} s with start-up) | ${fmt(sinkRate)} | ${sinkCpuUsPerRow.toFixed(2)} (+ nats-server ${sinkNatsUsPerRow.toFixed(2)}) | ${(sinkRate / bare.rowsPerSec).toFixed(2)} / ${(sinkRate / ref.rowsPerSec).toFixed(2)} | bare consumer / raw insert |`);
+  console.log(`| the sink (`--roles ${sinkRoles}`: JetStream to ClickHouse, from ready; ${drainSeconds.toFixed(1)} s with start-up) | ${fmt(sinkRate)} | ${sinkCpuUsPerRow.toFixed(2)} (+ nats-server ${sinkNatsUsPerRow.toFixed(2)}) | ${(sinkRate / bare.rowsPerSec).toFixed(2)} / ${(sinkRate / ref.rowsPerSec).toFixed(2)} | bare consumer / raw insert |`);
   console.log(`\nBare consumer rounds (rows/s, CPU µs a row of its process + nats-server's; ${Math.ceil(BARE_ROUNDS / 2)} before the drain, the rest after): ${bareRounds.map((r) => `${fmt(r.rowsPerSec)} at ${r.cpuUsPerRow.toFixed(2)} + ${r.natsUsPerRow.toFixed(2)}`).join('; ')}.`);
   console.log(`The bare consumer stored ${fmt(bareRounds[0]!.rows)} rows a round: the stream's events (the backlog above, ${fmt(backlog)}, counts the answers the load generator got; requests cut at a run's end were stored too). Both rates divide the backlog: their ratio is exact.`);
   console.log(`BENCH_SINK sink / bare consumer ${(sinkRate / bare.rowsPerSec).toFixed(3)} (goal ≥ 0.85), sink / raw insert ${(sinkRate / ref.rowsPerSec).toFixed(3)}; CPU µs a row: sink ${sinkCpuUsPerRow.toFixed(2)} + nats-server ${sinkNatsUsPerRow.toFixed(2)}, bare consumer ${bare.cpuUsPerRow.toFixed(2)} + nats-server ${bare.natsUsPerRow.toFixed(2)}`);
