@@ -198,24 +198,25 @@ async function costsLive(spec: string): Promise<void> {
       }
     })();
     const result = await load;
-    const loadSeconds = (Date.now() - t0) / 1000;
+    const loadEnd = Date.now();
+    const loadSeconds = (loadEnd - t0) / 1000;
     const cpu = cpuSeconds(pid) - cpu0;
     await prober;
     loading = false;
     await watcher;
     // Whether the process kept up: the load's own costs all counted, and how long after the load.
     const acked = result['2xx'] * EVENTS_PER_REQUEST;
-    const end = Date.now();
     let counted = 0;
-    while (Date.now() - end < 60_000 && (counted = (await costsOf(agent.id)).actions) < acked) await new Promise((r) => setTimeout(r, 200));
-    const caughtUp = (Date.now() - end) / 1000;
+    while (Date.now() - loadEnd < 120_000 && (counted = (await costsOf(agent.id)).actions) < acked) await new Promise((r) => setTimeout(r, 200));
+    const caughtUp = (Date.now() - loadEnd) / 1000;
     const latencies = seenAt.map((t, i) => t - acks[i]!);
     const during = answers.filter((a) => a.during);
     const behind = during.filter((a) => a.behind).length;
     console.log(`\n## Costs live at a sustained load (issue 34; ${spec})\n`);
     console.log(`- load: offered ${fmt(COST_RATE)} events/s for ${COST_SECONDS} s, acknowledged ${fmt(acked / loadSeconds)} events/s (p99 ${result.latency.p99} ms, non-2xx ${result.non2xx + result.errors}); the process ${(cpu / loadSeconds).toFixed(2)} cores busy, peak RSS ${fmt(peakRssMb(pid))} MB`);
-    console.log(`- the load's ${fmt(acked)} events all in GET /v1/costs ${counted >= acked ? `${caughtUp.toFixed(1)} s after the load ended` : `NOT within 60 s (${fmt(counted)} counted)`}`);
+    console.log(`- the load's ${fmt(acked)} events all in GET /v1/costs ${counted >= acked ? `${caughtUp.toFixed(1)} s after the load ended` : `NOT within 120 s (${fmt(counted)} counted)`} (asked once the watcher saw every probe)`);
     console.log(`- a probe's cost visible in GET /v1/costs after its acknowledgement: p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms, max ${Math.max(...latencies)} ms over ${latencies.length} of ${COST_PROBES} probes (goal: p99 ≤ 2,000 ms)`);
+    console.log(`- each probe in order (s): ${latencies.map((l) => (l / 1000).toFixed(1)).join(' ')}`);
     console.log(`- costs_behind true in ${behind} of ${during.length} answers during the load (${((100 * behind) / Math.max(1, during.length)).toFixed(1)}%; goal: never), ${answers.filter((a) => !a.during && a.behind).length} of ${answers.length - during.length} after it; an answer took p50 ${pct(answers.map((a) => a.ms), 0.5).toFixed(0)} ms, p99 ${pct(answers.map((a) => a.ms), 0.99).toFixed(0)} ms`);
     console.log(`\nBENCH_COSTS visible p50 ${pct(latencies, 0.5)} ms p99 ${pct(latencies, 0.99)} ms (${latencies.length} probes), costs_behind ${behind}/${during.length} answers during the load, offered ${COST_RATE} events/s acknowledged ${Math.round(acked / loadSeconds)}`);
   });
