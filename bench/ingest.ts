@@ -31,7 +31,9 @@
  * BENCH_LIMIT_CROSSINGS (default 20) crossings made during the sustained run with limits
  * (the same crossing agents' senders run in the sustained run without limits, never refused
  * there, so both runs carry the same load).
- * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase).
+ * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase); BENCH_BILLING_NODE_ARGS are
+ * the node options of its `sink,billing,api` process. It prints each run's CPU by process
+ * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself).
  * Every process it starts gets MALLOC_ARENA_MAX=2, as `npm start` and the image run Tally
  * (set MALLOC_ARENA_MAX to compare).
  */
@@ -149,6 +151,31 @@ function natsServerPids(): number[] {
     }
   };
   return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && comm(d) === 'nats-server').map(Number);
+}
+
+/** Local Postgres processes (server and backends; a backend that exits mid-run takes its CPU with it): none found when Postgres runs elsewhere. */
+function postgresPids(): number[] {
+  const comm = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && comm(d) === 'postgres').map(Number);
+}
+
+/** CPU seconds so far of the processes a function names now (a process gone meanwhile counts 0). */
+function cpuOf(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += cpuSeconds(pid);
+    } catch {
+      // exited
+    }
+  }
+  return sum;
 }
 
 /** CPU seconds so far of each role's processes, and of this process (autocannon, probes). */
@@ -517,6 +544,8 @@ const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 3);
 const LIMIT_SUSTAIN = Number(process.env.BENCH_LIMIT_SUSTAIN_SECONDS ?? 20);
 const LIMIT_CROSSINGS = Number(process.env.BENCH_LIMIT_CROSSINGS ?? 20);
 const LIMITS = 10_000;
+/** Node options of the limits phase's `sink,billing,api` process (BENCH_BILLING_NODE_ARGS; e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). */
+const BILLING_NODE_ARGS = (process.env.BENCH_BILLING_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const REACHED = 1_000;
 
 /** The ingest process's metric (first series matching). */
@@ -545,7 +574,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
  */
 async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_api_key: string; sdk_key: string }, agentSecret: string, headers: Record<string, string>, batch: unknown[]): Promise<void> {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const billing = await startChild(['bin/tally.js', 'start', '--roles', 'sink,billing,api'], { TALLY_HTTP_PORT: '18082', TALLY_OTLP_GRPC_PORT: 'off', TALLY_LIMIT_FULL_PASS_MS: '3600000' }, 'Tally is running');
+  const billing = await startChild([...BILLING_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'sink,billing,api'], { TALLY_HTTP_PORT: '18082', TALLY_OTLP_GRPC_PORT: 'off', TALLY_LIMIT_FULL_PASS_MS: '3600000' }, 'Tally is running');
   await until('the ingest process to hold a fresh limit state', async () => (await ingestMetric('tally_ingest_limit_state_stale')) === 0);
   const db = createDb(env.DATABASE_URL, { max: 2 });
   const old = new Date('2000-01-01T00:00:00Z');
@@ -568,12 +597,34 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   };
   const body = JSON.stringify(batch);
   const url = 'http://127.0.0.1:18080/v1/actions';
+  // Where the cores went in each run, by process (issue 32: is a loss the edge's, or CPU the
+  // billing process, NATS or Postgres took from ingest on the shared cores?).
+  const cpuRoles = (): [string, number][] => {
+    const self = process.cpuUsage();
+    return [
+      ['ingest', cpuOf(ingests.map((p) => p.pid!))],
+      ['sink,billing,api', cpuOf([billing.pid!])],
+      ['nats-server', cpuOf(natsServerPids())],
+      ['postgres', cpuOf(postgresPids())],
+      ['benchmark (autocannon, crossing senders)', (self.user + self.system) / 1e6],
+    ];
+  };
+  const cpuTable: { title: string; seconds: number; events: number; used: [string, number][] }[] = [];
+  const measuredRun = async (...args: Parameters<typeof run>): Promise<Run> => {
+    const before = cpuRoles();
+    const t0 = performance.now();
+    const r = await run(...args);
+    const seconds = (performance.now() - t0) / 1000;
+    const after = cpuRoles();
+    cpuTable.push({ title: r.title, seconds, events: r.ok * 100, used: after.map(([role, c], i) => [role, c - before[i]![1]]) });
+    return r;
+  };
   const rounds: { off: Run; on: Run }[] = [];
   for (let i = 0; i < LIMIT_ROUNDS; i++) {
     await setLimits(false);
-    const off = await run('100-event batch, JSON, no limits', url, body, headers, ingests);
+    const off = await measuredRun('100-event batch, JSON, no limits', url, body, headers, ingests);
     await setLimits(true);
-    const on = await run(`100-event batch, JSON, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached)`, url, body, headers, ingests);
+    const on = await measuredRun(`100-event batch, JSON, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached)`, url, body, headers, ingests);
     rounds.push({ off, on });
   }
   // The sustained pair: the same load in both, the fleet (autocannon) and LIMIT_CROSSINGS crossing
@@ -614,7 +665,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   await setLimits(false);
   const offAgents = await crossingAgents('off');
   const offFleet = crossingFleet(offAgents, false, LIMIT_SUSTAIN);
-  const sustainedOff = await run(`sustained ${LIMIT_SUSTAIN}s, no limits, ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits, ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
   await offFleet;
   await setLimits(true);
   const onAgents = await crossingAgents('on');
@@ -623,7 +674,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
   }
   const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN);
-  const sustainedOn = await run(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const crossingTimes = await onFleet;
   const crossingsDone = crossingTimes.every(Number.isFinite);
   await db.destroy();
@@ -636,6 +687,13 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`| 100-event JSON batches, ${SECONDS} s, median of ${LIMIT_ROUNDS} alternating rounds | ${rounds.map((r) => fmt(r.off.reqPerSec * 100)).join(' / ')} | ${rounds.map((r) => fmt(r.on.reqPerSec * 100)).join(' / ')} | ${batchRatio.toFixed(2)} |`);
   console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${LIMIT_CROSSINGS} crossing agents' senders in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
   console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings)`);
+  console.log('\nCPU by process in each run (cores busy over the run; CPU µs per acknowledged event):\n');
+  console.log(`| run | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
+  for (const t of cpuTable) {
+    const all = t.used.reduce((s, [, c]) => s + c, 0);
+    const cell = (c: number) => `${(c / t.seconds).toFixed(2)} (${((c * 1e6) / t.events).toFixed(2)})`;
+    console.log(`| ${t.title} | ${t.used.map(([, c]) => cell(c)).join(' | ')} | ${cell(all)} |`);
+  }
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
   console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms.`);
