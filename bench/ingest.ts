@@ -609,14 +609,20 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
       ['benchmark (autocannon, crossing senders)', (self.user + self.system) / 1e6],
     ];
   };
-  const cpuTable: { title: string; seconds: number; events: number; used: [string, number][] }[] = [];
+  const cpuTable: { title: string; settle: number; seconds: number; events: number; used: [string, number][] }[] = [];
+  // Each run starts with the sink caught up (the billing process quiet: under 0.2 of a core
+  // over a second, at most 30 s): otherwise a run inherits the sink's backlog of the run
+  // before it (the sink shares the 2 cores with ingest), and which runs inherit more depends
+  // on the order, not on the limits. The wait before each run is printed.
+  const settled: number[] = [];
   const measuredRun = async (...args: Parameters<typeof run>): Promise<Run> => {
+    settled.push(await quiet(billing.pid!, 0.2, 30));
     const before = cpuRoles();
     const t0 = performance.now();
     const r = await run(...args);
     const seconds = (performance.now() - t0) / 1000;
     const after = cpuRoles();
-    cpuTable.push({ title: r.title, seconds, events: r.ok * 100, used: after.map(([role, c], i) => [role, c - before[i]![1]]) });
+    cpuTable.push({ title: r.title, settle: settled.at(-1)!, seconds, events: r.ok * 100, used: after.map(([role, c], i) => [role, c - before[i]![1]]) });
     return r;
   };
   const rounds: { off: Run; on: Run }[] = [];
@@ -688,11 +694,11 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${LIMIT_CROSSINGS} crossing agents' senders in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
   console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings)`);
   console.log('\nCPU by process in each run (cores busy over the run; CPU µs per acknowledged event):\n');
-  console.log(`| run | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
+  console.log(`| run | waited for the sink before it, s | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
   for (const t of cpuTable) {
     const all = t.used.reduce((s, [, c]) => s + c, 0);
     const cell = (c: number) => `${(c / t.seconds).toFixed(2)} (${((c * 1e6) / t.events).toFixed(2)})`;
-    console.log(`| ${t.title} | ${t.used.map(([, c]) => cell(c)).join(' | ')} | ${cell(all)} |`);
+    console.log(`| ${t.title} | ${t.settle.toFixed(0)} | ${t.used.map(([, c]) => cell(c)).join(' | ')} | ${cell(all)} |`);
   }
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
