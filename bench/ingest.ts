@@ -615,8 +615,10 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   // before it (the sink shares the 2 cores with ingest), and which runs inherit more depends
   // on the order, not on the limits. The wait before each run is printed.
   const settled: number[] = [];
+  const settle = async () => settled.push(await quiet(billing.pid!, 0.2, 30));
+  /** A run (settled before it unless `settle` was called already, as before the crossing senders start). */
   const measuredRun = async (...args: Parameters<typeof run>): Promise<Run> => {
-    settled.push(await quiet(billing.pid!, 0.2, 30));
+    if (settled.length === cpuTable.length) await settle();
     const before = cpuRoles();
     const t0 = performance.now();
     const r = await run(...args);
@@ -670,6 +672,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   };
   await setLimits(false);
   const offAgents = await crossingAgents('off');
+  await settle();
   const offFleet = crossingFleet(offAgents, false, LIMIT_SUSTAIN);
   const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits, ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
   await offFleet;
@@ -679,6 +682,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
     if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
   }
+  await settle();
   const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN);
   const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const crossingTimes = await onFleet;
