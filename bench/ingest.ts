@@ -33,7 +33,9 @@
  * there, so both runs carry the same load).
  * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase); BENCH_BILLING_NODE_ARGS are
  * the node options of its `sink,billing,api` process. It prints each run's CPU by process
- * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself).
+ * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself), each run after
+ * the sink caught up, and first each process's CPU idle (no load, BENCH_LIMIT_IDLE_SECONDS,
+ * default 5) without and with the limits: their fixed cost (`BENCH_LIMITS_IDLE`).
  * Every process it starts gets MALLOC_ARENA_MAX=2, as `npm start` and the image run Tally
  * (set MALLOC_ARENA_MAX to compare).
  */
@@ -544,6 +546,8 @@ const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 3);
 const LIMIT_SUSTAIN = Number(process.env.BENCH_LIMIT_SUSTAIN_SECONDS ?? 20);
 const LIMIT_CROSSINGS = Number(process.env.BENCH_LIMIT_CROSSINGS ?? 20);
 const LIMITS = 10_000;
+/** Seconds of each idle measurement (no load, without and with the limits). */
+const IDLE_SECONDS = Number(process.env.BENCH_LIMIT_IDLE_SECONDS ?? 5);
 /** Node options of the limits phase's `sink,billing,api` process (BENCH_BILLING_NODE_ARGS; e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). */
 const BILLING_NODE_ARGS = (process.env.BENCH_BILLING_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const REACHED = 1_000;
@@ -627,6 +631,19 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     cpuTable.push({ title: r.title, settle: settled.at(-1)!, seconds, events: r.ok * 100, used: after.map(([role, c], i) => [role, c - before[i]![1]]) });
     return r;
   };
+  // The fixed cost of holding the limits: each process's CPU over IDLE_SECONDS with no load,
+  // without the limits and with them (what the billing role, Postgres, NATS and the edge
+  // spend on them whatever the load, taken from ingest on shared cores).
+  const idle: { on: boolean; cores: [string, number][] }[] = [];
+  for (const on of [false, true]) {
+    await setLimits(on);
+    await settle();
+    const before = cpuRoles();
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const after = cpuRoles();
+    idle.push({ on, cores: after.map(([role, c], i) => [role, (c - before[i]![1]) / IDLE_SECONDS]) });
+  }
+  settled.length = 0;
   const rounds: { off: Run; on: Run }[] = [];
   for (let i = 0; i < LIMIT_ROUNDS; i++) {
     await setLimits(false);
@@ -704,6 +721,10 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     const cell = (c: number) => `${(c / t.seconds).toFixed(2)} (${((c * 1e6) / t.events).toFixed(2)})`;
     console.log(`| ${t.title} | ${t.settle.toFixed(0)} | ${t.used.map(([, c]) => cell(c)).join(' | ')} | ${cell(all)} |`);
   }
+  console.log(`\nIdle, ${IDLE_SECONDS} s with no load (cores busy): the fixed cost of the limits\n`);
+  console.log(`| limits | ${idle[0]!.cores.map(([role]) => role).join(' | ')} |\n|---|${idle[0]!.cores.map(() => '---|').join('')}`);
+  for (const r of idle) console.log(`| ${r.on ? `${fmt(LIMITS)} (${fmt(REACHED)} reached)` : 'none'} | ${r.cores.map(([, c]) => c.toFixed(3)).join(' | ')} |`);
+  console.log(`\nBENCH_LIMITS_IDLE extra cores with limits: ${idle[1]!.cores.map(([role, c], i) => `${role.split(' ')[0]} ${(c - idle[0]!.cores[i]![1]).toFixed(3)}`).join(', ')}`);
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
   console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms.`);
