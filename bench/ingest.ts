@@ -659,9 +659,13 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
   const crossingAgents = async (run: string) => Promise.all(Array.from({ length: LIMIT_CROSSINGS }, (_, c) => createAgentInstance(db, { environmentId: keys.id, name: `crossing ${run} ${c}` })));
   /** Sends until the run ends (and, with limits, until each agent was refused); returns each agent's crossing → first 402 (ms). */
+  /** Events of the crossing senders acknowledged, and requests refused, by run (their load beside autocannon's). */
+  const crossingLoad: { limited: boolean; acked: number; refused: number }[] = [];
   const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number): Promise<number[]> => {
     const end = Date.now() + seconds * 1000;
     const times: number[] = [];
+    const load = { limited, acked: 0, refused: 0 };
+    crossingLoad.push(load);
     await Promise.all(
       agents.map(async (a) => {
         let acked = 0;
@@ -678,6 +682,8 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
             times.push(at - crossedAt);
           }
           if (res.status === 200) acked += 20;
+          if (res.status === 200) load.acked += 20;
+          else load.refused++;
           if (acked >= 200 && crossedAt === 0) crossedAt = at;
           // Past the crossing, one batch every 20 ms: the first 402 is seen within that.
           if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
@@ -725,6 +731,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`| limits | ${idle[0]!.cores.map(([role]) => role).join(' | ')} |\n|---|${idle[0]!.cores.map(() => '---|').join('')}`);
   for (const r of idle) console.log(`| ${r.on ? `${fmt(LIMITS)} (${fmt(REACHED)} reached)` : 'none'} | ${r.cores.map(([, c]) => c.toFixed(3)).join(' | ')} |`);
   console.log(`\nBENCH_LIMITS_IDLE extra cores with limits: ${idle[1]!.cores.map(([role, c], i) => `${role.split(' ')[0]} ${(c - idle[0]!.cores[i]![1]).toFixed(3)}`).join(', ')}`);
+  console.log(`\nThe crossing senders' own load beside autocannon's (not in the events/s above): ${crossingLoad.map((l) => `${l.limited ? 'with limits' : 'without'}: ${fmt(l.acked)} events acknowledged, ${fmt(l.refused)} requests refused`).join('; ')}.`);
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
   console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms.`);
