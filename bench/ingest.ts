@@ -661,12 +661,12 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
   const crossingAgents = async (run: string) => Promise.all(Array.from({ length: LIMIT_CROSSINGS }, (_, c) => createAgentInstance(db, { environmentId: keys.id, name: `crossing ${run} ${c}` })));
   /** Events of the crossing senders acknowledged, and requests refused, by run (their load beside autocannon's). */
-  const crossingLoad: { limited: boolean; acked: number; refused: number }[] = [];
+  const crossingLoad: { run: string; acked: number; refused: number }[] = [];
   /** Sends until the run ends (and, with limits, until each agent was refused); returns each agent's crossing → first 402 (ms). */
-  const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number): Promise<number[]> => {
+  const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number, run: string): Promise<number[]> => {
     const end = Date.now() + seconds * 1000;
     const times: number[] = [];
-    const load = { limited, acked: 0, refused: 0 };
+    const load = { run, acked: 0, refused: 0 };
     crossingLoad.push(load);
     await Promise.all(
       agents.map(async (a) => {
@@ -708,7 +708,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const offAgents = await crossingAgents('off');
   const offLimits = await crossingLimits(offAgents);
   await settle();
-  const offFleet = crossingFleet(offAgents, true, LIMIT_SUSTAIN);
+  const offFleet = crossingFleet(offAgents, true, LIMIT_SUSTAIN, 'without the 10,000 limits');
   const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits but the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const offCrossingTimes = await offFleet;
   // Out of the way of the run with limits (the edge then holds exactly the 1,000 reached).
@@ -717,7 +717,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const onAgents = await crossingAgents('on');
   await crossingLimits(onAgents);
   await settle();
-  const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN);
+  const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN, 'with them');
   const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached) and the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const crossingTimes = await onFleet;
   const crossingsDone = crossingTimes.every(Number.isFinite);
@@ -742,7 +742,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`| limits | ${idle[0]!.cores.map(([role]) => role).join(' | ')} |\n|---|${idle[0]!.cores.map(() => '---|').join('')}`);
   for (const r of idle) console.log(`| ${r.on ? `${fmt(LIMITS)} (${fmt(REACHED)} reached)` : 'none'} | ${r.cores.map(([, c]) => c.toFixed(3)).join(' | ')} |`);
   console.log(`\nBENCH_LIMITS_IDLE extra cores with limits: ${idle[1]!.cores.map(([role, c], i) => `${role.split(' ')[0]} ${(c - idle[0]!.cores[i]![1]).toFixed(3)}`).join(', ')}`);
-  console.log(`\nThe crossing senders' own load beside autocannon's (not in the events/s above): ${crossingLoad.map((l) => `${l.limited ? 'with limits' : 'without'}: ${fmt(l.acked)} events acknowledged, ${fmt(l.refused)} requests refused`).join('; ')}.`);
+  console.log(`\nThe crossing senders' own load beside autocannon's (not in the events/s above): ${crossingLoad.map((l) => `${l.run}: ${fmt(l.acked)} events acknowledged, ${fmt(l.refused)} requests refused`).join('; ')}.`);
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
   console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms. In the run without the 10,000 limits: p50 ${pct(offCrossingTimes, 0.5)} ms, p99 ${pct(offCrossingTimes, 0.99)} ms.`);
