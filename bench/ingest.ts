@@ -29,9 +29,13 @@
  * BENCH_LIMIT_SUSTAIN_SECONDS, default 20): their ratios (goal ≥ 0.97), and the time from
  * the acknowledgement of the event crossing a block limit to the first 402, p50/p99 over
  * BENCH_LIMIT_CROSSINGS (default 20) crossings made during the sustained run with limits
- * (the same crossing agents' senders run in the sustained run without limits, never refused
- * there, so both runs carry the same load).
- * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase).
+ * (the same crossing agents' senders, each with its own 200-action block limit, run in the
+ * sustained run without the 10,000 limits too, so both runs carry the same load).
+ * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase); BENCH_BILLING_NODE_ARGS are
+ * the node options of its `sink,billing,api` process. It prints each run's CPU by process
+ * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself), each run after
+ * the sink caught up, and first each process's CPU idle (no load, BENCH_LIMIT_IDLE_SECONDS,
+ * default 5) without and with the limits: their fixed cost (`BENCH_LIMITS_IDLE`).
  * The sink's references (phase 2): the raw insert (BENCH_REF_ROUNDS) and the bare consumer
  * (bench/bare-consumer.ts: the same messages, pulled from a copy of the stream with the
  * sink's consumer settings, inserted as Native with no Tally code; BENCH_BARE_ROUNDS,
@@ -158,6 +162,31 @@ function natsServerPids(): number[] {
     }
   };
   return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && comm(d) === 'nats-server').map(Number);
+}
+
+/** Local Postgres processes (server and backends; a backend that exits mid-run takes its CPU with it): none found when Postgres runs elsewhere. */
+function postgresPids(): number[] {
+  const comm = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && comm(d) === 'postgres').map(Number);
+}
+
+/** CPU seconds so far of the processes a function names now (a process gone meanwhile counts 0). */
+function cpuOf(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += cpuSeconds(pid);
+    } catch {
+      // exited
+    }
+  }
+  return sum;
 }
 
 /** CPU seconds so far of each role's processes, and of this process (autocannon, probes). */
@@ -674,6 +703,10 @@ const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 3);
 const LIMIT_SUSTAIN = Number(process.env.BENCH_LIMIT_SUSTAIN_SECONDS ?? 20);
 const LIMIT_CROSSINGS = Number(process.env.BENCH_LIMIT_CROSSINGS ?? 20);
 const LIMITS = 10_000;
+/** Seconds of each idle measurement (no load, without and with the limits). */
+const IDLE_SECONDS = Number(process.env.BENCH_LIMIT_IDLE_SECONDS ?? 5);
+/** Node options of the limits phase's `sink,billing,api` process (BENCH_BILLING_NODE_ARGS; e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). */
+const BILLING_NODE_ARGS = (process.env.BENCH_BILLING_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const REACHED = 1_000;
 
 /** The ingest process's metric (first series matching). */
@@ -702,7 +735,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
  */
 async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_api_key: string; sdk_key: string }, agentSecret: string, headers: Record<string, string>, batch: unknown[]): Promise<void> {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const billing = await startChild(['bin/tally.js', 'start', '--roles', 'sink,billing,api'], { TALLY_HTTP_PORT: '18082', TALLY_OTLP_GRPC_PORT: 'off', TALLY_LIMIT_FULL_PASS_MS: '3600000' }, 'Tally is running');
+  const billing = await startChild([...BILLING_NODE_ARGS, 'bin/tally.js', 'start', '--roles', 'sink,billing,api'], { TALLY_HTTP_PORT: '18082', TALLY_OTLP_GRPC_PORT: 'off', TALLY_LIMIT_FULL_PASS_MS: '3600000' }, 'Tally is running');
   await until('the ingest process to hold a fresh limit state', async () => (await ingestMetric('tally_ingest_limit_state_stale')) === 0);
   const db = createDb(env.DATABASE_URL, { max: 2 });
   const old = new Date('2000-01-01T00:00:00Z');
@@ -725,24 +758,73 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   };
   const body = JSON.stringify(batch);
   const url = 'http://127.0.0.1:18080/v1/actions';
+  // Where the cores went in each run, by process (issue 32: is a loss the edge's, or CPU the
+  // billing process, NATS or Postgres took from ingest on the shared cores?).
+  const cpuRoles = (): [string, number][] => {
+    const self = process.cpuUsage();
+    return [
+      ['ingest', cpuOf(ingests.map((p) => p.pid!))],
+      ['sink,billing,api', cpuOf([billing.pid!])],
+      ['nats-server', cpuOf(natsServerPids())],
+      ['postgres', cpuOf(postgresPids())],
+      ['benchmark (autocannon, crossing senders)', (self.user + self.system) / 1e6],
+    ];
+  };
+  const cpuTable: { title: string; settle: number; seconds: number; events: number; used: [string, number][] }[] = [];
+  // Each run starts with the sink caught up (the billing process quiet: under 0.2 of a core
+  // over a second, at most 30 s): otherwise a run inherits the sink's backlog of the run
+  // before it (the sink shares the 2 cores with ingest), and which runs inherit more depends
+  // on the order, not on the limits. The wait before each run is printed.
+  const settled: number[] = [];
+  const settle = async () => settled.push(await quiet(billing.pid!, 0.2, 30));
+  /** A run (settled before it unless `settle` was called already, as before the crossing senders start). */
+  const measuredRun = async (...args: Parameters<typeof run>): Promise<Run> => {
+    if (settled.length === cpuTable.length) await settle();
+    const before = cpuRoles();
+    const t0 = performance.now();
+    const r = await run(...args);
+    const seconds = (performance.now() - t0) / 1000;
+    const after = cpuRoles();
+    cpuTable.push({ title: r.title, settle: settled.at(-1)!, seconds, events: r.ok * 100, used: after.map(([role, c], i) => [role, c - before[i]![1]]) });
+    return r;
+  };
+  // The fixed cost of holding the limits: each process's CPU over IDLE_SECONDS with no load,
+  // without the limits and with them (what the billing role, Postgres, NATS and the edge
+  // spend on them whatever the load, taken from ingest on shared cores).
+  const idle: { on: boolean; cores: [string, number][] }[] = [];
+  for (const on of [false, true]) {
+    await setLimits(on);
+    await settle();
+    const before = cpuRoles();
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const after = cpuRoles();
+    idle.push({ on, cores: after.map(([role, c], i) => [role, (c - before[i]![1]) / IDLE_SECONDS]) });
+  }
+  settled.length = 0;
   const rounds: { off: Run; on: Run }[] = [];
   for (let i = 0; i < LIMIT_ROUNDS; i++) {
     await setLimits(false);
-    const off = await run('100-event batch, JSON, no limits', url, body, headers, ingests);
+    const off = await measuredRun('100-event batch, JSON, no limits', url, body, headers, ingests);
     await setLimits(true);
-    const on = await run(`100-event batch, JSON, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached)`, url, body, headers, ingests);
+    const on = await measuredRun(`100-event batch, JSON, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached)`, url, body, headers, ingests);
     rounds.push({ off, on });
   }
   // The sustained pair: the same load in both, the fleet (autocannon) and LIMIT_CROSSINGS crossing
-  // agents sending 20-event batches (one every 20 ms once past 200 actions), with a block
-  // limit of 200 actions a day on each agent in the run with limits only.
+  // agents sending 20-event batches (one every 20 ms once past 200 actions), each with a block
+  // limit of 200 actions a day in both runs; the run with limits has the 10,000 besides. (Issue
+  // 32: with the crossing agents' limits in the run with limits only, their senders had
+  // ~98k events acknowledged without limits against ~5k with (then refused): not the same load.)
   const api = (method: string, p: string, b?: unknown) =>
     fetch(`http://127.0.0.1:18082${p}`, { method, headers: { authorization: `Bearer ${keys.admin_api_key}`, 'content-type': 'application/json' }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) }).then((r) => r.json() as Promise<any>);
   const crossingAgents = async (run: string) => Promise.all(Array.from({ length: LIMIT_CROSSINGS }, (_, c) => createAgentInstance(db, { environmentId: keys.id, name: `crossing ${run} ${c}` })));
+  /** Events of the crossing senders acknowledged, and requests refused, by run (their load beside autocannon's). */
+  const crossingLoad: { run: string; acked: number; refused: number }[] = [];
   /** Sends until the run ends (and, with limits, until each agent was refused); returns each agent's crossing → first 402 (ms). */
-  const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number): Promise<number[]> => {
+  const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number, run: string): Promise<number[]> => {
     const end = Date.now() + seconds * 1000;
     const times: number[] = [];
+    const load = { run, acked: 0, refused: 0 };
+    crossingLoad.push(load);
     await Promise.all(
       agents.map(async (a) => {
         let acked = 0;
@@ -759,6 +841,8 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
             times.push(at - crossedAt);
           }
           if (res.status === 200) acked += 20;
+          if (res.status === 200) load.acked += 20;
+          else load.refused++;
           if (acked >= 200 && crossedAt === 0) crossedAt = at;
           // Past the crossing, one batch every 20 ms: the first 402 is seen within that.
           if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
@@ -768,19 +852,30 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     );
     return times;
   };
+  const crossingLimits = async (agents: { id: string }[]) => {
+    const ids: string[] = [];
+    for (const a of agents) {
+      const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
+      if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
+      ids.push(lim.id);
+    }
+    return ids;
+  };
   await setLimits(false);
   const offAgents = await crossingAgents('off');
-  const offFleet = crossingFleet(offAgents, false, LIMIT_SUSTAIN);
-  const sustainedOff = await run(`sustained ${LIMIT_SUSTAIN}s, no limits, ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
-  await offFleet;
+  const offLimits = await crossingLimits(offAgents);
+  await settle();
+  const offFleet = crossingFleet(offAgents, true, LIMIT_SUSTAIN, 'without the 10,000 limits');
+  const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits but the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  const offCrossingTimes = await offFleet;
+  // Out of the way of the run with limits (the edge then holds exactly the 1,000 reached).
+  await db.updateTable('spend_limits').set({ deleted_at: new Date() }).where('id', 'in', offLimits).execute();
   await setLimits(true);
   const onAgents = await crossingAgents('on');
-  for (const a of onAgents) {
-    const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
-    if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
-  }
-  const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN);
-  const sustainedOn = await run(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached), ${LIMIT_CROSSINGS} crossing agents' senders`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  await crossingLimits(onAgents);
+  await settle();
+  const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN, 'with them');
+  const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached) and the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const crossingTimes = await onFleet;
   const crossingsDone = crossingTimes.every(Number.isFinite);
   await db.destroy();
@@ -791,11 +886,23 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`\n## Spend limits at the edge (${fmt(LIMITS)} limits, ${fmt(REACHED)} reached and pushed to ingest; a sink, billing and api process running)\n`);
   console.log('| run | without limits, events/s | with limits, events/s | ratio (goal ≥ 0.97) |\n|---|---|---|---|');
   console.log(`| 100-event JSON batches, ${SECONDS} s, median of ${LIMIT_ROUNDS} alternating rounds | ${rounds.map((r) => fmt(r.off.reqPerSec * 100)).join(' / ')} | ${rounds.map((r) => fmt(r.on.reqPerSec * 100)).join(' / ')} | ${batchRatio.toFixed(2)} |`);
-  console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${LIMIT_CROSSINGS} crossing agents' senders in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
+  console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${LIMIT_CROSSINGS} crossing agents' senders and limits in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
   console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings)`);
+  console.log('\nCPU by process in each run (cores busy over the run; CPU µs per acknowledged event):\n');
+  console.log(`| run | waited for the sink before it, s | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
+  for (const t of cpuTable) {
+    const all = t.used.reduce((s, [, c]) => s + c, 0);
+    const cell = (c: number) => `${(c / t.seconds).toFixed(2)} (${((c * 1e6) / t.events).toFixed(2)})`;
+    console.log(`| ${t.title} | ${t.settle.toFixed(0)} | ${t.used.map(([, c]) => cell(c)).join(' | ')} | ${cell(all)} |`);
+  }
+  console.log(`\nIdle, ${IDLE_SECONDS} s with no load (cores busy): the fixed cost of the limits\n`);
+  console.log(`| limits | ${idle[0]!.cores.map(([role]) => role).join(' | ')} |\n|---|${idle[0]!.cores.map(() => '---|').join('')}`);
+  for (const r of idle) console.log(`| ${r.on ? `${fmt(LIMITS)} (${fmt(REACHED)} reached)` : 'none'} | ${r.cores.map(([, c]) => c.toFixed(3)).join(' | ')} |`);
+  console.log(`\nBENCH_LIMITS_IDLE extra cores with limits: ${idle[1]!.cores.map(([role, c], i) => `${role.split(' ')[0]} ${(c - idle[0]!.cores[i]![1]).toFixed(3)}`).join(', ')}`);
+  console.log(`\nThe crossing senders' own load beside autocannon's (not in the events/s above): ${crossingLoad.map((l) => `${l.run}: ${fmt(l.acked)} events acknowledged, ${fmt(l.refused)} requests refused`).join('; ')}.`);
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
-  console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms.`);
+  console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms. In the run without the 10,000 limits: p50 ${pct(offCrossingTimes, 0.5)} ms, p99 ${pct(offCrossingTimes, 0.99)} ms.`);
   void agentSecret;
 }
 

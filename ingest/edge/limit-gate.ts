@@ -5,9 +5,11 @@
  * them at O(1) (three map lookups, once per run of events of one agent). No Postgres or
  * ClickHouse query per event.
  *
- * How the state arrives: billing publishes the whole reached set on every change and at
- * least every heartbeat (TALLY_LIMIT_STATE_HEARTBEAT_MS); an ingest process asks for it
- * once when it starts (no cold start), then listens.
+ * How the state arrives: billing publishes the whole reached set on every change, and a
+ * heartbeat naming the set by its digest at least every TALLY_LIMIT_STATE_HEARTBEAT_MS; an
+ * ingest process asks for the whole set when it starts (no cold start), then listens, and
+ * asks again when a heartbeat names a set other than the one it holds (a lost message, or
+ * a billing process that read another set): until that answer, its state ages.
  *
  * Fail open: a state that arrived longer ago than TALLY_LIMIT_STATE_MAX_AGE_MS (billing
  * down, NATS cut; billing publishes every heartbeat whatever its evaluations do) is
@@ -17,7 +19,7 @@
  * alerts) as soon as billing is back. No state ever received counts as stale.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { decodeLimitState, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
+import { decodeLimitState, isWholeState, type LimitHeartbeat, type LimitState, type ReachedLimit } from '../../shared/limits/state.ts';
 import { logger } from '../../shared/log.ts';
 import { Gauge, registry } from '../../shared/metrics.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
@@ -69,6 +71,10 @@ export class LimitGate {
   #receivedAt = 0;
   #staleLogged = false;
   #sub: Subscription | undefined;
+  #ask: (() => void) | undefined;
+  #asking = false;
+  /** Whole states asked for after a heartbeat of another digest (tests read it). */
+  asked = 0;
 
   constructor(private readonly maxAgeMs: number) {}
 
@@ -76,12 +82,30 @@ export class LimitGate {
   async start(nc: NatsConnection, names: NatsNames): Promise<void> {
     gates.add(this);
     this.#sub = nc.subscribe(names.limitStateSubject, { callback: (_err, msg) => this.#take(msg.data) });
-    try {
-      const reply = await nc.request(names.limitStateRequestSubject, new Uint8Array(0), { timeout: 500 });
-      this.#take(reply.data);
-    } catch {
-      // No billing process (yet): the first heartbeat brings it; meanwhile the gate fails open.
-    }
+    const ask = async () => {
+      try {
+        const reply = await nc.request(names.limitStateRequestSubject, new Uint8Array(0), { timeout: 500 });
+        this.#take(reply.data);
+      } catch {
+        // No billing process (yet): the next whole state or heartbeat brings it; meanwhile the state ages (and fails open once stale).
+      }
+    };
+    this.#ask = () => {
+      if (this.#asking) return;
+      this.#asking = true;
+      this.asked++;
+      void ask().finally(() => (this.#asking = false));
+    };
+    this.#asking = true;
+    await ask().finally(() => (this.#asking = false));
+  }
+
+  /** Sets how a whole state is asked for (tests without NATS). */
+  askWith(fn: () => void): void {
+    this.#ask = () => {
+      this.asked++;
+      fn();
+    };
   }
 
   stop(): void {
@@ -103,16 +127,40 @@ export class LimitGate {
     }
     this.#byKey = m;
     this.#state = s;
-    this.#receivedAt = Date.now();
-    if (this.#staleLogged) {
-      this.#staleLogged = false;
-      log.info('spend-limit state fresh again; limits enforced', { reached: s.limits.length });
+    this.#fresh();
+  }
+
+  /**
+   * Takes a heartbeat: the set it names is the one held, so the held state is fresh as of
+   * its instant (nothing parsed, nothing rebuilt); another set is asked for whole, and the
+   * held state is not refreshed meanwhile (it must not pass for current).
+   */
+  heartbeat(h: LimitHeartbeat): void {
+    if (h.at < this.#state.at) {
+      this.#receivedAt = Date.now();
+      return;
     }
+    if (h.digest !== this.#state.digest) {
+      this.#ask?.();
+      return;
+    }
+    this.#state = { ...this.#state, at: h.at };
+    this.#fresh();
   }
 
   #take(data: Uint8Array): void {
     const s = decodeLimitState(data);
-    if (s) this.set(s);
+    if (!s) return;
+    if (isWholeState(s)) this.set(s);
+    else this.heartbeat(s);
+  }
+
+  #fresh(): void {
+    this.#receivedAt = Date.now();
+    if (this.#staleLogged) {
+      this.#staleLogged = false;
+      log.info('spend-limit state fresh again; limits enforced', { reached: this.#state.limits.length });
+    }
   }
 
   /** Time since the last state arrived (ms), -1 before any. */

@@ -266,4 +266,25 @@ describe('the spend_limit step', () => {
     g.set({ at: Date.now(), limits: [reached('account', 'acct_1', 'block')] });
     expect((await run(g, [event('s2')])).out.results[0]!.status).toBe('rejected');
   });
+
+  it('keeps the held set fresh on a heartbeat naming its digest, and asks for the whole state on another digest without refreshing', async () => {
+    const g = new LimitGate(5000);
+    let asks = 0;
+    g.askWith(() => asks++);
+    g.set({ at: NOW, limits: [reached('account', 'acct_1', 'block')], digest: 'd1' });
+    // The heartbeat of the same set: no parse, no rebuild, fresh again past the bound.
+    vi.setSystemTime(NOW + 4000);
+    g.heartbeat({ at: NOW + 4000, digest: 'd1' });
+    vi.setSystemTime(NOW + 8000);
+    expect((await run(g, [event('h1')])).out.results[0]!.status).toBe('rejected');
+    expect(asks).toBe(0);
+    // A heartbeat of another set (its whole state was lost): asked for, and the held set ages meanwhile.
+    g.heartbeat({ at: NOW + 8000, digest: 'd2' });
+    expect(asks).toBe(1);
+    vi.setSystemTime(NOW + 9001);
+    expect((await run(g, [event('h2')])).out.results[0]!.status).toBe('processed');
+    // The whole state answers: enforced with it.
+    g.set({ at: NOW + 9001, limits: [reached('agent_instance', 'ai_a', 'block')], digest: 'd2' });
+    expect((await run(g, [event('h3')])).out.results[0]).toMatchObject({ status: 'rejected', error: { limit: { id: 'lim_agent_instance_block' } } });
+  });
 });

@@ -16,6 +16,7 @@ import * as m0014 from './0014_spend_limits.ts';
 import * as m0016 from './0016_stream_positions.ts';
 import * as m0017 from './0017_account_indexes.ts';
 import * as m0019 from './0019_limit_alerts_per_value.ts';
+import * as m0020 from './0020_spend_limit_version.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0016_stream_positions': m0016,
   '0017_account_indexes': m0017,
   '0019_limit_alerts_per_value': m0019,
+  '0020_spend_limit_version': m0020,
 };
