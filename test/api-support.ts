@@ -1,6 +1,6 @@
 import { insertKey } from '../billing/catalog/bootstrap.ts';
 import type { EnvironmentName, Permission } from '../shared/db/schema.ts';
-import { call, type Answer, type TestStack } from './harness.ts';
+import { call, storedActionCount, waitFor, type Answer, type TestStack } from './harness.ts';
 
 /** Keys of every type for one environment of a test stack. */
 export interface KeySet {
@@ -46,4 +46,23 @@ export async function perActionPlan(stack: TestStack, key: string, name = 'per a
   const plan = await made(`/api/v1/products/${product}/rateplans`, { name, billing_cycle_code: 'monthly', currency: 'USD' });
   await made(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: chargeModel, charge_type_code: 'usage', pricing: { unit_price: '1' } });
   return { plan, product, typeId, chargeModel };
+}
+
+/**
+ * A spend limit's state once it and ClickHouse agree on the agent's actions (`money`: 1.00
+ * each) and stay so for a second. The state counts acknowledged events from the stream
+ * before the sink stores them, and both can lag an event acknowledged a moment ago at the
+ * same count: one agreeing look is not enough.
+ */
+export async function settledLimit(stack: TestStack, key: string, limitId: string, agentId: string, money = false, timeoutMs = 15_000): Promise<{ state: any; stored: number }> {
+  const look = async () => ({ state: (await call(stack, 'GET', `/v1/limits/${limitId}/state`, { key })).body, stored: await storedActionCount(stack, agentId) });
+  const agree = (x: { state: any; stored: number }) => x.state.current === (money ? `${x.stored}.00` : String(x.stored));
+  const start = Date.now();
+  for (;;) {
+    const first = await waitFor(look, agree, Math.max(1, timeoutMs - (Date.now() - start)));
+    await new Promise((r) => setTimeout(r, 1000));
+    const again = await look();
+    if (agree(again) && again.stored === first.stored) return again;
+    if (Date.now() - start > timeoutMs) throw new Error(`limit ${limitId} did not settle: ${JSON.stringify(again)}`);
+  }
 }

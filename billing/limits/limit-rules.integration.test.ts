@@ -10,8 +10,8 @@
  *   the 402 message, and `window`/`thresholds` in the limit state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
-import { keySet, perActionPlan, type KeySet } from '../../test/api-support.ts';
+import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { keySet, perActionPlan, settledLimit, type KeySet } from '../../test/api-support.ts';
 
 let stack: TestStack;
 let dev: KeySet;
@@ -42,7 +42,6 @@ const blocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r
 const unblocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r) => r.status === 200, timeoutMs);
 const balance = async (accountId: string) => ((await get(`/v1/accounts/${accountId}/credits/balance`)).body.balances as any[]).find((b) => b.currency === 'USD');
 
-const storedActions = (agentId: string) => storedActionCount(stack, agentId);
 
 /** A subscription active since the start of the month (dated back as invoicing tests do). */
 async function subscription(accountId: string, planId: string) {
@@ -78,12 +77,7 @@ describe('an invoice issued mid-period', () => {
     await sendN(agent.id, 7);
     await blocked(agent.id);
     // The state may count events before the sink stores them (the live tail), and the invoice only stored ones: wait until both agree.
-    const first = (
-      await waitFor(
-        async () => ({ state: await stateOf(lim), stored: await storedActions(agent.id) }),
-        (x) => x.state.current === `${x.stored}.00`,
-      )
-    ).stored;
+    const first = (await settledLimit(stack, dev.admin, lim, agent.id, true)).stored;
 
     // The period's invoice, generated and issued mid-period.
     const gen = await post('/v1/invoices/generate', { billing_period: monthLabel(), account_id: acct });
@@ -110,10 +104,7 @@ describe('an invoice issued mid-period', () => {
     );
     await blocked(agent.id);
     // The state may count events before the sink stores them (the live tail): wait until both agree.
-    const settled = await waitFor(
-      async () => ({ state: await stateOf(lim), stored: await storedActions(agent.id) }),
-      (x) => x.state.current === `${x.stored}.00`,
-    );
+    const settled = await settledLimit(stack, dev.admin, lim, agent.id, true);
     const all = settled.stored;
     expect(all).toBeGreaterThanOrEqual(raised);
     expect(settled.state).toMatchObject({ reached: true, blocked: true });

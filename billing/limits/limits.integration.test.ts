@@ -14,7 +14,7 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { call, createAgent, startTestStack, storedActionCount, waitFor, type TestStack } from '../../test/harness.ts';
 import { runProcess } from '../../test/processes.ts';
-import { keySet, perActionPlan, type KeySet } from '../../test/api-support.ts';
+import { keySet, perActionPlan, settledLimit, type KeySet } from '../../test/api-support.ts';
 import { record, measure, measureQuantities } from './evaluator.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,15 +51,8 @@ const blocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r
 const unblocked = (key: string, timeoutMs = 15_000) => waitFor(() => send(key), (r) => r.status === 200, timeoutMs);
 
 const storedActions = (agentId: string) => storedActionCount(stack, agentId);
-/**
- * A limit's state once it and ClickHouse agree on the agent's actions (`money`: 1.00 each):
- * the state counts acknowledged events from the stream before the sink stores them.
- */
-const settled = (limitId: string, agentId: string, money = false) =>
-  waitFor(
-    async () => ({ state: await stateOf(limitId), stored: await storedActions(agentId) }),
-    (x) => x.state.current === (money ? `${x.stored}.00` : String(x.stored)),
-  );
+const settled = (limitId: string, agentId: string, money = false) => settledLimit(stack, dev.admin, limitId, agentId, money);
+
 
 /** A subscription active since the start of the month (dated back as invoicing tests do). */
 async function subscription(accountId: string, planId: string) {
