@@ -50,13 +50,14 @@ export async function perActionPlan(stack: TestStack, key: string, name = 'per a
 
 /**
  * A spend limit's state once it and ClickHouse agree on the agent's actions (`money`: 1.00
- * each) and stay so for a second. The state counts acknowledged events from the stream
- * before the sink stores them, and both can lag an event acknowledged a moment ago at the
- * same count: one agreeing look is not enough.
+ * each), ClickHouse holds at least `acked` of them (the test's count of acknowledged
+ * actions, when it keeps one), and both stay so for a second. The state counts
+ * acknowledged events from the stream before the sink stores them, and both can lag an
+ * event acknowledged a moment ago at the same count: one agreeing look is not enough.
  */
-export async function settledLimit(stack: TestStack, key: string, limitId: string, agentId: string, money = false, timeoutMs = 15_000): Promise<{ state: any; stored: number }> {
+export async function settledLimit(stack: TestStack, key: string, limitId: string, agentId: string, money = false, acked = 0, timeoutMs = 15_000): Promise<{ state: any; stored: number }> {
   const look = async () => ({ state: (await call(stack, 'GET', `/v1/limits/${limitId}/state`, { key })).body, stored: await storedActionCount(stack, agentId) });
-  const agree = (x: { state: any; stored: number }) => x.state.current === (money ? `${x.stored}.00` : String(x.stored));
+  const agree = (x: { state: any; stored: number }) => x.stored >= acked && x.state.current === (money ? `${x.stored}.00` : String(x.stored));
   const start = Date.now();
   for (;;) {
     const first = await waitFor(look, agree, Math.max(1, timeoutMs - (Date.now() - start)));

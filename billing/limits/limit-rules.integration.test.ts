@@ -31,10 +31,17 @@ async function ok201(path: string, body: unknown) {
 
 let seq = 0;
 const action = (agentKey: string, timestamp?: string) => ({ agent_key: agentKey, action_type: 'work', id: `rules-${process.pid}-${++seq}`, ...(timestamp ? { timestamp } : {}) });
-const send = (key: string) => call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: action(key) });
+/** Actions acknowledged per agent key (what the sink must have stored before a figure is settled). */
+const acked = new Map<string, number>();
+const send = async (key: string) => {
+  const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: action(key) });
+  if (res.status === 200) acked.set(key, (acked.get(key) ?? 0) + 1);
+  return res;
+};
 const sendN = async (key: string, n: number, timestamp?: string) => {
   const res = await call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: Array.from({ length: n }, () => action(key, timestamp)) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
+  acked.set(key, (acked.get(key) ?? 0) + n);
 };
 const stateOf = async (limitId: string) => (await get(`/v1/limits/${limitId}/state`)).body;
 const alertsOf = async (limitId: string) => (await get(`/v1/limit-alerts?limit_id=${limitId}`)).body.alerts as any[];
@@ -77,7 +84,7 @@ describe('an invoice issued mid-period', () => {
     await sendN(agent.id, 7);
     await blocked(agent.id);
     // The state may count events before the sink stores them (the live tail), and the invoice only stored ones: wait until both agree.
-    const first = (await settledLimit(stack, dev.admin, lim, agent.id, true)).stored;
+    const first = (await settledLimit(stack, dev.admin, lim, agent.id, true, acked.get(agent.id))).stored;
 
     // The period's invoice, generated and issued mid-period.
     const gen = await post('/v1/invoices/generate', { billing_period: monthLabel(), account_id: acct });
@@ -104,7 +111,7 @@ describe('an invoice issued mid-period', () => {
     );
     await blocked(agent.id);
     // The state may count events before the sink stores them (the live tail): wait until both agree.
-    const settled = await settledLimit(stack, dev.admin, lim, agent.id, true);
+    const settled = await settledLimit(stack, dev.admin, lim, agent.id, true, acked.get(agent.id));
     const all = settled.stored;
     expect(all).toBeGreaterThanOrEqual(raised);
     expect(settled.state).toMatchObject({ reached: true, blocked: true });
