@@ -1,7 +1,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { apiClient, apiError } from './api';
 import { SessionContext } from './context';
 import { environmentLabel, loadSessions, saveSessions, type Permission, type Session } from './session';
@@ -48,7 +48,9 @@ function SignIn({ onSignIn, onCancel, place }: { onSignIn: (s: Session) => void;
   const [key, setKey] = useState('');
   const [label, setLabel] = useState('');
   const action = useAction();
-  useEffect(() => {
+  // A layout effect: the listener is there as soon as the form is, before any key can be pressed on it
+  // (an effect runs after paint, and on a busy machine an Escape came first and was lost).
+  useLayoutEffect(() => {
     if (!onCancel) return;
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onCancel();
     addEventListener('keydown', onKey);
