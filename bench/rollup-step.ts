@@ -87,7 +87,7 @@ async function main() {
   console.log(`\n## Median µs an action of a ${STEP_EVENTS}-action step, by counted events\n`);
   console.log(`| lookup | ${results.map((r) => r.events.toLocaleString('en-US')).join(' | ')} | largest / smallest |`);
   console.log(`|---|${results.map(() => '---|').join('')}---|`);
-  for (const l of LOOKUPS) {
+  for (const l of LOOKUPS.flatMap((l) => [l, `${l} (CPU)`])) {
     const us = results.map((r) => r.us.get(l)!);
     console.log(`| ${l} | ${us.map((x) => x.toFixed(2)).join(' | ')} | ${(us.at(-1)! / us[0]!).toFixed(2)} |`);
   }
@@ -120,6 +120,8 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
       query_params: { env: envId, n: AGENTS, start: from.getTime(), span: 30 * DAY_MS, count, seq },
     });
   const us = new Map<string, number[]>(LOOKUPS.map((l) => [l, []]));
+  // The process's CPU time (chDB's threads included) a step: steadier than wall time on a shared machine.
+  const cpu = new Map<string, number[]>(LOOKUPS.map((l) => [l, []]));
   try {
     let t = performance.now();
     await insert(EVENTS, 'number', 0);
@@ -148,11 +150,15 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
       floor = i;
       if (SETTLE) await settled(ch, chDb);
       t = performance.now();
+      const cpu0 = process.cpuUsage();
       const [, stepPeak] = await sampledPeakMb(() => rollups.get(lookup)!.catchUp(0));
       const ms = performance.now() - t;
+      const c = process.cpuUsage(cpu0);
+      const cpuUs = (c.user + c.system) / STEP_EVENTS;
       us.get(lookup)!.push((ms * 1000) / STEP_EVENTS);
+      cpu.get(lookup)!.push(cpuUs);
       if (PROFILE) printStatements(statements.splice(0));
-      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action), peak RSS during the step ${stepPeak} MB`);
+      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action; CPU ${cpuUs.toFixed(2)} µs an action), peak RSS during the step ${stepPeak} MB`);
     }
     // Disk: the parts of each table (system.parts) and the data directory as a whole (cost_counted's RocksDB files included).
     const disk = await (await ch.query({ query: `SELECT table, sum(bytes_on_disk) AS b, sum(rows) AS r FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY b DESC`, query_params: { db: chDb }, format: 'JSONEachRow' })).json<{ table: string; b: string; r: string }>();
@@ -171,7 +177,7 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
     await db.destroy();
     await dropDatabase(dbUrl).catch(() => {});
   }
-  return new Map([...us].map(([l, xs]) => [l, median(xs)]));
+  return new Map([...[...us].map(([l, xs]) => [l, median(xs)] as const), ...[...cpu].map(([l, xs]) => [`${l} (CPU)`, median(xs)] as const)]);
 }
 
 /** The engine's counters a statement is profiled by (system.events: cumulative, read before and after it). */
