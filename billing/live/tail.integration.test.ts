@@ -2,7 +2,8 @@
  * The live tail (tail.ts) against real NATS JetStream and ClickHouse: acknowledged events
  * count before the sink stores them; while the sink stores them, every answer counts each
  * event exactly once (the tail's part dropped with the cached answers, interleaved with
- * reads); a new stream resets it; over its bound it fails safe to ClickHouse alone.
+ * reads); a new stream resets it; over its bound, or on a backlog over its read bound, it
+ * fails safe to ClickHouse alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
@@ -22,9 +23,9 @@ const ts = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString()
 const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000) };
 
 /** A live tail; `deltaSubject`: where it hears usage deltas (another subject than ingest's: only what the test relays there). */
-function liveUsage(maxEntries = 100_000, deltaSubject?: string): LiveUsage {
+function liveUsage(maxEntries = 100_000, deltaSubject?: string, readBacklogMax?: number): LiveUsage {
   const names = deltaSubject ? { ...stack.tally.names, liveDeltaSubject: deltaSubject } : stack.tally.names;
-  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries }).start();
+  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries, ...(readBacklogMax === undefined ? {} : { readBacklogMax }) }).start();
 }
 
 let seq = 0;
@@ -166,6 +167,33 @@ describe('live tail', () => {
       expect(figures(await live.query(q))).toBe('none');
       sink = await stack.startAnother(['sink']);
       await waitFor(async () => live.exact && figures(await live.query(q)) === '10/10/2.5/100/20', (yes) => yes, 15_000);
+    } finally {
+      await live.stop();
+    }
+  });
+
+  it('leaves a backlog over its read bound that no delta brought to the sink: ClickHouse alone, nothing read, until the sink stored it', async () => {
+    await sink?.stop();
+    sink = undefined;
+    const agent = await createAgent(stack, 'development');
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'none', agentInstanceIds: [agent.id] };
+    // 20 messages (10 of actions, 10 of outcomes) waiting, against a bound of 3; no delta of theirs will be heard.
+    for (let i = 0; i < 10; i++) await send(agent.id, 1);
+    const live = liveUsage(100_000, `${stack.tally.names.liveDeltaSubject}.unheard`, 3);
+    try {
+      await waitFor(async () => live.polls, (n) => n > 0);
+      expect(live.exact).toBe(false);
+      expect(figures(await live.query(q))).toBe('none');
+      sink = await stack.startAnother(['sink']);
+      await waitFor(async () => live.exact && figures(await live.query(q)) === '10/10/2.5/100/20', (yes) => yes, 15_000);
+      // Not one of them was read by the tail: the sink stored them all.
+      expect(live.taken.reads).toBe(0);
+      // Past the backlog, it reads again what no delta brings.
+      await sink.stop();
+      sink = undefined;
+      await send(agent.id, 1);
+      await waitFor(async () => figures(await live.query(q)), (f) => f === '11/11/2.75/110/22', 5000);
+      expect(live.taken.reads).toBe(2);
     } finally {
       await live.stop();
     }

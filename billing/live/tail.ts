@@ -63,7 +63,9 @@
  * Memory: per message and scope, not per event, and at most `maxEntries` entries. Beyond
  * that the tail fails safe: it empties, answers with ClickHouse alone (the floor's lag, as
  * before it existed), logs it and sets `tally_live_tail_degraded`, until the sink has stored
- * everything the stream held then; it then reads again from there.
+ * everything the stream held then; it then reads again from there. A poll with more than
+ * `readBacklogMax` messages to read ({@link READ_BACKLOG_MAX}) does the same at once: the
+ * sink, often in the same process, stores a backlog faster without the tail reading it first.
  */
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -84,7 +86,8 @@ const log = logger('live-tail');
 
 const metrics = {
   entries: new Gauge({ name: 'tally_live_tail_entries', help: 'Aggregated usage entries the live tail holds (events the sink has not stored yet)', registers: [registry] }),
-  degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while the live tail is over TALLY_LIVE_TAIL_MAX_ENTRIES and live usage is ClickHouse alone (the sink floor\'s lag)', registers: [registry] }),
+  degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while live usage is ClickHouse alone (the sink floor\'s lag): the live tail was over TALLY_LIVE_TAIL_MAX_ENTRIES, or left a backlog over TALLY_LIVE_TAIL_READ_BACKLOG_MAX to the sink', registers: [registry] }),
+  skipped: new Counter({ name: 'tally_live_tail_backlogs_skipped_total', help: 'Backlogs (over TALLY_LIVE_TAIL_READ_BACKLOG_MAX messages no usage delta brought) the live tail left to the sink instead of reading them', registers: [registry] }),
   messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read from the stream (direct gets: no usage delta of theirs had arrived)', registers: [registry] }),
   deltas: new Counter({ name: 'tally_live_tail_deltas_total', help: 'Events-stream messages the live tail took from the usage deltas ingest publishes (never read from the stream)', registers: [registry] }),
   badDeltas: new Counter({ name: 'tally_live_tail_bad_deltas_total', help: 'Usage-delta payloads the live tail could not read (another version): their messages are read from the stream', registers: [registry] }),
@@ -98,6 +101,16 @@ const LAST_ROWS_MAX = 100_000;
 const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
 const READ_MAX = 20_000;
+/**
+ * A poll with more messages than this to read (none brought by a usage delta: a process
+ * started on a backlog, or back after an outage of ingest's deltas) leaves them to the sink.
+ * Reading them costs about what the sink's storing them does (decoding every message, by
+ * one direct get each), in the same process under `npm start`: the tail read the whole
+ * backlog ahead of the sink and halved its rate (issue 34; bench:ingest's sink phase, 0.41 of
+ * the bare consumer with the api role in the sink's process against 0.92 without). Live usage
+ * is then ClickHouse's alone, as when over the bound, until the sink stored them.
+ */
+export const READ_BACKLOG_MAX = 2000;
 /** Deltas count as flowing while one arrived within this (else every poll reads up to the stream's last message). */
 const DELTAS_FLOWING_MS = 5000;
 
@@ -106,6 +119,11 @@ export interface LiveTailOptions {
   pollMs: number;
   /** Entries held at most (TALLY_LIVE_TAIL_MAX_ENTRIES). */
   maxEntries: number;
+  /**
+   * Messages a poll reads from the stream at most before it leaves them to the sink instead
+   * (TALLY_LIVE_TAIL_READ_BACKLOG_MAX; default {@link READ_BACKLOG_MAX}).
+   */
+  readBacklogMax?: number;
   /** Misses of a query shape after which the cache answers it in bulk (usage-cache.ts; default BULK_AFTER_MISSES, 0: never). */
   bulkAfterMisses?: number;
 }
@@ -494,6 +512,11 @@ export class LiveUsage implements UsageSource {
     const seqs: number[] = [];
     // A sequence whose delta arrived is held already: never read.
     for (let s = from; s <= to; s++) if (!this.#stored.has(s) && !this.#segments.has(s)) seqs.push(s);
+    if (seqs.length > (this.opts.readBacklogMax ?? READ_BACKLOG_MAX)) {
+      metrics.skipped.inc();
+      this.#degrade(`a backlog of ${seqs.length}${to < last ? '+' : ''} messages no usage delta brought (over TALLY_LIVE_TAIL_READ_BACKLOG_MAX): left to the sink`);
+      return;
+    }
     const touched: Touched = new Map();
     for (let i = 0; i < seqs.length; i += READ_CONCURRENCY) {
       const chunk = seqs.slice(i, i + READ_CONCURRENCY);
@@ -536,9 +559,9 @@ export class LiveUsage implements UsageSource {
     this.#emit(touched);
   }
 
-  /** Over the bound: ClickHouse alone until the sink stored every message the tail heard of. */
-  #degrade(): void {
-    log.warn('live tail over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES): live usage is ClickHouse alone until the sink catches up', { entries: this.#entries, max: this.opts.maxEntries });
+  /** Over the bound, or a backlog left to the sink: ClickHouse alone until the sink stored every message the tail heard of. */
+  #degrade(why = `over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES, ${this.opts.maxEntries})`): void {
+    log.warn(`live tail ${why}: live usage is ClickHouse alone until the sink catches up`, { entries: this.#entries, through: this.#lastSeq });
     this.#clearTail();
     this.#degradedThrough = this.#lastSeq;
     this.#read = this.#lastSeq;
