@@ -13,6 +13,7 @@
  * BENCH_SETTLE=0 times steps without first waiting for merges to finish.
  * Run under the machine-wide lock: `flock /tmp/tally-bench.lock npm run bench:rollup-step`.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,15 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
  * (10M rows inserted in a minute, which a real history is not). 0 times them together.
  */
 const SETTLE = process.env.BENCH_SETTLE !== '0';
+/**
+ * BENCH_QUIET_STEPS=1: before a size's steps (after its insert and build, which may run on a
+ * busy machine, niced), wait until the 1-minute load average is under BENCH_QUIET_LOAD (1.5),
+ * at most BENCH_QUIET_MAX_SECONDS (3600), then take the machine-wide bench lock
+ * (/tmp/tally-bench.lock, as `flock` does): a 100M build takes an hour, its steps a minute.
+ */
+const QUIET = process.env.BENCH_QUIET_STEPS === '1';
+const QUIET_LOAD = Number(process.env.BENCH_QUIET_LOAD ?? 1.5);
+const QUIET_MAX_S = Number(process.env.BENCH_QUIET_MAX_SECONDS ?? 3600);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tally-bench-rollup-'));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -54,6 +64,19 @@ async function settled(ch: ClickHouseClient, database: string): Promise<void> {
   }
   const ms = performance.now() - t;
   if (ms > 500) console.log(`  (waited ${(ms / 1000).toFixed(1)} s for merges to finish)`);
+}
+
+/** Waits for a quiet machine (no lock held meanwhile: other benches go first), then holds the bench lock (a `flock` child); returns the release. */
+async function quietMachine(): Promise<() => void> {
+  const t = performance.now();
+  while (os.loadavg()[0]! >= QUIET_LOAD && performance.now() - t < QUIET_MAX_S * 1000) await new Promise((r) => setTimeout(r, 5000));
+  const holder = spawn('flock', ['/tmp/tally-bench.lock', 'sh', '-c', 'echo locked; read x'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve());
+    holder.once('error', reject);
+  });
+  console.log(`  (waited ${((performance.now() - t) / 1000).toFixed(0)} s for a quiet machine and the bench lock; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  return () => holder.stdin.end();
 }
 
 /** Bytes of the files under a directory. */
@@ -142,6 +165,8 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
     console.log(`rollup built from ${EVENTS} actions in ${((performance.now() - t) / 1000).toFixed(1)} s (peak RSS during the build ${buildPeak} MB, of the process so far ${peakMb()} MB)`);
 
     let fresh = EVENTS;
+    const release = QUIET ? await quietMachine() : () => {};
+    try {
     for (let i = 1; i <= STEPS * LOOKUPS.length; i++) {
       const lookup = LOOKUPS[(i - 1) % LOOKUPS.length]!;
       // A tenth of the step are later copies of counted events spread over the key range.
@@ -158,7 +183,10 @@ async function runSize(EVENTS: number): Promise<Map<string, number>> {
       us.get(lookup)!.push((ms * 1000) / STEP_EVENTS);
       cpu.get(lookup)!.push(cpuUs);
       if (PROFILE) printStatements(statements.splice(0));
-      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action; CPU ${cpuUs.toFixed(2)} µs an action), peak RSS during the step ${stepPeak} MB`);
+      console.log(`step ${i} (${lookup}): ${STEP_EVENTS} actions over ${(fresh - STEP_EVENTS).toLocaleString('en-US')} counted in ${ms.toFixed(0)} ms (${((ms * 1000) / STEP_EVENTS).toFixed(2)} µs an action; CPU ${cpuUs.toFixed(2)} µs an action), peak RSS during the step ${stepPeak} MB, load average ${os.loadavg()[0]!.toFixed(2)}`);
+    }
+    } finally {
+      release();
     }
     // Disk: the parts of each table (system.parts) and the data directory as a whole (cost_counted's RocksDB files included).
     const disk = await (await ch.query({ query: `SELECT table, sum(bytes_on_disk) AS b, sum(rows) AS r FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY b DESC`, query_params: { db: chDb }, format: 'JSONEachRow' })).json<{ table: string; b: string; r: string }>();
