@@ -19,12 +19,10 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { dropDatabase } from '../shared/db/postgres.ts';
+import { removeBenchState } from './cleanup.ts';
 import { cpuSeconds, peakRssMb } from './proc.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -99,12 +97,7 @@ async function withTally<T>(spec: string, fn: (t: Started) => Promise<T>): Promi
       child.kill('SIGTERM');
       await new Promise((r) => child!.once('exit', r));
     }
-    const nc = await connect({ servers: NATS_URL });
-    const jsm = await jetstreamManager(nc);
-    for await (const s of jsm.streams.list()) if (s.config.name.startsWith(prefix)) await jsm.streams.delete(s.config.name);
-    await nc.close();
-    await dropDatabase(dbUrl.toString()).catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeBenchState({ natsUrl: NATS_URL, prefix, dbUrl: dbUrl.toString(), dataDir });
   }
 }
 

@@ -28,13 +28,12 @@
  * for HTTP. Rate limits are off.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { createDb, dropDatabase } from '../shared/db/postgres.ts';
+import { removeBenchState } from './cleanup.ts';
+import { createDb } from '../shared/db/postgres.ts';
 import { newId } from '../shared/ids.ts';
 import { Dec } from '../billing/rating/money.ts';
 import { periodContaining } from '../billing/rating/index.ts';
@@ -293,12 +292,7 @@ async function main() {
   } finally {
     await stopTally(child);
     await db.destroy();
-    const nc = await connect({ servers: NATS_URL });
-    const jsm = await jetstreamManager(nc);
-    for await (const s of jsm.streams.list()) if (s.config.name.startsWith(prefix)) await jsm.streams.delete(s.config.name);
-    await nc.close();
-    await dropDatabase(dbUrl.toString()).catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
+    await removeBenchState({ natsUrl: NATS_URL, prefix, dbUrl: dbUrl.toString(), dataDir });
   }
 }
 
