@@ -194,7 +194,7 @@ async function openBillingCore(p: Process, config: InvoicingConfig): Promise<Bil
   const sinkFloor = (waitMs: number) => sinkFloorOf(p.nc, p.names, waitMs, extendFloor);
   const costRollup = new CostRollup(db, ch, database, sinkFloor, { stepActions: config.costRollupStepActions });
   p.stops.push(() => costRollup.stop());
-  const live = new LiveUsage({ nc: p.nc, names: p.names, ch, database, usage }, { pollMs: config.liveUsagePollMs, maxEntries: config.liveTailMaxEntries, readBacklogMax: config.liveTailReadBacklogMax }).start();
+  const live = new LiveUsage({ nc: p.nc, names: p.names, ch, database, usage }, { pollMs: config.liveUsagePollMs, maxEntries: config.liveTailMaxEntries, readBacklogMaxBytes: config.liveTailReadBacklogMaxBytes }).start();
   p.stops.push(() => live.stop());
   return { invoicing, costRollup, sinkFloor, live };
 }

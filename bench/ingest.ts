@@ -692,7 +692,7 @@ async function drainPhase(backlog: number, jsm: JetStreamManager, names: ReturnT
     const skipped = Number(/^tally_live_tail_backlogs_skipped_total (\S+)$/m.exec(metricsText)?.[1] ?? NaN);
     console.log(
       `Note: the sink's process also runs the api role (--roles ${sinkRoles}, for the sustained run's probes): its live tail read ${fmt(tailRead)} of the backlog's ${fmt(messages)} messages ` +
-        `by direct get (decoded) in the same process, and left ${fmt(skipped)} backlog(s) to the sink (TALLY_LIVE_TAIL_READ_BACKLOG_MAX); its CPU is in the sink's figures; BENCH_SINK_ROLES=sink measures the sink alone.`,
+        `by direct get (decoded) in the same process, and left ${fmt(skipped)} backlog(s) to the sink (TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES); its CPU is in the sink's figures; BENCH_SINK_ROLES=sink measures the sink alone.`,
     );
   }
   console.log('Goals: the sink ≥ 0.85 of the bare consumer (issue 34; against the raw insert, issue 18 asked ≥ 0.7), ≤ 2 µs of CPU a row in the sink process.');

@@ -23,8 +23,8 @@ const InvoicingEnv = Type.Object({
   TALLY_LIVE_USAGE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 100 }),
   /** The most usage entries the live tail holds (billing/live/tail.ts); beyond it live usage is ClickHouse's alone until the sink catches up. */
   TALLY_LIVE_TAIL_MAX_ENTRIES: Type.Integer({ minimum: 1000, maximum: 100_000_000, default: 500_000 }),
-  /** Messages a live-tail poll reads from the stream at most; a larger backlog (no usage delta of theirs heard) is left to the sink (billing/live/tail.ts READ_BACKLOG_MAX). */
-  TALLY_LIVE_TAIL_READ_BACKLOG_MAX: Type.Integer({ minimum: 1, maximum: 20_000, default: 2000 }),
+  /** Bytes of messages a live-tail poll reads from the stream at most; a larger backlog (no usage delta of theirs heard) is left to the sink (billing/live/tail.ts READ_BACKLOG_MAX_BYTES). */
+  TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES: Type.Integer({ minimum: 1, default: 4 * 1024 * 1024 }),
   /** How often the api role looks at the credit balances of accounts with new usage (alerts and threshold top-ups on the live pending). */
   TALLY_CREDIT_USAGE_WATCH_MS: Type.Integer({ minimum: 50, maximum: 3_600_000, default: 1000 }),
 });
@@ -39,7 +39,7 @@ export interface InvoicingConfig {
   readonly ratingMaxQueue: number;
   readonly liveUsagePollMs: number;
   readonly liveTailMaxEntries: number;
-  readonly liveTailReadBacklogMax: number;
+  readonly liveTailReadBacklogMaxBytes: number;
   readonly creditUsageWatchMs: number;
 }
 
@@ -55,7 +55,7 @@ export function parseInvoicingConfig(env: Env): InvoicingConfig {
     ratingMaxQueue: e.TALLY_RATING_MAX_QUEUE,
     liveUsagePollMs: e.TALLY_LIVE_USAGE_POLL_MS,
     liveTailMaxEntries: e.TALLY_LIVE_TAIL_MAX_ENTRIES,
-    liveTailReadBacklogMax: e.TALLY_LIVE_TAIL_READ_BACKLOG_MAX,
+    liveTailReadBacklogMaxBytes: e.TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES,
     creditUsageWatchMs: e.TALLY_CREDIT_USAGE_WATCH_MS,
   });
 }

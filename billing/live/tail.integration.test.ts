@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { deleteEventsStream, ensureEventsStream } from '../../shared/nats/connection.ts';
 import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
@@ -23,9 +24,9 @@ const ts = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString()
 const window = { from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000) };
 
 /** A live tail; `deltaSubject`: where it hears usage deltas (another subject than ingest's: only what the test relays there). */
-function liveUsage(maxEntries = 100_000, deltaSubject?: string, readBacklogMax?: number): LiveUsage {
+function liveUsage(maxEntries = 100_000, deltaSubject?: string, readBacklogMaxBytes?: number): LiveUsage {
   const names = deltaSubject ? { ...stack.tally.names, liveDeltaSubject: deltaSubject } : stack.tally.names;
-  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries, ...(readBacklogMax === undefined ? {} : { readBacklogMax }) }).start();
+  return new LiveUsage({ nc: stack.tally.nc!, names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: store }, { pollMs: 50, maxEntries, ...(readBacklogMaxBytes === undefined ? {} : { readBacklogMaxBytes }) }).start();
 }
 
 let seq = 0;
@@ -177,9 +178,10 @@ describe('live tail', () => {
     sink = undefined;
     const agent = await createAgent(stack, 'development');
     const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'none', agentInstanceIds: [agent.id] };
-    // 20 messages (10 of actions, 10 of outcomes) waiting, against a bound of 3; no delta of theirs will be heard.
+    // 20 messages (10 of actions, 10 of outcomes) waiting, against a bound of about 5 of them; no delta of theirs will be heard.
     for (let i = 0; i < 10; i++) await send(agent.id, 1);
-    const live = liveUsage(100_000, `${stack.tally.names.liveDeltaSubject}.unheard`, 3);
+    const info = await (await jetstreamManager(stack.tally.nc!)).streams.info(stack.tally.names.stream);
+    const live = liveUsage(100_000, `${stack.tally.names.liveDeltaSubject}.unheard`, Math.round((5 * info.state.bytes) / info.state.messages));
     try {
       await waitFor(async () => live.polls, (n) => n > 0);
       expect(live.exact).toBe(false);

@@ -64,7 +64,7 @@
  * that the tail fails safe: it empties, answers with ClickHouse alone (the floor's lag, as
  * before it existed), logs it and sets `tally_live_tail_degraded`, until the sink has stored
  * everything the stream held then; it then reads again from there. A poll with more than
- * `readBacklogMax` messages to read ({@link READ_BACKLOG_MAX}) does the same at once: the
+ * `readBacklogMaxBytes` to read ({@link READ_BACKLOG_MAX_BYTES}) does the same at once: the
  * sink, often in the same process, stores a backlog faster without the tail reading it first.
  */
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -86,8 +86,8 @@ const log = logger('live-tail');
 
 const metrics = {
   entries: new Gauge({ name: 'tally_live_tail_entries', help: 'Aggregated usage entries the live tail holds (events the sink has not stored yet)', registers: [registry] }),
-  degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while live usage is ClickHouse alone (the sink floor\'s lag): the live tail was over TALLY_LIVE_TAIL_MAX_ENTRIES, or left a backlog over TALLY_LIVE_TAIL_READ_BACKLOG_MAX to the sink', registers: [registry] }),
-  skipped: new Counter({ name: 'tally_live_tail_backlogs_skipped_total', help: 'Backlogs (over TALLY_LIVE_TAIL_READ_BACKLOG_MAX messages no usage delta brought) the live tail left to the sink instead of reading them', registers: [registry] }),
+  degraded: new Gauge({ name: 'tally_live_tail_degraded', help: '1 while live usage is ClickHouse alone (the sink floor\'s lag): the live tail was over TALLY_LIVE_TAIL_MAX_ENTRIES, or left a backlog over TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES to the sink', registers: [registry] }),
+  skipped: new Counter({ name: 'tally_live_tail_backlogs_skipped_total', help: 'Backlogs (over TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES of messages no usage delta brought) the live tail left to the sink instead of reading them', registers: [registry] }),
   messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read from the stream (direct gets: no usage delta of theirs had arrived)', registers: [registry] }),
   deltas: new Counter({ name: 'tally_live_tail_deltas_total', help: 'Events-stream messages the live tail took from the usage deltas ingest publishes (never read from the stream)', registers: [registry] }),
   badDeltas: new Counter({ name: 'tally_live_tail_bad_deltas_total', help: 'Usage-delta payloads the live tail could not read (another version): their messages are read from the stream', registers: [registry] }),
@@ -102,15 +102,18 @@ const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
 const READ_MAX = 20_000;
 /**
- * A poll with more messages than this to read (none brought by a usage delta: a process
- * started on a backlog, or back after an outage of ingest's deltas) leaves them to the sink.
+ * A poll with more than this to read (bytes, estimated by the stream's mean message: the
+ * events stream is a work queue, so it holds the sink's backlog alone), none of it brought
+ * by a usage delta (a process started on a backlog, or back after an outage of ingest's
+ * deltas), leaves it to the sink. About 20,000 events of the bench's; ingest's messages
+ * carry from one event to thousands, so messages are no measure.
  * Reading them costs about what the sink's storing them does (decoding every message, by
  * one direct get each), in the same process under `npm start`: the tail read the whole
  * backlog ahead of the sink and halved its rate (issue 34; bench:ingest's sink phase, 0.41 of
  * the bare consumer with the api role in the sink's process against 0.92 without). Live usage
  * is then ClickHouse's alone, as when over the bound, until the sink stored them.
  */
-export const READ_BACKLOG_MAX = 2000;
+export const READ_BACKLOG_MAX_BYTES = 4 * 1024 * 1024;
 /** Deltas count as flowing while one arrived within this (else every poll reads up to the stream's last message). */
 const DELTAS_FLOWING_MS = 5000;
 
@@ -120,10 +123,10 @@ export interface LiveTailOptions {
   /** Entries held at most (TALLY_LIVE_TAIL_MAX_ENTRIES). */
   maxEntries: number;
   /**
-   * Messages a poll reads from the stream at most before it leaves them to the sink instead
-   * (TALLY_LIVE_TAIL_READ_BACKLOG_MAX; default {@link READ_BACKLOG_MAX}).
+   * Bytes a poll reads from the stream at most before it leaves them to the sink instead
+   * (TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES; default {@link READ_BACKLOG_MAX_BYTES}).
    */
-  readBacklogMax?: number;
+  readBacklogMaxBytes?: number;
   /** Misses of a query shape after which the cache answers it in bulk (usage-cache.ts; default BULK_AFTER_MISSES, 0: never). */
   bulkAfterMisses?: number;
 }
@@ -399,10 +402,12 @@ export class LiveUsage implements UsageSource {
     const { names } = this.deps;
     let created: string;
     let last: number;
+    let meanBytes: number;
     try {
       const info = await jsm.streams.info(names.stream);
       created = info.created;
       last = info.state.last_seq;
+      meanBytes = info.state.messages > 0 ? info.state.bytes / info.state.messages : 0;
     } catch (err) {
       if (!/not found/i.test(String(err))) throw err;
       if (this.#stream !== '') this.#reset('', 0);
@@ -422,7 +427,7 @@ export class LiveUsage implements UsageSource {
     await this.#stored_(created, ack, last);
     // While deltas flow, a message appended since the previous poll is left one poll for its delta.
     const flowing = Date.now() - this.#lastDeltaAt < DELTAS_FLOWING_MS;
-    await this.#readNew(flowing ? Math.min(last, this.#prevLast) : last);
+    await this.#readNew(flowing ? Math.min(last, this.#prevLast) : last, meanBytes);
     this.#prevLast = last;
     this.polls++;
   }
@@ -495,8 +500,8 @@ export class LiveUsage implements UsageSource {
     this.#emit(touched);
   }
 
-  /** Reads the messages appended since the last poll (up to READ_MAX). */
-  async #readNew(last: number): Promise<void> {
+  /** Reads the messages appended since the last poll (up to READ_MAX); `meanBytes`: the stream's mean message size. */
+  async #readNew(last: number, meanBytes: number): Promise<void> {
     if (this.#degradedThrough !== undefined) {
       if (this.#known < this.#degradedThrough) return;
       log.info('live tail reads the stream again: the sink stored what it held when it was over its bound');
@@ -512,9 +517,10 @@ export class LiveUsage implements UsageSource {
     const seqs: number[] = [];
     // A sequence whose delta arrived is held already: never read.
     for (let s = from; s <= to; s++) if (!this.#stored.has(s) && !this.#segments.has(s)) seqs.push(s);
-    if (seqs.length > (this.opts.readBacklogMax ?? READ_BACKLOG_MAX)) {
+    const bytes = Math.round(seqs.length * meanBytes);
+    if (bytes > (this.opts.readBacklogMaxBytes ?? READ_BACKLOG_MAX_BYTES)) {
       metrics.skipped.inc();
-      this.#degrade(`a backlog of ${seqs.length}${to < last ? '+' : ''} messages no usage delta brought (over TALLY_LIVE_TAIL_READ_BACKLOG_MAX): left to the sink`);
+      this.#degrade(`a backlog of ${seqs.length}${to < last ? '+' : ''} messages (about ${bytes} bytes) no usage delta brought, over TALLY_LIVE_TAIL_READ_BACKLOG_MAX_BYTES: left to the sink`);
       return;
     }
     const touched: Touched = new Map();
