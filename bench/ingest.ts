@@ -28,9 +28,13 @@
  * and without them (alternating, BENCH_LIMIT_ROUNDS, default 3; sustained
  * BENCH_LIMIT_SUSTAIN_SECONDS, default 20): their ratios (goal ≥ 0.97), and the time from
  * the acknowledgement of the event crossing a block limit to the first 402, p50/p99 over
- * BENCH_LIMIT_CROSSINGS (default 20) crossings made during the sustained run with limits
- * (the same crossing agents' senders, each with its own 200-action block limit, run in the
- * sustained run without the 10,000 limits too, so both runs carry the same load).
+ * BENCH_LIMIT_CROSSINGS (default 20) crossings of each metric made during the sustained run
+ * with limits: quantity (an agent instance's block limit of 200 actions a day), spend (an
+ * account of its own on a 0.01 USD per-action plan, with a spend block limit of 200 actions'
+ * worth) and available balance (the same account with a grant of that much and a block limit
+ * of available balance 0), created through the API; the same crossing agents' senders and
+ * limits run in the sustained run without the 10,000 limits too, so both runs carry the
+ * same load.
  * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase); BENCH_BILLING_NODE_ARGS are
  * the node options of its `sink,billing,api` process. It prints each run's CPU by process
  * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself), each run after

@@ -195,10 +195,14 @@ describe('live tail', () => {
 });
 
 describe('lower bound and the fast pass', () => {
-  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved', async () => {
-    const agent = await createAgent(stack, 'development');
+  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved (by agent instance, and by agent instance of a whole account)', async () => {
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
     const live = liveUsage();
     const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    // How an account's subscription is rated (rate-subscription.ts): by agent instance, of the whole account.
+    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
     const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
     let sink: TallyProcess | undefined;
     try {
@@ -206,15 +210,20 @@ describe('lower bound and the fast pass', () => {
       for (let i = 0; i < 5; i++) await send(agent.id, 2);
       await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
       expect(n(live.lowerBound(q))).toBe(10); // all in the tail
+      expect(n(live.lowerBound(whole))).toBe(10);
       sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
       for (let i = 0; i < 10; i++) {
         await send(agent.id, 2);
-        const bound = n(live.lowerBound(q));
-        expect(bound).toBeLessThanOrEqual(n(await live.query(q)));
+        for (const query of [q, whole]) {
+          const bound = n(live.lowerBound(query));
+          expect(bound).toBeLessThanOrEqual(n(await live.query(query)));
+        }
       }
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       expect(n(await live.query(q))).toBe(30);
       expect(n(live.lowerBound(q))).toBe(30);
+      expect(n(await live.query(whole))).toBe(30);
+      expect(n(live.lowerBound(whole))).toBe(30);
     } finally {
       await sink?.stop();
       await live.stop();
