@@ -10,12 +10,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
 import { perActionPlan } from '../../test/api-support.ts';
-import { UsageStore } from '../usage/usage-query.ts';
-import { LiveUsage } from '../live/tail.ts';
-import type { UsageSource } from '../invoicing/context.ts';
-import { createInvoicing } from '../invoicing/index.ts';
-import { parseInvoicingConfig } from '../invoicing/config.ts';
-import { LimitEvaluator } from './evaluator.ts';
+import { slowEvaluator } from '../../test/slow-evaluator.ts';
 
 let stack: TestStack;
 
@@ -72,18 +67,10 @@ it('records account spend and available-balance limits reached from the lower bo
 
   // ClickHouse as busy as a sink's backlog makes it: every answer SLOW_MS late.
   const SLOW_MS = 5000;
-  const store = new UsageStore(stack.tally.ch!, stack.env.CLICKHOUSE_DATABASE!);
-  const slow: UsageSource = {
-    query: async (q) => (await new Promise((r) => setTimeout(r, SLOW_MS)), store.query(q)),
-    firstSeenUsers: (q) => store.firstSeenUsers(q),
-  };
-  const live = new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: slow }, { pollMs: 50, maxEntries: 100_000 }).start();
-  const invoicing = createInvoicing({ db, usage: slow, config: parseInvoicingConfig(stack.env), inline: true });
-  const evaluator = new LimitEvaluator({ db, invoicing, live, nc: stack.tally.nc!, names: stack.tally.names }, { intervalMs: 50, fullPassMs: 3_600_000, heartbeatMs: 250 });
+  const { evaluator, ...slow } = slowEvaluator(stack, SLOW_MS);
   const state = (id: string) => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', id).executeTakeFirst();
   try {
-    await evaluator.start();
-    await waitFor(async () => live.polls, (p) => p > 0);
+    await slow.start();
     // The passes' first (full) evaluation of the three, at zero, waits SLOW_MS per ClickHouse answer: crossed meanwhile.
     await Promise.all([sendN(spender.agent.id, 6), sendN(prepaid.agent.id, 3), sendN(bulk.agent.id, 6)]);
     const acked = Date.now();
@@ -100,8 +87,6 @@ it('records account spend and available-balance limits reached from the lower bo
     expect(Date.now() - acked).toBeGreaterThanOrEqual(SLOW_MS);
     expect(evaluator.fastReached).toBe(2);
   } finally {
-    await evaluator.stop();
-    await live.stop();
-    await invoicing.rater.close();
+    await slow.stop();
   }
 }, 90_000);

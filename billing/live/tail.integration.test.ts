@@ -11,10 +11,7 @@ import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { decodeDeltas, encodeDeltas } from '../../shared/events/usage-delta.ts';
 import { LiveUsage } from './tail.ts';
-import type { UsageSource } from '../invoicing/context.ts';
-import { createInvoicing } from '../invoicing/index.ts';
-import { parseInvoicingConfig } from '../invoicing/config.ts';
-import { LimitEvaluator } from '../limits/evaluator.ts';
+import { slowEvaluator } from '../../test/slow-evaluator.ts';
 
 let stack: TestStack;
 let store: UsageStore;
@@ -237,17 +234,10 @@ describe('lower bound and the fast pass', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     // ClickHouse as busy as a sink's backlog makes it: every answer 4 s late.
     const SLOW_MS = 4000;
-    const slow: UsageSource = {
-      query: async (q) => (await new Promise((r) => setTimeout(r, SLOW_MS)), store.query(q)),
-      firstSeenUsers: (q) => store.firstSeenUsers(q),
-    };
-    const live = new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: slow }, { pollMs: 50, maxEntries: 100_000 }).start();
-    const invoicing = createInvoicing({ db, usage: slow, config: parseInvoicingConfig(stack.env), inline: true });
-    const evaluator = new LimitEvaluator({ db, invoicing, live, nc: stack.tally.nc!, names: stack.tally.names }, { intervalMs: 50, fullPassMs: 3_600_000, heartbeatMs: 250 });
+    const { evaluator, ...slow } = slowEvaluator(stack, SLOW_MS);
     const state = () => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', created.body.id).executeTakeFirst();
     try {
-      await evaluator.start();
-      await waitFor(async () => live.polls, (p) => p > 0);
+      await slow.start();
       for (let i = 0; i < 4; i++) await send(agent.id, 10);
       const acked = Date.now();
       await waitFor(state, (s) => s?.reached === true, 3000);
@@ -259,9 +249,7 @@ describe('lower bound and the fast pass', () => {
       await waitFor(state, (s) => s?.current === '40', 4 * SLOW_MS);
       expect((await state())!.reached).toBe(true);
     } finally {
-      await evaluator.stop();
-      await live.stop();
-      await invoicing.rater.close();
+      await slow.stop();
     }
   }, 60_000);
 });
