@@ -461,6 +461,12 @@ export class LimitEvaluator {
     this.#fastTouched = new Map();
     const now = this.#inv.now();
     let reached = 0;
+    const publishReached = async () => {
+      if (reached === 0) return;
+      this.fastReached += reached;
+      reached = 0;
+      await this.#publish();
+    };
     const recordIfReached = async (l: LimitRow, m: Measured) => {
       if (!isReached(l.metric, m.current, l.value)) return;
       try {
@@ -509,6 +515,8 @@ export class LimitEvaluator {
         }
         for (const [l, m] of measured) await recordIfReached(l, m);
       }
+      // Quantities (one grouped read each) are published before the money limits are rated (a few Postgres reads each).
+      await publishReached();
       await inBatches(money, CONCURRENCY, async (l) => {
         let m: Measured;
         try {
@@ -520,10 +528,7 @@ export class LimitEvaluator {
         await recordIfReached(l, m);
       });
     }
-    if (reached > 0) {
-      this.fastReached += reached;
-      await this.#publish();
-    }
+    await publishReached();
   }
 
   async stop(): Promise<void> {
