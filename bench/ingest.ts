@@ -28,9 +28,13 @@
  * and without them (alternating, BENCH_LIMIT_ROUNDS, default 3; sustained
  * BENCH_LIMIT_SUSTAIN_SECONDS, default 20): their ratios (goal ≥ 0.97), and the time from
  * the acknowledgement of the event crossing a block limit to the first 402, p50/p99 over
- * BENCH_LIMIT_CROSSINGS (default 20) crossings made during the sustained run with limits
- * (the same crossing agents' senders, each with its own 200-action block limit, run in the
- * sustained run without the 10,000 limits too, so both runs carry the same load).
+ * BENCH_LIMIT_CROSSINGS (default 20) crossings of each metric made during the sustained run
+ * with limits: quantity (an agent instance's block limit of 200 actions a day), spend (an
+ * account of its own on a 0.01 USD per-action plan, with a spend block limit of 200 actions'
+ * worth) and available balance (the same account with a grant of that much and a block limit
+ * of available balance 0), created through the API; the same crossing agents' senders and
+ * limits run in the sustained run without the 10,000 limits too, so both runs carry the
+ * same load.
  * BENCH_ONLY_LIMITS=1 skips to that part (ingest, then the limits phase); BENCH_BILLING_NODE_ARGS are
  * the node options of its `sink,billing,api` process. It prints each run's CPU by process
  * (ingest, sink/billing/api, nats-server, Postgres, the benchmark itself), each run after
@@ -709,6 +713,15 @@ const IDLE_SECONDS = Number(process.env.BENCH_LIMIT_IDLE_SECONDS ?? 5);
 /** Node options of the limits phase's `sink,billing,api` process (BENCH_BILLING_NODE_ARGS; e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). */
 const BILLING_NODE_ARGS = (process.env.BENCH_BILLING_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const REACHED = 1_000;
+/** Actions each crossing agent's block limit allows (quantity), or pays for (money, at CROSSING_UNIT_PRICE USD an action). */
+const CROSSING_ACTIONS = 200;
+const CROSSING_UNIT_PRICE = '0.01';
+/** What a crossing agent's block limit counts (README "Stopping runaway spend"). */
+type CrossingMetric = 'quantity' | 'spend' | 'available_balance';
+interface CrossingAgent {
+  id: string;
+  metric: CrossingMetric;
+}
 
 /** The ingest process's metric (first series matching). */
 async function ingestMetric(name: string, labels = ''): Promise<number> {
@@ -820,10 +833,13 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const crossingAgents = async (run: string) => Promise.all(Array.from({ length: LIMIT_CROSSINGS }, (_, c) => createAgentInstance(db, { environmentId: keys.id, name: `crossing ${run} ${c}` })));
   /** Events of the crossing senders acknowledged, and requests refused, by run (their load beside autocannon's). */
   const crossingLoad: { run: string; acked: number; refused: number }[] = [];
-  /** Sends until the run ends (and, with limits, until each agent was refused); returns each agent's crossing → first 402 (ms). */
-  const crossingFleet = async (agents: { id: string }[], limited: boolean, seconds: number, run: string): Promise<number[]> => {
+  /**
+   * Sends until the run ends (and, with limits, until each agent was refused); returns each
+   * agent's crossing → first 402 (ms), by the metric of its limit.
+   */
+  const crossingFleet = async (agents: CrossingAgent[], limited: boolean, seconds: number, run: string): Promise<Record<CrossingMetric, number[]>> => {
     const end = Date.now() + seconds * 1000;
-    const times: number[] = [];
+    const times: Record<CrossingMetric, number[]> = { quantity: [], spend: [], available_balance: [] };
     const load = { run, acked: 0, refused: 0 };
     crossingLoad.push(load);
     await Promise.all(
@@ -839,45 +855,73 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
           const at = Date.now();
           if (res.status === 402 && !refused) {
             refused = true;
-            times.push(at - crossedAt);
+            times[a.metric].push(at - crossedAt);
           }
           if (res.status === 200) acked += 20;
           if (res.status === 200) load.acked += 20;
           else load.refused++;
-          if (acked >= 200 && crossedAt === 0) crossedAt = at;
+          if (acked >= CROSSING_ACTIONS && crossedAt === 0) crossedAt = at;
           // Past the crossing, one batch every 20 ms: the first 402 is seen within that.
           if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
         }
-        if (limited && !refused) times.push(Infinity);
+        if (limited && !refused) times[a.metric].push(Infinity);
       }),
     );
     return times;
   };
-  const crossingLimits = async (agents: { id: string }[]) => {
-    const ids: string[] = [];
-    for (const a of agents) {
-      const lim = await api('POST', '/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: 200, thresholds: [100], action: 'block' });
-      if (!lim.id) throw new Error(`limit not created: ${JSON.stringify(lim)}`);
-      ids.push(lim.id);
+  // The money crossings' plan: CROSSING_UNIT_PRICE USD an @action (per unit), monthly, created as a user would.
+  const made = async (p: string, b: unknown) => {
+    const r = await api('POST', p, b);
+    if (!r.id) throw new Error(`POST ${p}: ${JSON.stringify(r)}`);
+    return r.id as string;
+  };
+  const typeId = await made('/api/v1/agent_type/create', { name: 'crossing' });
+  const product = await made('/api/v1/products', { name: 'Crossing', agent_type_id: typeId });
+  const chargeModel = await made('/api/v1/charge_models', { name: 'per action', description: 'per action', type: 'per_unit', pricing_strategy: { unit_of_measure: '@action' } });
+  const plan = await made(`/api/v1/products/${product}/rateplans`, { name: 'Crossing', billing_cycle_code: 'monthly', currency: 'USD' });
+  await made(`/api/v1/products/rateplans/${plan}/charges`, { name: 'Actions', charge_model_id: chargeModel, charge_type_code: 'usage', pricing: { unit_price: CROSSING_UNIT_PRICE } });
+  /**
+   * The crossing agents of a run and their block limits, CROSSING_ACTIONS actions' worth each,
+   * LIMIT_CROSSINGS of each metric. Quantity: an agent instance's @action a day. Spend: an
+   * account of its own subscribed to the plan above, with an account spend limit. Available
+   * balance: the same with a grant of that much, and a limit of available balance 0.
+   */
+  const crossingSetup = async (run: string): Promise<{ agents: CrossingAgent[]; limits: string[] }> => {
+    const agents: CrossingAgent[] = [];
+    const limits: string[] = [];
+    const worth = (Number(CROSSING_UNIT_PRICE) * CROSSING_ACTIONS).toFixed(2);
+    for (const a of await crossingAgents(run)) {
+      limits.push(await made('/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: CROSSING_ACTIONS, thresholds: [100], action: 'block' }));
+      agents.push({ id: a.id, metric: 'quantity' });
     }
-    return ids;
+    for (const metric of ['spend', 'available_balance'] as const) {
+      for (let c = 0; c < LIMIT_CROSSINGS; c++) {
+        const account = await made('/v1/accounts', { name: `crossing ${metric} ${run} ${c}` });
+        const a = await createAgentInstance(db, { environmentId: keys.id, name: `crossing ${metric} ${run} ${c}`, accountId: account });
+        await made('/v1/subscriptions', { account_id: account, rate_plan_id: plan });
+        if (metric === 'available_balance') await made('/v1/credits/grants', { account_id: account, currency: 'USD', kind: 'free', amount: worth });
+        limits.push(await made('/v1/limits', { scope: 'account', account_id: account, metric, currency: 'USD', value: metric === 'spend' ? worth : '0', thresholds: [100], action: 'block' }));
+        agents.push({ id: a.id, metric });
+      }
+    }
+    return { agents, limits };
   };
   await setLimits(false);
-  const offAgents = await crossingAgents('off');
-  const offLimits = await crossingLimits(offAgents);
+  const off = await crossingSetup('off');
   await settle();
-  const offFleet = crossingFleet(offAgents, true, LIMIT_SUSTAIN, 'without the 10,000 limits');
-  const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits but the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
-  const offCrossingTimes = await offFleet;
+  const offFleet = crossingFleet(off.agents, true, LIMIT_SUSTAIN, 'without the 10,000 limits');
+  const sustainedOff = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, no limits but the ${off.agents.length} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  const offCrossingByMetric = await offFleet;
   // Out of the way of the run with limits (the edge then holds exactly the 1,000 reached).
-  await db.updateTable('spend_limits').set({ deleted_at: new Date() }).where('id', 'in', offLimits).execute();
+  await db.updateTable('spend_limits').set({ deleted_at: new Date() }).where('id', 'in', off.limits).execute();
   await setLimits(true);
-  const onAgents = await crossingAgents('on');
-  await crossingLimits(onAgents);
+  const on = await crossingSetup('on');
   await settle();
-  const onFleet = crossingFleet(onAgents, true, LIMIT_SUSTAIN, 'with them');
-  const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached) and the ${LIMIT_CROSSINGS} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
-  const crossingTimes = await onFleet;
+  const onFleet = crossingFleet(on.agents, true, LIMIT_SUSTAIN, 'with them');
+  const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached) and the ${on.agents.length} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
+  const crossingByMetric = await onFleet;
+  const crossingTimes = Object.values(crossingByMetric).flat();
+  const offCrossingTimes = Object.values(offCrossingByMetric).flat();
   const crossingsDone = crossingTimes.every(Number.isFinite);
   await db.destroy();
   billing.kill('SIGTERM');
@@ -887,8 +931,9 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`\n## Spend limits at the edge (${fmt(LIMITS)} limits, ${fmt(REACHED)} reached and pushed to ingest; a sink, billing and api process running)\n`);
   console.log('| run | without limits, events/s | with limits, events/s | ratio (goal ≥ 0.97) |\n|---|---|---|---|');
   console.log(`| 100-event JSON batches, ${SECONDS} s, median of ${LIMIT_ROUNDS} alternating rounds | ${rounds.map((r) => fmt(r.off.reqPerSec * 100)).join(' / ')} | ${rounds.map((r) => fmt(r.on.reqPerSec * 100)).join(' / ')} | ${batchRatio.toFixed(2)} |`);
-  console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${LIMIT_CROSSINGS} crossing agents' senders and limits in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
-  console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings)`);
+  console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${3 * LIMIT_CROSSINGS} crossing agents' senders and limits in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
+  const byMetric = (times: Record<CrossingMetric, number[]>) => (Object.entries(times) as [CrossingMetric, number[]][]).map(([m, t]) => `${m} p50 ${pct(t, 0.5)} ms p99 ${pct(t, 0.99)} ms (${t.length})`).join(', ');
+  console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings); by metric: ${byMetric(crossingByMetric)}`);
   console.log('\nCPU by process in each run (cores busy over the run; CPU µs per acknowledged event):\n');
   console.log(`| run | waited for the sink before it, s | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
   for (const t of cpuTable) {
@@ -903,7 +948,16 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log(`\nThe crossing senders' own load beside autocannon's (not in the events/s above): ${crossingLoad.map((l) => `${l.run}: ${fmt(l.acked)} events acknowledged, ${fmt(l.refused)} requests refused`).join('; ')}.`);
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
-  console.log(`\nCrossing to first 402 (from the acknowledgement of the batch that reached a 200-action block limit to the first 402 of that agent, during the sustained run with limits): p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; each: ${crossingTimes.join(', ')} ms. In the run without the 10,000 limits: p50 ${pct(offCrossingTimes, 0.5)} ms, p99 ${pct(offCrossingTimes, 0.99)} ms.`);
+  console.log(`\n| crossing → first 402, sustained run | with the 10,000 limits: p50 / p99 ms (crossings) | without them: p50 / p99 ms |\n|---|---|---|`);
+  for (const m of Object.keys(crossingByMetric) as CrossingMetric[]) {
+    const [t, o] = [crossingByMetric[m], offCrossingByMetric[m]];
+    console.log(`| ${m} | ${pct(t, 0.5)} / ${pct(t, 0.99)} (${t.length}) | ${pct(o, 0.5)} / ${pct(o, 0.99)} (${o.length}) |`);
+  }
+  console.log(
+    `\nCrossing to first 402 (from the acknowledgement of the batch that reached a ${CROSSING_ACTIONS}-action block limit, or ${CROSSING_ACTIONS} actions' worth of spend or of a credit grant, to the first 402 of that agent, during the sustained run with limits): ` +
+      `p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings of all metrics (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; ` +
+      `${(Object.entries(crossingByMetric) as [CrossingMetric, number[]][]).map(([m, t]) => `${m}: ${t.join(', ')} ms`).join('; ')}. In the run without the 10,000 limits: ${byMetric(offCrossingByMetric)}.`,
+  );
   void agentSecret;
 }
 

@@ -44,7 +44,9 @@ import type { Invoicing } from '../invoicing/context.ts';
 import { billableSubscriptionIds } from '../invoicing/generate.ts';
 import { inlineRater } from '../invoicing/rater.ts';
 import { loadSubject } from '../invoicing/rate-subscription.ts';
-import { openPeriodCharges } from '../live/open-period.ts';
+import { openPeriodCharges, type OpenPeriodCharge, type RatingCheck } from '../live/open-period.ts';
+import type { UsageSource } from '../invoicing/context.ts';
+import { creditsCoverMonotonically, ratesMonotonically } from './monotone.ts';
 import type { LiveUsage } from '../live/tail.ts';
 import type { UsageQuery, UsageRow } from '../usage/usage-query.ts';
 import { periodContaining, type Period } from '../rating/index.ts';
@@ -153,23 +155,31 @@ async function agentAccounts(inv: Invoicing, l: LimitRow, now: Date): Promise<st
   return [...ids].sort();
 }
 
+/** A spend limit's figure: what the open periods of `accounts` bill (for its agent instance, or whole), rated as the invoice rates them. */
+async function spendOf(inv: Invoicing, l: LimitRow, accounts: readonly string[], now: Date, check?: RatingCheck): Promise<Measured> {
+  const charges = (await Promise.all(accounts.map((a) => openPeriodCharges(inv, l.environment_id, a, { now, currency: l.currency!, ...(check ? { check } : {}) })))).flat();
+  // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
+  const total = charges.reduce((s, c) => s.plus(l.scope === 'agent_instance' ? (c.agent_totals[l.agent_instance_id!] ?? 0) : c.period_total), new Dec(0));
+  const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
+  return { period, current: formatMoney(total, l.currency!) };
+}
+
+/** An available-balance limit's figure: the account's available credit balance with its open periods (`open`) rated live. */
+async function balanceOf(inv: Invoicing, l: LimitRow, now: Date, open: () => Promise<OpenPeriodCharge[]>): Promise<Measured> {
+  // Only `available` is read: the open periods are rated only when the credits may pay some of them.
+  const balances = await accountBalances(inv.db, l.environment_id, l.account_id!, now, open, undefined, { availableOnly: true });
+  const b = balances.find((x) => x.currency === l.currency);
+  return { period: await billingPeriod(inv, l.environment_id, l.account_id, now), current: b?.available ?? formatMoney(new Dec(0), l.currency!) };
+}
+
 /** Measures one limit now: money by the open period's rating, quantities by the usage query. */
 export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
   if (l.metric === 'spend') {
     // An agent instance's spend: what the open periods of the accounts billing its events bill for it (agent-spend.ts).
     const accounts = l.scope === 'agent_instance' ? await agentAccounts(inv, l, now) : [l.account_id!];
-    const charges = (await Promise.all(accounts.map((a) => openPeriodCharges(inv, l.environment_id, a, { now, currency: l.currency! })))).flat();
-    // The whole period, invoiced or not (an invoice issued mid-period does not reset spend).
-    const total = charges.reduce((s, c) => s.plus(l.scope === 'agent_instance' ? (c.agent_totals[l.agent_instance_id!] ?? 0) : c.period_total), new Dec(0));
-    const period = charges.length > 0 ? charges.reduce((p, c) => (c.period.end < p.end ? c.period : p), charges[0]!.period) : calendarMonth(now);
-    return { period, current: formatMoney(total, l.currency!) };
+    return spendOf(inv, l, accounts, now);
   }
-  if (l.metric === 'available_balance') {
-    // Only `available` is read: the open periods are rated only when the credits may pay some of them.
-    const balances = await accountBalances(inv.db, l.environment_id, l.account_id!, now, () => openPeriodCharges(inv, l.environment_id, l.account_id!, { now }), undefined, { availableOnly: true });
-    const b = balances.find((x) => x.currency === l.currency);
-    return { period: await billingPeriod(inv, l.environment_id, l.account_id, now), current: b?.available ?? formatMoney(new Dec(0), l.currency!) };
-  }
+  if (l.metric === 'available_balance') return balanceOf(inv, l, now, () => openPeriodCharges(inv, l.environment_id, l.account_id!, { now }));
   const accountId = l.scope === 'account' ? l.account_id : l.scope === 'agent_instance' ? await agentAccount(inv.db, l.agent_instance_id!) : null;
   const period = l.window === 'billing_period' ? await billingPeriod(inv, l.environment_id, accountId, now) : calendarWindow(l.window, now);
   // A day or week counts the events that arrived in it, whatever their timestamps (backdated ones included: they
@@ -186,6 +196,53 @@ export async function measure(inv: Invoicing, l: LimitRow, now: Date): Promise<M
   });
   const field = QUANTITY_UNITS[l.unit as QuantityUnit];
   return { period, current: rows[0]?.[field] ?? '0' };
+}
+
+/** A bound measurement that cannot prove its figure a bound: the normal pass measures the limit. */
+export class NotBounded extends Error {
+  override readonly name = 'NotBounded';
+}
+
+/** A usage source answering from the live usage's lower bounds only (LiveUsage.lowerBound), and throwing {@link NotBounded} where it has none. */
+export function lowerBoundUsage(live: Pick<LiveUsage, 'lowerBound'>): UsageSource {
+  return {
+    query: async (q) => {
+      const rows = live.lowerBound(q);
+      if (!rows) throw new NotBounded('live usage has no lower bound of this query');
+      return rows;
+    },
+    firstSeenUsers: async () => {
+      throw new NotBounded('distinct users have no lower bound');
+    },
+  };
+}
+
+/** Stops a rating that a lower bound of usage would not bound (monotone.ts). */
+const monotonic: RatingCheck = (segments) => {
+  if (!ratesMonotonically(segments)) throw new NotBounded('the open period is not rated monotonically in usage');
+};
+
+/**
+ * Measures an account's money limit as the fast pass does (`inv.usage` answering lower
+ * bounds of usage, {@link lowerBoundUsage}): a lower bound of its spend, or an upper bound
+ * of its available balance, rated by the same path as {@link measure}; so the limit is
+ * reached if the figure reaches it. Throws {@link NotBounded} where that is not proven
+ * (monotone.ts: volume pricing, several segments in the period, scoped or voided grants,
+ * distinct users; an agent instance's spend, whose share of lines rated from all agents'
+ * usage is not monotonic in its own).
+ */
+export async function measureMoneyBound(inv: Invoicing, l: LimitRow, now: Date): Promise<Measured> {
+  if (l.scope !== 'account' || (l.metric !== 'spend' && l.metric !== 'available_balance')) throw new NotBounded('only account money limits are bounded');
+  if (l.metric === 'spend') return spendOf(inv, l, [l.account_id!], now, monotonic);
+  const measured = await balanceOf(inv, l, now, async () => {
+    const charges = await openPeriodCharges(inv, l.environment_id, l.account_id!, { now, check: monotonic });
+    if (!creditsCoverMonotonically([], l.currency!, charges.filter((c) => c.currency === l.currency).map((c) => c.period.end))) throw new NotBounded('open periods of several ends');
+    return charges;
+  });
+  // Read after the balance's own read: grants are never deleted nor their scope changed, so every grant it saw is here (a void since too).
+  const grants = await inv.db.selectFrom('credit_grants').select(['currency', 'scope', 'voided_at']).where('environment_id', '=', l.environment_id).where('account_id', '=', l.account_id!).execute();
+  if (!creditsCoverMonotonically(grants, l.currency!, [])) throw new NotBounded('scoped or voided grants');
+  return measured;
 }
 
 /** Chunk of scopes per grouped usage query. */
@@ -312,6 +369,8 @@ export async function reachedLimits(db: Db): Promise<ReachedLimit[]> {
 /** The evaluator of a billing process: its loop, the state it publishes, and stop. */
 export class LimitEvaluator {
   readonly #inv: Invoicing;
+  /** The fast pass's invoicing context: usage from lower bounds only ({@link lowerBoundUsage}). */
+  readonly #fastInv: Invoicing;
   /** Accounts and agent instances with new usage since the last pass, per environment. */
   #touched = new Map<string, { accounts: Set<string>; agents: Set<string> }>();
   /** The same, since the last fast pass. */
@@ -349,6 +408,8 @@ export class LimitEvaluator {
   ) {
     // One account's open period rated inline: the same pure rating, without a worker hand-off per evaluation.
     this.#inv = { ...deps.invoicing, usage: deps.live, rater: inlineRater() };
+    // The fast pass's: the same rating, from the live usage's lower bounds only.
+    this.#fastInv = { ...this.#inv, usage: lowerBoundUsage(deps.live) };
     this.#version = new LimitVersion(deps.db);
     deps.live.onTouched((env, accounts, agents) => {
       for (const map of [this.#touched, this.#fastTouched]) {
@@ -385,19 +446,35 @@ export class LimitEvaluator {
 
   /**
    * The fast pass, beside the passes (which wait for ClickHouse, seconds when it is busy
-   * storing a backlog): the day and week quantity limits of the accounts and agent
-   * instances with new usage, not reached yet, measured with no ClickHouse query by the live
-   * usage's lower bound (the last ClickHouse rows of their scopes plus the tail); each one
-   * the bound reaches is recorded reached at once (the bound never exceeds the exact
-   * figure, and usage only grows within a window) and the state published. Everything else
-   * (the exact figure, other limits, unblocking) is the passes'.
+   * storing a backlog): the limits of the accounts and agent instances with new usage, not
+   * reached yet, that a lower bound can reach, measured with no ClickHouse query from the
+   * live usage's lower bound (the last ClickHouse rows of their scopes plus the tail): day
+   * and week quantity limits, and accounts' spend and available-balance limits where the
+   * rating is provably monotonic in usage ({@link measureMoneyBound}: a lower bound of
+   * spend, an upper bound of the balance). Each one the bound reaches is recorded reached at
+   * once (the bound never passes the exact figure, and usage only grows within a window)
+   * and the state published. Everything else (the exact figure, other limits, unblocking)
+   * is the passes'.
    */
   async fastPass(): Promise<void> {
     const touched = this.#fastTouched;
     this.#fastTouched = new Map();
     const now = this.#inv.now();
-    const live = this.deps.live;
     let reached = 0;
+    const publishReached = async () => {
+      if (reached === 0) return;
+      this.fastReached += reached;
+      reached = 0;
+      await this.#publish();
+    };
+    const recordIfReached = async (l: LimitRow, m: Measured) => {
+      if (!isReached(l.metric, m.current, l.value)) return;
+      try {
+        if (await record(this.deps.db, l, m, now)) reached++;
+      } catch (err) {
+        log.warn('spend limit evaluation failed', { limit_id: l.id, err });
+      }
+    };
     for (const [env, t] of touched) {
       const accounts = [...t.accounts];
       const agents = [...t.agents];
@@ -408,8 +485,13 @@ export class LimitEvaluator {
         .selectAll('l')
         .where('l.environment_id', '=', env)
         .where('l.deleted_at', 'is', null)
-        .where('l.metric', '=', 'quantity')
-        .where('l.window', 'in', ['day', 'week'])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('l.metric', '=', 'quantity'), eb('l.window', 'in', ['day', 'week'])]),
+            // Money: an account's (an agent instance's share is not monotonic in its own usage: measureMoneyBound).
+            eb.and([eb('l.metric', 'in', ['spend', 'available_balance']), eb('l.scope', '=', 'account')]),
+          ]),
+        )
         .where((eb) =>
           eb.or([
             ...(accounts.length ? [eb.and([eb('l.scope', '=', 'account'), eb('l.account_id', 'in', accounts)])] : []),
@@ -419,32 +501,34 @@ export class LimitEvaluator {
         .where((eb) => eb.or([eb('s.reached', 'is', null), eb('s.reached', '=', false), eb('s.period_end', '<=', now)]))
         .execute();
       const groups = new Map<string, LimitRow[]>();
-      for (const l of rows as LimitRow[]) groups.set(`${l.scope}\u0000${l.window}`, [...(groups.get(`${l.scope}\u0000${l.window}`) ?? []), l]);
+      const money: LimitRow[] = [];
+      for (const l of rows as LimitRow[]) {
+        if (l.metric !== 'quantity') money.push(l);
+        else groups.set(`${l.scope}\u0000${l.window}`, [...(groups.get(`${l.scope}\u0000${l.window}`) ?? []), l]);
+      }
       for (const group of groups.values()) {
         let measured: Map<LimitRow, Measured>;
         try {
-          measured = await measureQuantities(this.#inv, group, now, async (q) => {
-            const b = live.lowerBound(q);
-            if (!b) throw new Error('live usage is not exact');
-            return b;
-          });
+          measured = await measureQuantities(this.#fastInv, group, now);
         } catch {
           continue; // the passes measure them
         }
-        for (const [l, m] of measured) {
-          if (!isReached(l.metric, m.current, l.value)) continue;
-          try {
-            if (await record(this.deps.db, l, m, now)) reached++;
-          } catch (err) {
-            log.warn('spend limit evaluation failed', { limit_id: l.id, err });
-          }
-        }
+        for (const [l, m] of measured) await recordIfReached(l, m);
       }
+      // Quantities (one grouped read each) are published before the money limits are rated (a few Postgres reads each).
+      await publishReached();
+      await inBatches(money, CONCURRENCY, async (l) => {
+        let m: Measured;
+        try {
+          m = await measureMoneyBound(this.#fastInv, l, now);
+        } catch (err) {
+          if (!(err instanceof NotBounded)) log.debug('spend limit bound failed', { limit_id: l.id, err });
+          return; // the passes measure it
+        }
+        await recordIfReached(l, m);
+      });
     }
-    if (reached > 0) {
-      this.fastReached += reached;
-      await this.#publish();
-    }
+    await publishReached();
   }
 
   async stop(): Promise<void> {

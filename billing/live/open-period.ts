@@ -21,7 +21,8 @@
  * - Fresh by construction: nothing is cached, so an event counts as soon as the sink has
  *   stored it in ClickHouse (its linger, 200 ms by default, after its acknowledgement).
  */
-import { periodContaining, type Period } from '../rating/index.ts';
+import { periodContaining, type Period, type RatedCharge } from '../rating/index.ts';
+import { billableSegments } from '../invoicing/segments.ts';
 import { Dec, formatMoney, roundToMinor } from '../rating/money.ts';
 import type { CreditableLine } from '../credits/allocate.ts';
 import type { Invoicing } from '../invoicing/context.ts';
@@ -99,13 +100,18 @@ async function notInvoiced(db: Db, issuedId: string, products: ReadonlyMap<strin
   return { total: formatMoney(total, currency), lines };
 }
 
+/** Called before a subscription's open period is rated, with the charges in force on each of its billable segments; throws to stop the rating. */
+export type RatingCheck = (segmentCharges: readonly (readonly RatedCharge[])[]) => void;
+
 /** One subscription's open period at `now`, or null when it bills nothing live (not billable). */
-async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): Promise<OpenPeriodCharge | null> {
+async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date, check?: RatingCheck): Promise<OpenPeriodCharge | null> {
   const { subject } = loaded;
   const period = periodContaining(now, subject.cycleAt(now.getTime()));
   const start = new Date(period.start).getTime();
   const existing = loaded.openInvoices.find((i) => i.period_start.getTime() === start);
-  const rated = await rateSubscription(inv, subject, period, { catalog: loaded.catalog(new Date(period.start)) });
+  const catalog = loaded.catalog(new Date(period.start));
+  check?.(billableSegments(subject.changes, period).map((s) => catalog.charges.get(s.rate_plan_id) ?? []));
+  const rated = await rateSubscription(inv, subject, period, { catalog });
   if (!rated) return null;
   const { total, lines } = withoutTrueUp(rated.result.total, rated.lines, subject.currency);
   const live = creditable(lines, loaded.products);
@@ -122,13 +128,14 @@ async function openPeriodOf(inv: Invoicing, loaded: LoadedSubject, now: Date): P
  * takes them in. Optionally of one currency. What the ratings read of Postgres is loaded
  * in one round trip (invoicing/account-subjects.ts). With `needed` (the credit balance's
  * ledger read, credits/ledger.ts), the usage is read and rated only once it resolves true;
- * false gives no periods (the caller does not use them).
+ * false gives no periods (the caller does not use them). With `check`, each subscription is
+ * checked before it is rated (the fast pass of money limits: billing/limits/monotone.ts).
  */
-export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string; needed?: Promise<boolean> } = {}): Promise<OpenPeriodCharge[]> {
+export async function openPeriodCharges(inv: Invoicing, environmentId: string, accountId: string, opts: { now?: Date; currency?: string; needed?: Promise<boolean>; check?: RatingCheck } = {}): Promise<OpenPeriodCharge[]> {
   const now = opts.now ?? inv.now();
   const loaded = await loadAccountSubjects(inv.db, environmentId, accountId, now);
   if (opts.needed && !(await opts.needed)) return [];
-  const out = await Promise.all(loaded.map((l) => openPeriodOf(inv, l, now)));
+  const out = await Promise.all(loaded.map((l) => openPeriodOf(inv, l, now, opts.check)));
   return out.filter((c): c is OpenPeriodCharge => c !== null && (opts.currency === undefined || c.currency === opts.currency));
 }
 

@@ -13,10 +13,7 @@ import type { TallyProcess } from '../../app/start.ts';
 import { UsageStore, type UsageQuery } from '../usage/usage-query.ts';
 import { decodeDeltas, encodeDeltas } from '../../shared/events/usage-delta.ts';
 import { LiveUsage } from './tail.ts';
-import type { UsageSource } from '../invoicing/context.ts';
-import { createInvoicing } from '../invoicing/index.ts';
-import { parseInvoicingConfig } from '../invoicing/config.ts';
-import { LimitEvaluator } from '../limits/evaluator.ts';
+import { slowEvaluator } from '../../test/slow-evaluator.ts';
 
 let stack: TestStack;
 let store: UsageStore;
@@ -225,10 +222,14 @@ describe('live tail', () => {
 });
 
 describe('lower bound and the fast pass', () => {
-  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved', async () => {
-    const agent = await createAgent(stack, 'development');
+  it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved (by agent instance, and by agent instance of a whole account)', async () => {
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
     const live = liveUsage();
     const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    // How an account's subscription is rated (rate-subscription.ts): by agent instance, of the whole account.
+    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
     const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
     let sink: TallyProcess | undefined;
     try {
@@ -236,15 +237,20 @@ describe('lower bound and the fast pass', () => {
       for (let i = 0; i < 5; i++) await send(agent.id, 2);
       await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
       expect(n(live.lowerBound(q))).toBe(10); // all in the tail
+      expect(n(live.lowerBound(whole))).toBe(10);
       sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
       for (let i = 0; i < 10; i++) {
         await send(agent.id, 2);
-        const bound = n(live.lowerBound(q));
-        expect(bound).toBeLessThanOrEqual(n(await live.query(q)));
+        for (const query of [q, whole]) {
+          const bound = n(live.lowerBound(query));
+          expect(bound).toBeLessThanOrEqual(n(await live.query(query)));
+        }
       }
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       expect(n(await live.query(q))).toBe(30);
       expect(n(live.lowerBound(q))).toBe(30);
+      expect(n(await live.query(whole))).toBe(30);
+      expect(n(live.lowerBound(whole))).toBe(30);
     } finally {
       await sink?.stop();
       await live.stop();
@@ -258,17 +264,10 @@ describe('lower bound and the fast pass', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     // ClickHouse as busy as a sink's backlog makes it: every answer 4 s late.
     const SLOW_MS = 4000;
-    const slow: UsageSource = {
-      query: async (q) => (await new Promise((r) => setTimeout(r, SLOW_MS)), store.query(q)),
-      firstSeenUsers: (q) => store.firstSeenUsers(q),
-    };
-    const live = new LiveUsage({ nc: stack.tally.nc!, names: stack.tally.names, ch: stack.tally.ch!, database: stack.env.CLICKHOUSE_DATABASE!, usage: slow }, { pollMs: 50, maxEntries: 100_000 }).start();
-    const invoicing = createInvoicing({ db, usage: slow, config: parseInvoicingConfig(stack.env), inline: true });
-    const evaluator = new LimitEvaluator({ db, invoicing, live, nc: stack.tally.nc!, names: stack.tally.names }, { intervalMs: 50, fullPassMs: 3_600_000, heartbeatMs: 250 });
+    const { evaluator, ...slow } = slowEvaluator(stack, SLOW_MS);
     const state = () => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', created.body.id).executeTakeFirst();
     try {
-      await evaluator.start();
-      await waitFor(async () => live.polls, (p) => p > 0);
+      await slow.start();
       for (let i = 0; i < 4; i++) await send(agent.id, 10);
       const acked = Date.now();
       await waitFor(state, (s) => s?.reached === true, 3000);
@@ -280,9 +279,7 @@ describe('lower bound and the fast pass', () => {
       await waitFor(state, (s) => s?.current === '40', 4 * SLOW_MS);
       expect((await state())!.reached).toBe(true);
     } finally {
-      await evaluator.stop();
-      await live.stop();
-      await invoicing.rater.close();
+      await slow.stop();
     }
   }, 60_000);
 });

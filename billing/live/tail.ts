@@ -153,6 +153,9 @@ function lastKey(q: UsageQuery): string {
   return `${JSON.stringify(rest)}\u0000${q.groupBy === 'agent' && q.accountIds ? JSON.stringify(q.accountIds) : ''}\u0000`;
 }
 
+/** A query by agent instance of whole accounts (no agent instance ids): its answer is kept whole for lower bounds. */
+const wholeAccountsByAgent = (q: UsageQuery): boolean => q.groupBy === 'agent' && q.accountIds !== undefined && q.agentInstanceIds === undefined;
+
 /** Plain decimal text without trailing zeros (as the usage query's rows carry it). */
 const plain = (d: Dec): string => {
   const t = d.toFixed();
@@ -203,9 +206,10 @@ export class LiveUsage implements UsageSource {
   readonly #resets: (() => void)[] = [];
   /**
    * The last ClickHouse row of each scope of a grouped query (by agent or account), by the
-   * query without its ids and the scope's id ({@link lowerBound}); '' rows: none (zero).
+   * query without its ids and the scope's id ({@link lowerBound}); null: none (zero). A query
+   * by agent of whole accounts keeps all its rows, by the query (its account ids included).
    */
-  readonly #lastRows = new Map<string, UsageRow | null>();
+  readonly #lastRows = new Map<string, UsageRow | UsageRow[] | null>();
   /** Polls completed (tests wait on it). */
   polls = 0;
   /** Messages taken from usage deltas, and read from the stream (direct gets), by this tail. */
@@ -291,31 +295,40 @@ export class LiveUsage implements UsageSource {
    * ClickHouse query: the last ClickHouse rows of its scopes (however old) plus what the tail
    * holds now. Never above the exact answer: a ClickHouse answer counts only sequences known
    * stored when it was computed, and the tail never holds a sequence known stored, so none is
-   * counted twice (one stored since is missed by both: lower, never higher). Undefined while
-   * the tail is not exact (not started, degraded).
+   * counted twice (one stored since is missed by both: lower, never higher). A query by agent
+   * of whole accounts (no agent instance ids: how an account's subscription is rated) is
+   * bounded by that query's last answer, all its rows. Undefined while the tail is not exact
+   * (not started, degraded).
    */
   lowerBound(q: UsageQuery): UsageRow[] | undefined {
     if (!this.exact || (q.groupBy !== 'agent' && q.groupBy !== 'account')) return undefined;
-    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const base = lastKey(q);
+    if (wholeAccountsByAgent(q)) {
+      const kept = this.#lastRows.get(base);
+      return this.#withTail(q, Array.isArray(kept) ? kept : []);
+    }
+    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const rows: UsageRow[] = [];
     for (const id of ids) {
       const r = this.#lastRows.get(base + id);
-      if (r) rows.push(r);
+      if (r && !Array.isArray(r)) rows.push(r);
     }
     return this.#withTail(q, rows);
   }
 
-  /** Keeps a grouped answer's rows per scope (a scope without a row: zero). */
+  /** Keeps a grouped answer's rows per scope (a scope without a row: zero), or a whole-accounts query's rows together. */
   #keepLast(q: UsageQuery, rows: UsageRow[]): void {
     if (q.groupBy !== 'agent' && q.groupBy !== 'account') return;
-    const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const base = lastKey(q);
-    const byId = new Map(rows.map((r) => [(q.groupBy === 'agent' ? r.agent_instance_id : r.account_id) ?? '', r]));
-    for (const id of ids) {
-      const k = base + id;
+    const keep = (k: string, v: UsageRow | UsageRow[] | null) => {
       this.#lastRows.delete(k); // re-inserted last: the oldest go first
-      this.#lastRows.set(k, byId.get(id) ?? null);
+      this.#lastRows.set(k, v);
+    };
+    if (wholeAccountsByAgent(q)) keep(base, rows);
+    else {
+      const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
+      const byId = new Map(rows.map((r) => [(q.groupBy === 'agent' ? r.agent_instance_id : r.account_id) ?? '', r]));
+      for (const id of ids) keep(base + id, byId.get(id) ?? null);
     }
     while (this.#lastRows.size > LAST_ROWS_MAX) this.#lastRows.delete(this.#lastRows.keys().next().value!);
   }
