@@ -257,6 +257,37 @@ describe('lower bound and the fast pass', () => {
     }
   });
 
+  it('keeps what the sink stored beside the kept ClickHouse answers: the bound stays exact with no new ClickHouse answer', async () => {
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound stored' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
+    const live = liveUsage();
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
+    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    let sink: TallyProcess | undefined;
+    try {
+      await waitFor(async () => live.polls, (p) => p > 0);
+      for (let i = 0; i < 5; i++) await send(agent.id, 2);
+      // The answers kept: ClickHouse holds none of these yet, the tail all 10.
+      await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 20, 5000);
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      for (let i = 0; i < 10; i++) await send(agent.id, 2);
+      // No query meanwhile: every kept answer predates every store.
+      await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+      expect(n(live.lowerBound(q))).toBe(30);
+      expect(n(live.lowerBound(whole))).toBe(30);
+      // Asked again, ClickHouse counts them and the stored parts are no longer added (no double count).
+      expect(n(await live.query(q))).toBe(30);
+      expect(n(live.lowerBound(q))).toBe(30);
+      expect(n(await live.query(whole))).toBe(30);
+      expect(n(live.lowerBound(whole))).toBe(30);
+    } finally {
+      await sink?.stop();
+      await live.stop();
+    }
+  });
+
   it('the fast pass blocks a day limit from the lower bound while ClickHouse answers slowly; the pass records the exact figure after', async () => {
     const db = stack.tally.db!;
     const agent = await createAgent(stack, 'development');

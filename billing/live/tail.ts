@@ -97,6 +97,9 @@ const metrics = {
 /** ClickHouse rows kept per scope for lower bounds (the oldest go first beyond it). */
 const LAST_ROWS_MAX = 100_000;
 
+/** How long a part the sink stored stays beside the kept ClickHouse answers for lower bounds. */
+const RECENT_MS = 60_000;
+
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
@@ -209,7 +212,18 @@ export class LiveUsage implements UsageSource {
    * query without its ids and the scope's id ({@link lowerBound}); null: none (zero). A query
    * by agent of whole accounts keeps all its rows, by the query (its account ids included).
    */
-  readonly #lastRows = new Map<string, UsageRow | UsageRow[] | null>();
+  readonly #lastRows = new Map<string, { rows: UsageRow | UsageRow[] | null; gen: number }>();
+  /**
+   * Parts of the tail the sink stored lately ({@link RECENT_MS}), by scope, each with the
+   * store generation that dropped it: a kept ClickHouse answer (of generation G, the
+   * generation when it was kept) counts none stored after G, so its lower bound adds those
+   * (issue 32: without them a bound stood still from the sink's store of an event until a
+   * pass read ClickHouse again, seconds under load, and money limits were refused late).
+   */
+  readonly #recent = new Map<string, Set<Entry>>();
+  readonly #recentGen = new Map<Entry, { gen: number; at: number }>();
+  /** Bumped by every store of sequences the tail held. */
+  #storeGen = 0;
   /** Polls completed (tests wait on it). */
   polls = 0;
   /** Messages taken from usage deltas, and read from the stream (direct gets), by this tail. */
@@ -292,10 +306,12 @@ export class LiveUsage implements UsageSource {
 
   /**
    * A lower bound of a grouped query's answer (by agent or account), at once, with no
-   * ClickHouse query: the last ClickHouse rows of its scopes (however old) plus what the tail
-   * holds now. Never above the exact answer: a ClickHouse answer counts only sequences known
-   * stored when it was computed, and the tail never holds a sequence known stored, so none is
-   * counted twice (one stored since is missed by both: lower, never higher). A query by agent
+   * ClickHouse query: the last ClickHouse rows of its scopes (however old), plus the parts the
+   * sink stored since they were kept (for {@link RECENT_MS}), plus what the tail holds now.
+   * Never above the exact answer: a ClickHouse answer counts only sequences known stored when
+   * it was computed, a part stored since is added only to answers kept before its store, and
+   * the tail never holds a sequence known stored, so none is counted twice (one stored
+   * before the tail read it is missed: lower, never higher). A query by agent
    * of whole accounts (no agent instance ids: how an account's subscription is rated) is
    * bounded by that query's last answer, all its rows. Undefined while the tail is not exact
    * (not started, degraded).
@@ -303,26 +319,41 @@ export class LiveUsage implements UsageSource {
   lowerBound(q: UsageQuery): UsageRow[] | undefined {
     if (!this.exact || (q.groupBy !== 'agent' && q.groupBy !== 'account')) return undefined;
     const base = lastKey(q);
+    const stored: Entry[] = [];
+    const agents = q.agentInstanceIds && new Set(q.agentInstanceIds);
+    const accounts = q.accountIds && new Set(q.accountIds);
+    /** The scope's parts stored after generation `gen` (none of them in an answer kept then) within the query's agents and accounts. */
+    const storedSince = (key: string, gen: number) => {
+      for (const e of this.#recent.get(key) ?? []) {
+        if (this.#recentGen.get(e)!.gen > gen && (!agents || agents.has(e.agent)) && (!accounts || accounts.has(e.acct))) stored.push(e);
+      }
+    };
     if (wholeAccountsByAgent(q)) {
       const kept = this.#lastRows.get(base);
-      return this.#withTail(q, Array.isArray(kept) ? kept : []);
+      for (const id of q.accountIds!) storedSince(accountKey(q.environmentId, id), kept?.gen ?? 0);
+      return this.#withTail(q, Array.isArray(kept?.rows) ? kept.rows : [], stored);
     }
     const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const rows: UsageRow[] = [];
     for (const id of ids) {
-      const r = this.#lastRows.get(base + id);
-      if (r && !Array.isArray(r)) rows.push(r);
+      const kept = this.#lastRows.get(base + id);
+      if (kept?.rows && !Array.isArray(kept.rows)) rows.push(kept.rows);
+      storedSince(q.groupBy === 'agent' ? agentKey(q.environmentId, id) : accountKey(q.environmentId, id), kept?.gen ?? 0);
     }
-    return this.#withTail(q, rows);
+    return this.#withTail(q, rows, stored);
   }
 
   /** Keeps a grouped answer's rows per scope (a scope without a row: zero), or a whole-accounts query's rows together. */
   #keepLast(q: UsageQuery, rows: UsageRow[]): void {
     if (q.groupBy !== 'agent' && q.groupBy !== 'account') return;
     const base = lastKey(q);
+    // The generation now, not the one its query was asked at: parts stored in between are in
+    // neither (lower, never double); a cached answer predates no store of its scopes (each
+    // store drops their cached answers).
+    const gen = this.#storeGen;
     const keep = (k: string, v: UsageRow | UsageRow[] | null) => {
       this.#lastRows.delete(k); // re-inserted last: the oldest go first
-      this.#lastRows.set(k, v);
+      this.#lastRows.set(k, { rows: v, gen });
     };
     if (wholeAccountsByAgent(q)) keep(base, rows);
     else {
@@ -333,13 +364,14 @@ export class LiveUsage implements UsageSource {
     while (this.#lastRows.size > LAST_ROWS_MAX) this.#lastRows.delete(this.#lastRows.keys().next().value!);
   }
 
-  /** The ClickHouse rows plus the tail's entries matching the query. */
-  #withTail(q: UsageQuery, rows: UsageRow[]): UsageRow[] {
+  /** The ClickHouse rows plus the tail's entries matching the query (and `stored`: parts stored since those rows, within its scopes). */
+  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = []): UsageRow[] {
     const candidates = q.agentInstanceIds
       ? q.agentInstanceIds.map((id) => this.#index.get(agentKey(q.environmentId, id)))
       : q.accountIds
         ? q.accountIds.map((id) => this.#index.get(accountKey(q.environmentId, id)))
         : [this.#index.get(envKey(q.environmentId))];
+    if (stored.length > 0) candidates.push(new Set(stored));
     if (candidates.every((c) => c === undefined || c.size === 0)) return rows;
     const from = q.from.getTime();
     const to = q.to.getTime();
@@ -455,6 +487,8 @@ export class LiveUsage implements UsageSource {
     this.#prevLast = floor;
     this.#stored.clear();
     this.#clearTail();
+    this.#recent.clear();
+    this.#recentGen.clear();
     this.#degradedThrough = undefined;
     metrics.degraded.set(0);
     this.#forgetClickHouse();
@@ -466,6 +500,29 @@ export class LiveUsage implements UsageSource {
     this.cache.clear();
     this.#lastRows.clear();
     this.#clears++;
+  }
+
+  /** Keeps a stored part for lower bounds ({@link RECENT_MS}). */
+  #keepRecent(e: Entry, gen: number, at: number): void {
+    for (const k of [accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
+      let set = this.#recent.get(k);
+      if (!set) this.#recent.set(k, (set = new Set()));
+      set.add(e);
+    }
+    this.#recentGen.set(e, { gen, at });
+  }
+
+  /** Forgets stored parts older than RECENT_MS, and the oldest beyond the tail's bound (a lower bound without them is lower, never wrong). */
+  #expireRecent(now: number): void {
+    for (const [e, { at }] of this.#recentGen) {
+      if (now - at < RECENT_MS && this.#recentGen.size <= this.opts.maxEntries) break; // in insertion order: the rest are newer
+      this.#recentGen.delete(e);
+      for (const k of [accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
+        const set = this.#recent.get(k);
+        set?.delete(e);
+        if (set?.size === 0) this.#recent.delete(k);
+      }
+    }
   }
 
   #clearTail(): void {
@@ -497,14 +554,18 @@ export class LiveUsage implements UsageSource {
       for (const a of t.accounts) touch(touched, env, a, '');
       for (const i of t.agents) touch(touched, env, '', i);
     }
+    const gen = ++this.#storeGen;
+    const at = Date.now();
     for (const s of newly) {
       for (const e of this.#segments.get(s) ?? []) {
         touch(touched, e.env, e.acct, e.agent);
         this.#unindex(e);
+        this.#keepRecent(e, gen, at);
       }
       this.#segments.delete(s);
       this.#stored.add(s);
     }
+    this.#expireRecent(at);
     metrics.entries.set(this.#entries);
     for (const [env, t] of touched) this.cache.invalidate(env, t.accounts, t.agents);
     if (ack > this.#known) this.#known = ack;
