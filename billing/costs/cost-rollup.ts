@@ -272,7 +272,9 @@ export class CostRollup implements CostRollupReader {
    * The sub-ranges of (s0, s1] a backlog is folded in, by their ends: each with about
    * `stepActions` actions at most (a range ends after the message that reaches it, so one
    * message is never split). The actions are counted by sequence in ClickHouse, which
-   * returns only the ends.
+   * returns only the ends. Its numbers are literals, not query parameters: chDB runs
+   * parameterized queries one at a time (shared/clickhouse/chdb-queue.ts), and a reader's
+   * step would wait there behind the background loops' polls.
    */
   async #steps(s0: number, s1: number): Promise<number[]> {
     const max = this.opts.stepActions ?? DEFAULT_STEP_ACTIONS;
@@ -280,10 +282,9 @@ export class CostRollup implements CostRollupReader {
       await this.ch.query({
         query: `SELECT max(seq) AS end FROM (
             SELECT seq, sum(n) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - n AS before
-            FROM (SELECT stream_seq AS seq, count() AS n FROM ${this.database}.actions PREWHERE stream_seq > {s0:UInt64} AND stream_seq <= {s1:UInt64} GROUP BY seq)
+            FROM (SELECT stream_seq AS seq, count() AS n FROM ${this.database}.actions PREWHERE stream_seq > ${uint(s0)} AND stream_seq <= ${uint(s1)} GROUP BY seq)
           )
-          GROUP BY intDiv(before, {max:UInt64}) ORDER BY end`,
-        query_params: { s0, s1, max },
+          GROUP BY intDiv(before, ${uint(max)}) ORDER BY end`,
         format: 'JSONEachRow',
       })
     ).json<{ end: string }>();
@@ -495,6 +496,12 @@ function earliestPerEnvironment(marks: readonly { environment_id: string; from_t
 /** A deduplication token's text: word characters and `:*.-` only. */
 function tokenText(token: string): string {
   return token.replace(/[^\w:*.-]/g, '_');
+}
+
+/** A non-negative integer as a ClickHouse literal (refuses anything else). */
+function uint(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${n}`);
+  return String(n);
 }
 
 /** A ClickHouse string literal. */
