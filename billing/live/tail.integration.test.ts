@@ -27,12 +27,17 @@ function liveUsage(maxEntries = 100_000, deltaSubject?: string, readBacklogMaxBy
 }
 
 let seq = 0;
-/** `n` actions (10 input and 5 output tokens, 2 of them cache reads) and one outcome of value 0.25 per call, in one request. */
-async function send(agentId: string, n: number): Promise<void> {
-  const body = Array.from({ length: n }, () => ({ agent_key: agentId, action_type: 'work', id: `tail-${process.pid}-${++seq}`, timestamp: ts, metadata: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 2 } }));
+/**
+ * `n` actions (10 input and 5 output tokens, 2 of them cache reads) and one outcome of value 0.25 per call, in one request.
+ * `ids`: the client's (default), none (ingest makes them), or these (a copy of events sent before when they repeat).
+ */
+async function send(agentId: string, n: number, ids: 'client' | 'ingest' | string[] = 'client'): Promise<void> {
+  const id = (i: number) => (ids === 'client' ? { id: `tail-${process.pid}-${++seq}` } : ids === 'ingest' ? {} : { id: ids[i]! });
+  const body = Array.from({ length: n }, (_, i) => ({ agent_key: agentId, action_type: 'work', ...id(i), timestamp: ts, metadata: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 2 } }));
   const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const out = await call(stack, 'POST', '/v1/outcomes', { key: stack.keys.development.sdk, body: [{ agent_key: agentId, outcome_type: 'done', id: `tail-o-${process.pid}-${++seq}`, timestamp: ts, value: '0.25' }] });
+  const oid = ids === 'ingest' ? {} : { id: `tail-o-${process.pid}-${++seq}` };
+  const out = await call(stack, 'POST', '/v1/outcomes', { key: stack.keys.development.sdk, body: [{ agent_key: agentId, outcome_type: 'done', ...oid, timestamp: ts, value: '0.25' }] });
   expect(out.status, JSON.stringify(out.body)).toBe(200);
 }
 
@@ -234,13 +239,13 @@ describe('lower bound and the fast pass', () => {
     let sink: TallyProcess | undefined;
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
-      for (let i = 0; i < 5; i++) await send(agent.id, 2);
+      for (let i = 0; i < 5; i++) await send(agent.id, 2, 'ingest');
       await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
       expect(n(live.lowerBound(q))).toBe(10); // all in the tail
       expect(n(live.lowerBound(whole))).toBe(10);
       sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
       for (let i = 0; i < 10; i++) {
-        await send(agent.id, 2);
+        await send(agent.id, 2, 'ingest');
         for (const query of [q, whole]) {
           const bound = n(live.lowerBound(query));
           expect(bound).toBeLessThanOrEqual(n(await live.query(query)));
@@ -268,11 +273,11 @@ describe('lower bound and the fast pass', () => {
     let sink: TallyProcess | undefined;
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
-      for (let i = 0; i < 5; i++) await send(agent.id, 2);
+      for (let i = 0; i < 5; i++) await send(agent.id, 2, 'ingest');
       // The answers kept: ClickHouse holds none of these yet, the tail all 10.
       await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 20, 5000);
       sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
-      for (let i = 0; i < 10; i++) await send(agent.id, 2);
+      for (let i = 0; i < 10; i++) await send(agent.id, 2, 'ingest');
       // No query meanwhile: every kept answer predates every store.
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       expect(n(live.lowerBound(q))).toBe(30);
@@ -282,6 +287,39 @@ describe('lower bound and the fast pass', () => {
       expect(n(live.lowerBound(q))).toBe(30);
       expect(n(await live.query(whole))).toBe(30);
       expect(n(live.lowerBound(whole))).toBe(30);
+    } finally {
+      await sink?.stop();
+      await live.stop();
+    }
+  });
+
+  it('leaves out events with the client\'s ids: a copy of an event counted already never lifts the bound above the exact answer', async () => {
+    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound copies' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
+    const live = liveUsage();
+    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
+    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    const ids = [1, 2, 3, 4].map((i) => `copy-${process.pid}-${agent.id}-${i}`);
+    let sink: TallyProcess | undefined;
+    try {
+      await waitFor(async () => live.polls, (p) => p > 0);
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      await send(agent.id, 4, ids);
+      await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+      await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 8, 5000);
+      // The same four again, in the tail and then stored: ClickHouse counts each once.
+      await sink.stop();
+      sink = undefined;
+      await send(agent.id, 4, ids);
+      expect(n(live.lowerBound(q))).toBe(4);
+      expect(n(live.lowerBound(whole))).toBe(4);
+      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+      expect(n(live.lowerBound(q))).toBe(4);
+      expect(n(live.lowerBound(whole))).toBe(4);
+      await waitFor(async () => n(await live.query(q)), (v) => v === 4, 5000);
     } finally {
       await sink?.stop();
       await live.stop();
@@ -299,7 +337,7 @@ describe('lower bound and the fast pass', () => {
     const state = () => db.selectFrom('spend_limit_states').select(['reached', 'current']).where('limit_id', '=', created.body.id).executeTakeFirst();
     try {
       await slow.start();
-      for (let i = 0; i < 4; i++) await send(agent.id, 10);
+      for (let i = 0; i < 4; i++) await send(agent.id, 10, 'ingest');
       const acked = Date.now();
       await waitFor(state, (s) => s?.reached === true, 3000);
       const elapsed = Date.now() - acked;

@@ -310,8 +310,11 @@ export class LiveUsage implements UsageSource {
    * sink stored since they were kept (for {@link RECENT_MS}), plus what the tail holds now.
    * Never above the exact answer: a ClickHouse answer counts only sequences known stored when
    * it was computed, a part stored since is added only to answers kept before its store, and
-   * the tail never holds a sequence known stored, so none is counted twice (one stored
-   * before the tail read it is missed: lower, never higher). A query by agent
+   * the tail never holds a sequence known stored, so no message is counted twice (one stored
+   * before the tail read it is missed: lower, never higher); and of the tail's and the stored
+   * parts only events whose ids ingest made are counted (`cid` 0): an id the client chose may
+   * be a copy of an event counted already, which ClickHouse counts once (issue 32: resent
+   * ids blocked an account whose exact spend was below its limit). A query by agent
    * of whole accounts (no agent instance ids: how an account's subscription is rated) is
    * bounded by that query's last answer, all its rows. Undefined while the tail is not exact
    * (not started, degraded).
@@ -331,7 +334,7 @@ export class LiveUsage implements UsageSource {
     if (wholeAccountsByAgent(q)) {
       const kept = this.#lastRows.get(base);
       for (const id of q.accountIds!) storedSince(accountKey(q.environmentId, id), kept?.gen ?? 0);
-      return this.#withTail(q, Array.isArray(kept?.rows) ? kept.rows : [], stored);
+      return this.#withTail(q, Array.isArray(kept?.rows) ? kept.rows : [], stored, true);
     }
     const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const rows: UsageRow[] = [];
@@ -340,7 +343,7 @@ export class LiveUsage implements UsageSource {
       if (kept?.rows && !Array.isArray(kept.rows)) rows.push(kept.rows);
       storedSince(q.groupBy === 'agent' ? agentKey(q.environmentId, id) : accountKey(q.environmentId, id), kept?.gen ?? 0);
     }
-    return this.#withTail(q, rows, stored);
+    return this.#withTail(q, rows, stored, true);
   }
 
   /** Keeps a grouped answer's rows per scope (a scope without a row: zero), or a whole-accounts query's rows together. */
@@ -365,7 +368,7 @@ export class LiveUsage implements UsageSource {
   }
 
   /** The ClickHouse rows plus the tail's entries matching the query (and `stored`: parts stored since those rows, within its scopes). */
-  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = []): UsageRow[] {
+  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = [], bound = false): UsageRow[] {
     const candidates = q.agentInstanceIds
       ? q.agentInstanceIds.map((id) => this.#index.get(agentKey(q.environmentId, id)))
       : q.accountIds
@@ -399,6 +402,8 @@ export class LiveUsage implements UsageSource {
           continue;
         }
         if (accounts && !accounts.has(e.acct)) continue;
+        // A lower bound leaves out events with the client's ids: one may be a copy of one counted already.
+        if (bound && e.cid !== 0) continue;
         if (e.k === 1 ? atypes && !atypes.has(e.type) : otypes && !otypes.has(e.type)) continue;
         const key = keyOf(e.agent, e.acct);
         let s = sums.get(key);
@@ -560,7 +565,7 @@ export class LiveUsage implements UsageSource {
       for (const e of this.#segments.get(s) ?? []) {
         touch(touched, e.env, e.acct, e.agent);
         this.#unindex(e);
-        this.#keepRecent(e, gen, at);
+        if (e.cid === 0) this.#keepRecent(e, gen, at);
       }
       this.#segments.delete(s);
       this.#stored.add(s);

@@ -32,6 +32,13 @@ export interface UsageEntry {
   classes: number[];
   /** Outcomes: the sum of their values (decimal text). */
   value: string;
+  /**
+   * 1: the entry's events carry ids the client chose, so one may be a copy of an event sent
+   * before (ClickHouse keeps one of each; the tail counts every copy until stored); 0: ids
+   * ingest made, none a copy. An entry of a delta without it (an older ingest) counts as 1.
+   * Lower bounds count only 0s (billing/live/tail.ts lowerBound).
+   */
+  cid: number;
 }
 
 const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
@@ -66,24 +73,27 @@ interface Row {
   ttot: number;
   meta: string;
   val: string;
+  /** id_source: 1 the client's, 2 ingest's. */
+  src: number;
 }
 
 /** The aggregation itself: `n` rows, each read into `row` by `read(i, row)`. */
 function aggregateRows(seq: number, n: number, read: (i: number, row: Row) => void): UsageEntry[] {
   const byKey = new Map<string, UsageEntry & { dec?: Dec }>();
-  const row: Row = { env: '', acct: '', agent: '', k: 0, type: '', ts: 0, tin: 0, tout: 0, ttot: 0, meta: '', val: '' };
+  const row: Row = { env: '', acct: '', agent: '', k: 0, type: '', ts: 0, tin: 0, tout: 0, ttot: 0, meta: '', val: '', src: 1 };
   // The previous row's entry: consecutive events of one request share their scope, type and second.
   let last: (UsageEntry & { dec?: Dec }) | undefined;
   let lastSec = NaN;
   for (let i = 0; i < n; i++) {
     read(i, row);
     const { env, acct, agent, k, type, ts } = row;
+    const cid = row.src === 2 ? 0 : 1;
     const sec = Math.floor(ts / 1000);
     let e = last;
-    if (!e || sec !== lastSec || e.k !== k || e.type !== type || e.agent !== agent || e.acct !== acct || e.env !== env) {
-      const key = `${env}\u0000${acct}\u0000${agent}\u0000${k}\u0000${type}\u0000${sec}`;
+    if (!e || sec !== lastSec || e.k !== k || e.type !== type || e.agent !== agent || e.acct !== acct || e.env !== env || e.cid !== cid) {
+      const key = `${env}\u0000${acct}\u0000${agent}\u0000${k}\u0000${type}\u0000${sec}\u0000${cid}`;
       e = byKey.get(key);
-      if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0' }));
+      if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0', cid }));
       last = e;
       lastSec = sec;
     }
@@ -119,6 +129,7 @@ function aggregateBatch(seq: number, b: WireBatch): UsageEntry[] {
     r.ttot = b.ttot[i]!;
     r.meta = b.meta[i]!;
     r.val = b.val[i]!;
+    r.src = b.src[i]!;
   });
 }
 
@@ -142,6 +153,7 @@ export function aggregateEvents(seq: number, events: readonly WireEvent[]): Usag
     r.ttot = e.ttot;
     r.meta = e.meta;
     r.val = e.val;
+    r.src = e.src;
   });
 }
 
@@ -151,12 +163,13 @@ const DELTA_VERSION = 1;
 /**
  * Usage deltas of several messages as one core-NATS payload: msgpack of
  * `[version, seq, entries, seq, entries, …]`, each entry an array in {@link UsageEntry}'s
- * field order (seq left out: its message's).
+ * field order (seq left out: its message's; `cid` last, added within version 1: a reader
+ * without it ignores it, and one reading a delta without it takes 1).
  */
 export function encodeDeltas(messages: readonly { seq: number; entries: readonly UsageEntry[] }[]): Uint8Array {
   const out: unknown[] = [DELTA_VERSION];
   for (const { seq, entries } of messages) {
-    out.push(seq, entries.map((e) => [e.env, e.acct, e.agent, e.k, e.type, e.min, e.max, e.n, e.tin, e.tout, e.ttot, e.classes, e.value]));
+    out.push(seq, entries.map((e) => [e.env, e.acct, e.agent, e.k, e.type, e.min, e.max, e.n, e.tin, e.tout, e.ttot, e.classes, e.value, e.cid]));
   }
   return pack(out);
 }
@@ -177,8 +190,8 @@ export function decodeDeltas(data: Uint8Array): { seq: number; entries: UsageEnt
     if (!Number.isSafeInteger(seq) || seq <= 0 || !Array.isArray(rows)) return undefined;
     out.push({
       seq,
-      entries: rows.map(([env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value]) => ({
-        seq, env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value,
+      entries: rows.map(([env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value, cid]) => ({
+        seq, env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value, cid: cid === 0 ? 0 : 1,
       }) as UsageEntry),
     });
   }
