@@ -47,10 +47,11 @@
  * stream recreated within them).
  *
  * Duplicates: JetStream drops a message whose Nats-Msg-Id repeats within the stream's
- * duplicate window, so a retried request never reaches the tail twice. An event sent
- * again in another message beyond that window (a copy ClickHouse already holds, or two
- * copies both in the tail) is counted once per copy by the tail until the sink stores
- * them; ClickHouse counts it once from then on (a transient over-count, never a gap).
+ * duplicate window, so a micro-batch ingest publishes again never reaches the tail twice.
+ * An event a client sends again (a copy ClickHouse already holds, or two copies both in
+ * the tail) is counted once per copy by the tail until the sink stores them; ClickHouse
+ * counts it once from then on (a transient over-count, never a gap). Lower bounds leave
+ * out every event with a client's id for that reason (`UsageEntry.cid`).
  * When the tail is behind the sink (just started, or back from its bound), an event
  * stored before the tail read it is missed until the next poll names it stored (a gap of
  * one poll, only then).
