@@ -74,7 +74,7 @@ describe('live tail', () => {
       expect((await live.query(byAgent))[0]!.agent_instance_id).toBe(agent.id);
       expect(figures(await store.query(byAgent))).toBe('none'); // nothing stored yet
       // The sink stores them in many small inserts while the answers are read again and again.
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       const seen = new Set<string>();
       let reads = 0;
       while (live.entries > 0 || figures(await store.query(byAgent)) !== want) {
@@ -125,7 +125,7 @@ describe('live tail', () => {
       expect(tails.half.taken.deltas).toBeGreaterThan(0);
       expect(tails.half.taken.reads).toBeGreaterThan(0);
       // The sink stores them in small inserts; the three answer the same throughout.
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       const seen = new Set<string>();
       while (Object.values(tails).some((t) => t.entries > 0)) {
         for (const t of Object.values(tails)) {
@@ -226,16 +226,31 @@ describe('live tail', () => {
   });
 });
 
+/** An account with one agent instance, a live tail, and the two lower-bound queries: by agent instance, and by agent instance of the whole account (how a subscription is rated, rate-subscription.ts). */
+async function boundCase(name: string) {
+  const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const agent = await createAgent(stack, 'development', { accountId: res.body.id });
+  const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
+  const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
+  return { agent, live: liveUsage(), q, whole };
+}
+/** The actions of an answer's first row. */
+const actionsOf = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+/** Each query's exact answer is `want` actions, and its lower bound, asked right after, too. */
+async function expectAnswerAndBound(live: LiveUsage, queries: UsageQuery[], want: number): Promise<void> {
+  for (const query of queries) {
+    expect(actionsOf(await live.query(query))).toBe(want);
+    expect(actionsOf(live.lowerBound(query))).toBe(want);
+  }
+}
+/** A sink storing every 2 messages at once. */
+const quickSink = () => stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+
 describe('lower bound and the fast pass', () => {
   it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved (by agent instance, and by agent instance of a whole account)', async () => {
-    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound' } });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
-    const live = liveUsage();
-    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
-    // How an account's subscription is rated (rate-subscription.ts): by agent instance, of the whole account.
-    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
-    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    const { agent, live, q, whole } = await boundCase('Bound');
+    const n = actionsOf;
     let sink: TallyProcess | undefined;
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
@@ -243,7 +258,7 @@ describe('lower bound and the fast pass', () => {
       await waitFor(async () => n(await live.query(q)), (v) => v === 10, 5000);
       expect(n(live.lowerBound(q))).toBe(10); // all in the tail
       expect(n(live.lowerBound(whole))).toBe(10);
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       for (let i = 0; i < 10; i++) {
         await send(agent.id, 2, 'ingest');
         for (const query of [q, whole]) {
@@ -252,10 +267,7 @@ describe('lower bound and the fast pass', () => {
         }
       }
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
-      expect(n(await live.query(q))).toBe(30);
-      expect(n(live.lowerBound(q))).toBe(30);
-      expect(n(await live.query(whole))).toBe(30);
-      expect(n(live.lowerBound(whole))).toBe(30);
+      await expectAnswerAndBound(live, [q, whole], 30);
     } finally {
       await sink?.stop();
       await live.stop();
@@ -263,30 +275,22 @@ describe('lower bound and the fast pass', () => {
   });
 
   it('keeps what the sink stored beside the kept ClickHouse answers: the bound stays exact with no new ClickHouse answer', async () => {
-    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound stored' } });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
-    const live = liveUsage();
-    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
-    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
-    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    const { agent, live, q, whole } = await boundCase('Bound stored');
+    const n = actionsOf;
     let sink: TallyProcess | undefined;
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
       for (let i = 0; i < 5; i++) await send(agent.id, 2, 'ingest');
       // The answers kept: ClickHouse holds none of these yet, the tail all 10.
       await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 20, 5000);
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       for (let i = 0; i < 10; i++) await send(agent.id, 2, 'ingest');
       // No query meanwhile: every kept answer predates every store.
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       expect(n(live.lowerBound(q))).toBe(30);
       expect(n(live.lowerBound(whole))).toBe(30);
       // Asked again, ClickHouse counts them and the stored parts are no longer added (no double count).
-      expect(n(await live.query(q))).toBe(30);
-      expect(n(live.lowerBound(q))).toBe(30);
-      expect(n(await live.query(whole))).toBe(30);
-      expect(n(live.lowerBound(whole))).toBe(30);
+      await expectAnswerAndBound(live, [q, whole], 30);
     } finally {
       await sink?.stop();
       await live.stop();
@@ -294,18 +298,13 @@ describe('lower bound and the fast pass', () => {
   });
 
   it('leaves out events with the client\'s ids: a copy of an event counted already never lifts the bound above the exact answer', async () => {
-    const res = await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Bound copies' } });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const agent = await createAgent(stack, 'development', { accountId: res.body.id });
-    const live = liveUsage();
-    const q: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', agentInstanceIds: [agent.id] };
-    const whole: UsageQuery = { environmentId: stack.keys.development.id, ...window, groupBy: 'agent', accountIds: [res.body.id] };
-    const n = (rows: { actions: string }[] | undefined) => Number(rows?.[0]?.actions ?? 0);
+    const { agent, live, q, whole } = await boundCase('Bound copies');
+    const n = actionsOf;
     const ids = [1, 2, 3, 4].map((i) => `copy-${process.pid}-${agent.id}-${i}`);
     let sink: TallyProcess | undefined;
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       await send(agent.id, 4, ids);
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 8, 5000);
@@ -315,7 +314,7 @@ describe('lower bound and the fast pass', () => {
       await send(agent.id, 4, ids);
       expect(n(live.lowerBound(q))).toBe(4);
       expect(n(live.lowerBound(whole))).toBe(4);
-      sink = await stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+      sink = await quickSink();
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
       expect(n(live.lowerBound(q))).toBe(4);
       expect(n(live.lowerBound(whole))).toBe(4);
