@@ -82,7 +82,11 @@ async function quietMachine(): Promise<() => void> {
 /** Bytes of the files under a directory. */
 function duBytes(dir: string): number {
   let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) total += statSync(path.join(e.parentPath, e.name)).size;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    // A merge's temporary file may be gone by the time it is looked at.
+    total += statSync(path.join(e.parentPath, e.name), { throwIfNoEntry: false })?.size ?? 0;
+  }
   return total;
 }
 
