@@ -56,6 +56,7 @@ import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pack } from 'msgpackr';
 import { connect } from '@nats-io/transport-node';
@@ -721,7 +722,10 @@ type CrossingMetric = 'quantity' | 'spend' | 'available_balance';
 interface CrossingAgent {
   id: string;
   metric: CrossingMetric;
+  /** Sends ids of its own (a random UUID an event, as the TypeScript SDK does): every other agent of each metric. */
+  clientIds: boolean;
 }
+type CrossingTimes = Record<CrossingMetric, number[]> & { byIds: Record<'client' | 'ingest', number[]> };
 
 /** The ingest process's metric (first series matching). */
 async function ingestMetric(name: string, labels = ''): Promise<number> {
@@ -837,9 +841,9 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
    * Sends until the run ends (and, with limits, until each agent was refused); returns each
    * agent's crossing → first 402 (ms), by the metric of its limit.
    */
-  const crossingFleet = async (agents: CrossingAgent[], limited: boolean, seconds: number, run: string): Promise<Record<CrossingMetric, number[]>> => {
+  const crossingFleet = async (agents: CrossingAgent[], limited: boolean, seconds: number, run: string): Promise<CrossingTimes> => {
     const end = Date.now() + seconds * 1000;
-    const times: Record<CrossingMetric, number[]> = { quantity: [], spend: [], available_balance: [] };
+    const times: CrossingTimes = { quantity: [], spend: [], available_balance: [], byIds: { client: [], ingest: [] } };
     const load = { run, acked: 0, refused: 0 };
     crossingLoad.push(load);
     await Promise.all(
@@ -850,12 +854,13 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
         for (;;) {
           const now = Date.now();
           if (now >= end && (!limited || refused || (crossedAt !== 0 && now - crossedAt > 120_000))) break;
-          const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 20 }, () => ({ agent_key: a.id, action_type: 'crossing' }))) });
+          const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 20 }, () => ({ agent_key: a.id, action_type: 'crossing', ...(a.clientIds ? { id: randomUUID() } : {}) }))) });
           await res.arrayBuffer();
           const at = Date.now();
           if (res.status === 402 && !refused) {
             refused = true;
             times[a.metric].push(at - crossedAt);
+            times.byIds[a.clientIds ? 'client' : 'ingest'].push(at - crossedAt);
           }
           if (res.status === 200) acked += 20;
           if (res.status === 200) load.acked += 20;
@@ -864,7 +869,10 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
           // Past the crossing, one batch every 20 ms: the first 402 is seen within that.
           if (crossedAt !== 0) await new Promise((r) => setTimeout(r, 20));
         }
-        if (limited && !refused) times[a.metric].push(Infinity);
+        if (limited && !refused) {
+          times[a.metric].push(Infinity);
+          times.byIds[a.clientIds ? 'client' : 'ingest'].push(Infinity);
+        }
       }),
     );
     return times;
@@ -890,9 +898,9 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
     const agents: CrossingAgent[] = [];
     const limits: string[] = [];
     const worth = (Number(CROSSING_UNIT_PRICE) * CROSSING_ACTIONS).toFixed(2);
-    for (const a of await crossingAgents(run)) {
+    for (const [c, a] of (await crossingAgents(run)).entries()) {
       limits.push(await made('/v1/limits', { scope: 'agent_instance', agent_instance_id: a.id, metric: 'quantity', unit: '@action', window: 'day', value: CROSSING_ACTIONS, thresholds: [100], action: 'block' }));
-      agents.push({ id: a.id, metric: 'quantity' });
+      agents.push({ id: a.id, metric: 'quantity', clientIds: c % 2 === 1 });
     }
     for (const metric of ['spend', 'available_balance'] as const) {
       for (let c = 0; c < LIMIT_CROSSINGS; c++) {
@@ -901,7 +909,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
         await made('/v1/subscriptions', { account_id: account, rate_plan_id: plan });
         if (metric === 'available_balance') await made('/v1/credits/grants', { account_id: account, currency: 'USD', kind: 'free', amount: worth });
         limits.push(await made('/v1/limits', { scope: 'account', account_id: account, metric, currency: 'USD', value: metric === 'spend' ? worth : '0', thresholds: [100], action: 'block' }));
-        agents.push({ id: a.id, metric });
+        agents.push({ id: a.id, metric, clientIds: c % 2 === 1 });
       }
     }
     return { agents, limits };
@@ -920,8 +928,9 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const onFleet = crossingFleet(on.agents, true, LIMIT_SUSTAIN, 'with them');
   const sustainedOn = await measuredRun(`sustained ${LIMIT_SUSTAIN}s, ${fmt(LIMITS)} limits (${fmt(REACHED)} reached) and the ${on.agents.length} crossing agents'`, url, body, headers, ingests, LIMIT_SUSTAIN);
   const crossingByMetric = await onFleet;
-  const crossingTimes = Object.values(crossingByMetric).flat();
-  const offCrossingTimes = Object.values(offCrossingByMetric).flat();
+  const metricsOf = ({ byIds: _, ...m }: CrossingTimes): Record<CrossingMetric, number[]> => m;
+  const crossingTimes = Object.values(metricsOf(crossingByMetric)).flat();
+  const offCrossingTimes = Object.values(metricsOf(offCrossingByMetric)).flat();
   const crossingsDone = crossingTimes.every(Number.isFinite);
   await db.destroy();
   billing.kill('SIGTERM');
@@ -932,7 +941,7 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   console.log('| run | without limits, events/s | with limits, events/s | ratio (goal ≥ 0.97) |\n|---|---|---|---|');
   console.log(`| 100-event JSON batches, ${SECONDS} s, median of ${LIMIT_ROUNDS} alternating rounds | ${rounds.map((r) => fmt(r.off.reqPerSec * 100)).join(' / ')} | ${rounds.map((r) => fmt(r.on.reqPerSec * 100)).join(' / ')} | ${batchRatio.toFixed(2)} |`);
   console.log(`| sustained ${LIMIT_SUSTAIN} s, ingest + sink + billing, the same ${3 * LIMIT_CROSSINGS} crossing agents' senders and limits in both | ${fmt(sustainedOff.reqPerSec * 100)} | ${fmt(sustainedOn.reqPerSec * 100)} | ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(2)} |`);
-  const byMetric = (times: Record<CrossingMetric, number[]>) => (Object.entries(times) as [CrossingMetric, number[]][]).map(([m, t]) => `${m} p50 ${pct(t, 0.5)} ms p99 ${pct(t, 0.99)} ms (${t.length})`).join(', ');
+  const byMetric = (times: CrossingTimes) => (Object.entries({ ...metricsOf(times), ...Object.fromEntries(Object.entries(times.byIds).map(([k, t]) => [`${k} ids`, t])) }) as [string, number[]][]).map(([m, t]) => `${m} p50 ${pct(t, 0.5)} ms p99 ${pct(t, 0.99)} ms (${t.length})`).join(', ');
   console.log(`\nBENCH_LIMITS batch ratio ${batchRatio.toFixed(3)}, sustained ratio ${(sustainedOn.reqPerSec / sustainedOff.reqPerSec).toFixed(3)}, crossing->first 402 p50 ${pct(crossingTimes, 0.5)} ms p99 ${pct(crossingTimes, 0.99)} ms (${crossingTimes.length} crossings); by metric: ${byMetric(crossingByMetric)}`);
   console.log('\nCPU by process in each run (cores busy over the run; CPU µs per acknowledged event):\n');
   console.log(`| run | waited for the sink before it, s | ${cpuTable[0]!.used.map(([role]) => role).join(' | ')} | all |\n|---|---|${cpuTable[0]!.used.map(() => '---|').join('')}---|`);
@@ -949,14 +958,18 @@ async function limitsPhase(ingests: ChildProcess[], keys: { id: string; admin_ap
   const failures = [...rounds.flatMap((r) => [r.off, r.on]), sustainedOff, sustainedOn].filter((r) => r.non2xx + r.errors > 0);
   if (failures.length) console.log(`\nWARNING: answers other than 2xx in ${failures.map((r) => `${r.title} (${r.non2xx + r.errors})`).join(', ')}.`);
   console.log(`\n| crossing → first 402, sustained run | with the 10,000 limits: p50 / p99 ms (crossings) | without them: p50 / p99 ms |\n|---|---|---|`);
-  for (const m of Object.keys(crossingByMetric) as CrossingMetric[]) {
+  for (const m of Object.keys(metricsOf(crossingByMetric)) as CrossingMetric[]) {
     const [t, o] = [crossingByMetric[m], offCrossingByMetric[m]];
     console.log(`| ${m} | ${pct(t, 0.5)} / ${pct(t, 0.99)} (${t.length}) | ${pct(o, 0.5)} / ${pct(o, 0.99)} (${o.length}) |`);
+  }
+  for (const k of ['client', 'ingest'] as const) {
+    const [t, o] = [crossingByMetric.byIds[k], offCrossingByMetric.byIds[k]];
+    console.log(`| all metrics, ids made by ${k === 'client' ? 'the client (a UUID an event, as the SDKs)' : 'ingest (none sent)'} | ${pct(t, 0.5)} / ${pct(t, 0.99)} (${t.length}) | ${pct(o, 0.5)} / ${pct(o, 0.99)} (${o.length}) |`);
   }
   console.log(
     `\nCrossing to first 402 (from the acknowledgement of the batch that reached a ${CROSSING_ACTIONS}-action block limit, or ${CROSSING_ACTIONS} actions' worth of spend or of a credit grant, to the first 402 of that agent, during the sustained run with limits): ` +
       `p50 ${pct(crossingTimes, 0.5)} ms, p99 ${pct(crossingTimes, 0.99)} ms over ${crossingTimes.length} crossings of all metrics (goal 1 s)${crossingsDone ? '' : ' (some unfinished: Infinity)'}; ` +
-      `${(Object.entries(crossingByMetric) as [CrossingMetric, number[]][]).map(([m, t]) => `${m}: ${t.join(', ')} ms`).join('; ')}. In the run without the 10,000 limits: ${byMetric(offCrossingByMetric)}.`,
+      `${(Object.entries(metricsOf(crossingByMetric)) as [CrossingMetric, number[]][]).map(([m, t]) => `${m}: ${t.join(', ')} ms`).join('; ')}. In the run without the 10,000 limits: ${byMetric(offCrossingByMetric)}.`,
   );
   void agentSecret;
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { clusterOf, type ClickHouseClient } from '../../shared/clickhouse/client.ts';
 import type { SinkFloor } from '../../shared/clickhouse/sink-progress.ts';
+import { sqlString, uint } from '../../shared/clickhouse/literals.ts';
 import { chTime } from '../usage/usage-query.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { DEDUP_QUERY_SLACK_MS } from '../../shared/events/limits.ts';
@@ -496,15 +497,4 @@ function earliestPerEnvironment(marks: readonly { environment_id: string; from_t
 /** A deduplication token's text: word characters and `:*.-` only. */
 function tokenText(token: string): string {
   return token.replace(/[^\w:*.-]/g, '_');
-}
-
-/** A non-negative integer as a ClickHouse literal (refuses anything else). */
-function uint(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${n}`);
-  return String(n);
-}
-
-/** A ClickHouse string literal. */
-function sqlString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

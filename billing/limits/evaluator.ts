@@ -419,6 +419,13 @@ export class LimitEvaluator {
         for (const i of agents) t.agents.add(i);
       }
     });
+    // Events with the client's ids count in lower bounds once verified (LiveUsage.requestVerification): the fast pass only.
+    deps.live.onVerified((env, accounts, agents) => {
+      let t = this.#fastTouched.get(env);
+      if (!t) this.#fastTouched.set(env, (t = { accounts: new Set(), agents: new Set() }));
+      for (const a of accounts) t.accounts.add(a);
+      for (const i of agents) t.agents.add(i);
+    });
     deps.live.onReset(() => (this.#fullDue = true));
   }
 
@@ -527,6 +534,13 @@ export class LimitEvaluator {
         }
         await recordIfReached(l, m);
       });
+      // The events of the client's ids these limits' bounds left out count once verified (a verification heard, the next fast pass measures again).
+      const limited = rows as LimitRow[];
+      this.deps.live.requestVerification(
+        env,
+        limited.flatMap((l) => (l.scope === 'account' && l.account_id ? [l.account_id] : [])),
+        limited.flatMap((l) => (l.scope === 'agent_instance' && l.agent_instance_id ? [l.agent_instance_id] : [])),
+      );
     }
     await publishReached();
   }

@@ -71,6 +71,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
+import { sqlString } from '../../shared/clickhouse/literals.ts';
 import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
 import { aggregateMessage, decodeDeltas, type UsageEntry } from '../../shared/events/usage-delta.ts';
 import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
@@ -100,6 +101,9 @@ const LAST_ROWS_MAX = 100_000;
 
 /** How long a part the sink stored stays beside the kept ClickHouse answers for lower bounds. */
 const RECENT_MS = 60_000;
+
+/** Identities of the client's ids verified against ClickHouse at once at most (one statement per environment and kind). */
+const VERIFY_MAX = 5000;
 
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
@@ -136,6 +140,21 @@ export interface LiveTailOptions {
 }
 
 type Entry = UsageEntry;
+
+/**
+ * An event identity of the client's ids (environment, agent instance, kind, id) the tail
+ * knows a copy of, held or stored lately: how many copies it knows, whether it may never
+ * count in a lower bound (`poisoned`: a second copy was known, or ClickHouse holds a copy the
+ * tail does not know), and the verification epoch that found ClickHouse holding no other
+ * copy (`v`; 0: none).
+ */
+interface Ident {
+  copies: number;
+  poisoned: boolean;
+  v: number;
+}
+
+const identKey = (e: Entry, id: string) => `${e.env}\u0000${e.agent}\u0000${e.k}\u0000${id}`;
 
 /** Accounts and agent instances per environment. */
 export type Touched = Map<string, { accounts: Set<string>; agents: Set<string> }>;
@@ -225,6 +244,22 @@ export class LiveUsage implements UsageSource {
   readonly #recentGen = new Map<Entry, { gen: number; at: number }>();
   /** Bumped by every store of sequences the tail held. */
   #storeGen = 0;
+  /**
+   * The identities of the client's ids the tail knows (held, or stored parts kept), and the
+   * verifications of them (lowerBound; issue 32: every SDK event carries an id the client
+   * chose). A verification of epoch `v` holds while `v >= #idValidFrom`: the epoch moves
+   * whenever ClickHouse may have taken a copy the tail did not see (a stored sequence it
+   * never held, a stored entry whose ids it did not keep).
+   */
+  readonly #idents = new Map<string, Ident>();
+  #idEpoch = 0;
+  #idValidFrom = 1;
+  /** Scopes whose held identities a verification is asked for, and the one running. */
+  #verifyWanted: Touched = new Map();
+  #verifying: Promise<void> | undefined;
+  readonly #verified: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
+  /** Verifications run (tests read it). */
+  verifications = 0;
   /** Polls completed (tests wait on it). */
   polls = 0;
   /** Messages taken from usage deltas, and read from the stream (direct gets), by this tail. */
@@ -312,10 +347,11 @@ export class LiveUsage implements UsageSource {
    * Never above the exact answer: a ClickHouse answer counts only sequences known stored when
    * it was computed, a part stored since is added only to answers kept before its store, and
    * the tail never holds a sequence known stored, so no message is counted twice (one stored
-   * before the tail read it is missed: lower, never higher); and of the tail's and the stored
-   * parts only events whose ids ingest made are counted (`cid` 0): an id the client chose may
-   * be a copy of an event counted already, which ClickHouse counts once (issue 32: resent
-   * ids blocked an account whose exact spend was below its limit). A query by agent
+   * before the tail read it is missed: lower, never higher). Of the tail's and the stored
+   * parts, events whose ids ingest made count (`cid` 0); an entry of the client's ids counts
+   * only when each of its identities is {@link eligible}: an id the client chose may be a copy
+   * of an event counted already, which ClickHouse counts once (issue 32: resent ids blocked an
+   * account whose exact spend was below its limit). A query by agent
    * of whole accounts (no agent instance ids: how an account's subscription is rated) is
    * bounded by that query's last answer, all its rows. Undefined while the tail is not exact
    * (not started, degraded).
@@ -403,8 +439,8 @@ export class LiveUsage implements UsageSource {
           continue;
         }
         if (accounts && !accounts.has(e.acct)) continue;
-        // A lower bound leaves out events with the client's ids: one may be a copy of one counted already.
-        if (bound && e.cid !== 0) continue;
+        // A lower bound leaves out events with the client's ids until each is proven no copy of one counted elsewhere.
+        if (bound && e.cid !== 0 && !this.#eligible(e)) continue;
         if (e.k === 1 ? atypes && !atypes.has(e.type) : otypes && !otypes.has(e.type)) continue;
         const key = keyOf(e.agent, e.acct);
         let s = sums.get(key);
@@ -493,8 +529,7 @@ export class LiveUsage implements UsageSource {
     this.#prevLast = floor;
     this.#stored.clear();
     this.#clearTail();
-    this.#recent.clear();
-    this.#recentGen.clear();
+    this.#forgetIdents();
     this.#degradedThrough = undefined;
     metrics.degraded.set(0);
     this.#forgetClickHouse();
@@ -506,6 +541,167 @@ export class LiveUsage implements UsageSource {
     this.cache.clear();
     this.#lastRows.clear();
     this.#clears++;
+  }
+
+  /** Forgets the stored parts kept and every identity of the client's ids (a reset, over the bound: what the tail knew is no more). */
+  #forgetIdents(): void {
+    this.#recent.clear();
+    this.#recentGen.clear();
+    this.#idents.clear();
+    this.#invalidateIds();
+  }
+
+  /** Every verification so far stops holding (ClickHouse may hold a copy the tail did not see). */
+  #invalidateIds(): void {
+    this.#idValidFrom = ++this.#idEpoch;
+  }
+
+  /**
+   * Knows the identities of a held entry of the client's ids: a second copy of one poisons it
+   * (the first-ingested copy is the one ClickHouse counts, and copies may differ). Beyond
+   * `maxEntries` identities an entry's ids are not kept: it never counts in a bound, and its
+   * store invalidates every verification.
+   */
+  #holdIds(e: Entry): void {
+    if (e.cid === 0 || !e.ids) return;
+    if (this.#idents.size + e.ids.length > this.opts.maxEntries) {
+      delete e.ids;
+      return;
+    }
+    for (const id of e.ids) {
+      const key = identKey(e, id);
+      const st = this.#idents.get(key);
+      if (st) {
+        st.copies++;
+        st.poisoned = true;
+      } else this.#idents.set(key, { copies: 1, poisoned: false, v: 0 });
+    }
+  }
+
+  /** Forgets a copy of each of an entry's identities (its stored part expired). */
+  #releaseIds(e: Entry): void {
+    if (!e.ids) return;
+    for (const id of e.ids) {
+      const key = identKey(e, id);
+      const st = this.#idents.get(key);
+      if (st && --st.copies <= 0) this.#idents.delete(key);
+    }
+  }
+
+  /**
+   * Whether an entry of the client's ids counts in a lower bound: each identity has one copy
+   * known (this one), and a verification that began after the last invalidation found
+   * ClickHouse holding no copy of it but this one. Every copy ClickHouse can count is then
+   * known to the tail (stored before the verification began: ClickHouse held it; since:
+   * held by the tail, or invalidating), so none is counted twice.
+   */
+  #eligible(e: Entry): boolean {
+    if (!e.ids) return false;
+    for (const id of e.ids) {
+      const st = this.#idents.get(identKey(e, id));
+      if (!st || st.poisoned || st.copies !== 1 || st.v < this.#idValidFrom) return false;
+    }
+    return true;
+  }
+
+  /** Hears the scopes whose lower bounds grew with no new usage: their held identities of the client's ids verified. */
+  onVerified(fn: (environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void): void {
+    this.#verified.push(fn);
+  }
+
+  /**
+   * Asks for the held identities of the client's ids of these scopes (events the sink has not
+   * stored) to be verified against ClickHouse, so their events count in lower bounds; one
+   * verification runs at a time, and `onVerified` listeners hear the scopes that gained.
+   * Nothing to verify: nothing is asked of ClickHouse.
+   */
+  requestVerification(environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]): void {
+    if (!this.exact) return;
+    for (const a of accountIds) touch(this.#verifyWanted, environmentId, a, '');
+    for (const i of agentInstanceIds) touch(this.#verifyWanted, environmentId, '', i);
+    this.#verifying ??= (async () => {
+      try {
+        while (this.#verifyWanted.size > 0 && this.exact) {
+          const wanted = this.#verifyWanted;
+          this.#verifyWanted = new Map();
+          await this.#verify(wanted);
+        }
+      } catch (err) {
+        log.debug('verification of client ids failed', { err });
+      } finally {
+        this.#verifying = undefined;
+      }
+    })();
+  }
+
+  /** One verification: the wanted scopes' held identities not verified yet, looked up by event identity in ClickHouse (any copy, no FINAL). */
+  async #verify(wanted: Touched): Promise<void> {
+    const byEnvKind = new Map<string, Map<string, { agent: string; id: string; seq: number; e: Entry }>>();
+    let n = 0;
+    collect: for (const [env, t] of wanted) {
+      const sets = [...[...t.accounts].map((a) => this.#index.get(accountKey(env, a))), ...[...t.agents].map((i) => this.#index.get(agentKey(env, i)))];
+      for (const set of sets) {
+        for (const e of set ?? []) {
+          if (e.cid === 0 || !e.ids) continue;
+          const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
+          for (const id of e.ids) {
+            const key = identKey(e, id);
+            const st = this.#idents.get(key);
+            if (!st || st.poisoned || st.copies !== 1 || st.v >= this.#idValidFrom || batch.has(key)) continue;
+            batch.set(key, { agent: e.agent, id, seq: e.seq, e });
+            if (++n >= VERIFY_MAX) break;
+          }
+          if (batch.size > 0) byEnvKind.set(`${env}\u0000${e.k}`, batch);
+          if (n >= VERIFY_MAX) break collect;
+        }
+      }
+    }
+    if (n === 0) return;
+    const ep = ++this.#idEpoch;
+    const stream = this.#stream;
+    const created = this.#streamCreated.getTime();
+    const found = new Map<string, { seq: number; at: number }[]>();
+    for (const [ek, batch] of byEnvKind) {
+      const [env, k] = ek.split('\u0000') as [string, string];
+      const pairs = [...batch.values()].map((b) => `(${sqlString(b.agent)}, ${sqlString(b.id)})`).join(', ');
+      const rows = await this.deps.ch
+        .query({
+          query: `/* live-tail verify */ SELECT agent_instance_id AS a, event_id AS i, toString(stream_seq) AS s, toString(toUnixTimestamp64Milli(ingested_at)) AS t FROM ${this.deps.database}.${k === '1' ? 'actions' : 'outcomes'} WHERE environment_id = ${sqlString(env)} AND (agent_instance_id, event_id) IN (${pairs})`,
+          format: 'JSONEachRow',
+        })
+        .then((r) => r.json<{ a: string; i: string; s: string; t: string }>());
+      for (const r of rows) {
+        const key = `${env}\u0000${r.a}\u0000${k}\u0000${r.i}`;
+        let list = found.get(key);
+        if (!list) found.set(key, (list = []));
+        list.push({ seq: Number(r.s), at: Number(r.t) });
+      }
+    }
+    this.verifications++;
+    // Invalidated meanwhile (ClickHouse may have taken a copy after the statements began): nothing holds.
+    if (this.#stream !== stream || ep < this.#idValidFrom) return;
+    const gained: Touched = new Map();
+    for (const batch of byEnvKind.values()) {
+      for (const [key, b] of batch) {
+        const st = this.#idents.get(key);
+        if (!st) continue;
+        // Only this copy may be there (stored since it was held: it is in the current stream under its own sequence).
+        if ((found.get(key) ?? []).some((c) => c.seq !== b.seq || c.at < created)) st.poisoned = true;
+        else if (!st.poisoned && st.copies === 1) {
+          st.v = ep;
+          touch(gained, b.e.env, b.e.acct, b.e.agent);
+        }
+      }
+    }
+    for (const [env, t] of gained) {
+      for (const fn of this.#verified) {
+        try {
+          fn(env, [...t.accounts], [...t.agents]);
+        } catch (err) {
+          log.warn('live tail listener failed', { err });
+        }
+      }
+    }
   }
 
   /** Keeps a stored part for lower bounds ({@link RECENT_MS}). */
@@ -523,6 +719,7 @@ export class LiveUsage implements UsageSource {
     for (const [e, { at }] of this.#recentGen) {
       if (now - at < RECENT_MS && this.#recentGen.size <= this.opts.maxEntries) break; // in insertion order: the rest are newer
       this.#recentGen.delete(e);
+      this.#releaseIds(e);
       for (const k of [accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
         const set = this.#recent.get(k);
         set?.delete(e);
@@ -562,11 +759,14 @@ export class LiveUsage implements UsageSource {
     }
     const gen = ++this.#storeGen;
     const at = Date.now();
+    // ClickHouse took events whose ids the tail does not know: any of them may be a copy of one it verified.
+    if (unknown.length > 0) this.#invalidateIds();
     for (const s of newly) {
       for (const e of this.#segments.get(s) ?? []) {
         touch(touched, e.env, e.acct, e.agent);
         this.#unindex(e);
-        if (e.cid === 0) this.#keepRecent(e, gen, at);
+        if (e.cid === 0 || e.ids) this.#keepRecent(e, gen, at);
+        else this.#invalidateIds();
       }
       this.#segments.delete(s);
       this.#stored.add(s);
@@ -649,6 +849,7 @@ export class LiveUsage implements UsageSource {
   #degrade(why = `over its bound (TALLY_LIVE_TAIL_MAX_ENTRIES, ${this.opts.maxEntries})`): void {
     log.warn(`live tail ${why}: live usage is ClickHouse alone until the sink catches up`, { entries: this.#entries, through: this.#lastSeq });
     this.#clearTail();
+    this.#forgetIdents();
     this.#degradedThrough = this.#lastSeq;
     this.#read = this.#lastSeq;
     metrics.degraded.set(1);
@@ -690,6 +891,7 @@ export class LiveUsage implements UsageSource {
   }
 
   #indexEntry(e: Entry): void {
+    this.#holdIds(e);
     for (const k of [envKey(e.env), accountKey(e.env, e.acct), agentKey(e.env, e.agent)]) {
       let set = this.#index.get(k);
       if (!set) this.#index.set(k, (set = new Set()));

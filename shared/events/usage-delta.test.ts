@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pack } from 'msgpackr';
 import { ackSeq } from '../../ingest/edge/adapters/publisher.ts';
 import { encodeNativeBatch } from './native-batch.ts';
 import { aggregateEvents, aggregateMessage, decodeDeltas, encodeDeltas } from './usage-delta.ts';
@@ -26,8 +27,19 @@ describe('usage deltas', () => {
     const a = aggregateEvents(3, cases[2]![1].map(ev));
     const b = aggregateEvents(4, cases[1]![1].map(ev));
     expect(decodeDeltas(encodeDeltas([{ seq: 3, entries: a }, { seq: 4, entries: b }]))).toEqual([{ seq: 3, entries: a }, { seq: 4, entries: b }]);
+    expect(a.every((e) => e.cid === 1 && e.ids?.length === e.n)).toBe(true);
     expect(decodeDeltas(new Uint8Array([1, 2, 3]))).toBeUndefined();
     expect(decodeDeltas(Buffer.from('garbage'))).toBeUndefined();
+  });
+
+  it('entries of the client\'s ids carry them, in order; ingest-made ids carry none; a delta without ids (an older ingest) reads none', () => {
+    const entries = aggregateEvents(5, [ev({}, 1), ev({ src: 2 }, 2), ev({}, 3), ev({ agent: 'ai_2' }, 4)]);
+    expect(entries.map((e) => [e.agent, e.cid, e.ids])).toEqual([['ai_1', 1, ['e1', 'e3']], ['ai_1', 0, undefined], ['ai_2', 1, ['e4']]]);
+    const older = pack([1, 5, entries.map((e) => [e.env, e.acct, e.agent, e.k, e.type, e.min, e.max, e.n, e.tin, e.tout, e.ttot, e.classes, e.value, e.cid])]);
+    expect(decodeDeltas(older)![0]!.entries.map((e) => e.ids)).toEqual([undefined, undefined, undefined]);
+    // Ids that do not match the entry's events are dropped, never trusted.
+    const wrong = pack([1, 5, [[base.env, base.acct, base.agent, 1, 'work', 0, 0, 2, 0, 0, 0, [0, 0, 0], '0', 1, ['only-one']]]]);
+    expect(decodeDeltas(wrong)![0]!.entries[0]!.ids).toBeUndefined();
   });
 
   it.each([

@@ -36,9 +36,12 @@ export interface UsageEntry {
    * 1: the entry's events carry ids the client chose, so one may be a copy of an event sent
    * before (ClickHouse keeps one of each; the tail counts every copy until stored); 0: ids
    * ingest made, none a copy. An entry of a delta without it (an older ingest) counts as 1.
-   * Lower bounds count only 0s (billing/live/tail.ts lowerBound).
+   * Lower bounds count a 1 only once its ids are proven counted nowhere else
+   * (billing/live/tail.ts lowerBound).
    */
   cid: number;
+  /** The events' ids, in order, when `cid` is 1 (a delta may leave them out: the entry is then never in a lower bound). */
+  ids?: string[];
 }
 
 const NO_CLASSES: readonly number[] = TOKEN_CLASSES.map(() => 0);
@@ -75,12 +78,13 @@ interface Row {
   val: string;
   /** id_source: 1 the client's, 2 ingest's. */
   src: number;
+  id: string;
 }
 
 /** The aggregation itself: `n` rows, each read into `row` by `read(i, row)`. */
 function aggregateRows(seq: number, n: number, read: (i: number, row: Row) => void): UsageEntry[] {
   const byKey = new Map<string, UsageEntry & { dec?: Dec }>();
-  const row: Row = { env: '', acct: '', agent: '', k: 0, type: '', ts: 0, tin: 0, tout: 0, ttot: 0, meta: '', val: '', src: 1 };
+  const row: Row = { env: '', acct: '', agent: '', k: 0, type: '', ts: 0, tin: 0, tout: 0, ttot: 0, meta: '', val: '', src: 1, id: '' };
   // The previous row's entry: consecutive events of one request share their scope, type and second.
   let last: (UsageEntry & { dec?: Dec }) | undefined;
   let lastSec = NaN;
@@ -93,11 +97,12 @@ function aggregateRows(seq: number, n: number, read: (i: number, row: Row) => vo
     if (!e || sec !== lastSec || e.k !== k || e.type !== type || e.agent !== agent || e.acct !== acct || e.env !== env || e.cid !== cid) {
       const key = `${env}\u0000${acct}\u0000${agent}\u0000${k}\u0000${type}\u0000${sec}\u0000${cid}`;
       e = byKey.get(key);
-      if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0', cid }));
+      if (!e) byKey.set(key, (e = { seq, env, acct, agent, k, type, min: ts, max: ts, n: 0, tin: 0, tout: 0, ttot: 0, classes: TOKEN_CLASSES.map(() => 0), value: '0', cid, ...(cid === 1 ? { ids: [] } : {}) }));
       last = e;
       lastSec = sec;
     }
     e.n++;
+    if (e.ids) e.ids.push(row.id);
     if (ts < e.min) e.min = ts;
     if (ts > e.max) e.max = ts;
     if (k === 1) {
@@ -130,6 +135,7 @@ function aggregateBatch(seq: number, b: WireBatch): UsageEntry[] {
     r.meta = b.meta[i]!;
     r.val = b.val[i]!;
     r.src = b.src[i]!;
+    r.id = b.id[i]!;
   });
 }
 
@@ -154,6 +160,7 @@ export function aggregateEvents(seq: number, events: readonly WireEvent[]): Usag
     r.meta = e.meta;
     r.val = e.val;
     r.src = e.src;
+    r.id = e.id;
   });
 }
 
@@ -163,13 +170,14 @@ const DELTA_VERSION = 1;
 /**
  * Usage deltas of several messages as one core-NATS payload: msgpack of
  * `[version, seq, entries, seq, entries, …]`, each entry an array in {@link UsageEntry}'s
- * field order (seq left out: its message's; `cid` last, added within version 1: a reader
- * without it ignores it, and one reading a delta without it takes 1).
+ * field order (seq left out: its message's; `cid` and then `ids`, added within version 1: a
+ * reader without them ignores them, and one reading a delta without `cid` takes 1, without
+ * `ids` none).
  */
 export function encodeDeltas(messages: readonly { seq: number; entries: readonly UsageEntry[] }[]): Uint8Array {
   const out: unknown[] = [DELTA_VERSION];
   for (const { seq, entries } of messages) {
-    out.push(seq, entries.map((e) => [e.env, e.acct, e.agent, e.k, e.type, e.min, e.max, e.n, e.tin, e.tout, e.ttot, e.classes, e.value, e.cid]));
+    out.push(seq, entries.map((e) => [e.env, e.acct, e.agent, e.k, e.type, e.min, e.max, e.n, e.tin, e.tout, e.ttot, e.classes, e.value, e.cid, ...(e.ids ? [e.ids] : [])]));
   }
   return pack(out);
 }
@@ -190,8 +198,9 @@ export function decodeDeltas(data: Uint8Array): { seq: number; entries: UsageEnt
     if (!Number.isSafeInteger(seq) || seq <= 0 || !Array.isArray(rows)) return undefined;
     out.push({
       seq,
-      entries: rows.map(([env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value, cid]) => ({
+      entries: rows.map(([env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value, cid, ids]) => ({
         seq, env, acct, agent, k, type, min, max, n, tin, tout, ttot, classes, value, cid: cid === 0 ? 0 : 1,
+        ...(cid !== 0 && Array.isArray(ids) && ids.length === n && ids.every((i) => typeof i === 'string') ? { ids } : {}),
       }) as UsageEntry),
     });
   }

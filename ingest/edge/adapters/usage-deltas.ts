@@ -6,8 +6,24 @@ import { ingestMetrics } from '../metrics.ts';
 
 const log = logger('usage-deltas');
 
-/** Messages' deltas in one core-NATS payload at most (a payload stays far below NATS's 1 MiB). */
+/** Messages' deltas in one core-NATS payload at most. */
 const MAX_MESSAGES = 256;
+/**
+ * A payload's size at most, estimated (NATS refuses one over its max_payload, 1 MiB by
+ * default): entries are small, but those of the client's ids carry them. A message whose
+ * delta alone is larger is left out (the tail reads it from the stream).
+ */
+export const MAX_DELTA_PAYLOAD_BYTES = 512 * 1024;
+
+/** An upper estimate of a message's entries once packed (an id's UTF-8 at most 3 bytes a UTF-16 unit). */
+function packedBytes(entries: readonly UsageEntry[]): number {
+  let bytes = 16;
+  for (const e of entries) {
+    bytes += 128 + e.env.length * 3 + e.acct.length * 3 + e.agent.length * 3 + e.type.length * 3 + e.value.length;
+    if (e.ids) for (const id of e.ids) bytes += 2 + id.length * 3;
+  }
+  return bytes;
+}
 
 /**
  * Usage deltas: after JetStream acknowledged a message, its events' usage aggregated per
@@ -41,9 +57,24 @@ export class UsageDeltas {
     if (pending.length === 0) return;
     this.#pending = [];
     try {
-      const messages: { seq: number; entries: UsageEntry[] }[] = pending.map(({ seq, events }) => ({ seq, entries: aggregateEvents(seq, events) }));
-      this.nc.publish(this.subject, encodeDeltas(messages));
-      ingestMetrics.usageDeltas.inc(pending.length);
+      let messages: { seq: number; entries: UsageEntry[] }[] = [];
+      let bytes = 0;
+      const publish = () => {
+        if (messages.length === 0) return;
+        this.nc.publish(this.subject, encodeDeltas(messages));
+        ingestMetrics.usageDeltas.inc(messages.length);
+        messages = [];
+        bytes = 0;
+      };
+      for (const { seq, events } of pending) {
+        const entries = aggregateEvents(seq, events);
+        const size = packedBytes(entries);
+        if (size > MAX_DELTA_PAYLOAD_BYTES) continue; // the tail reads it from the stream
+        if (bytes + size > MAX_DELTA_PAYLOAD_BYTES) publish();
+        messages.push({ seq, entries });
+        bytes += size;
+      }
+      publish();
     } catch (err) {
       // The tail reads these messages from the stream instead.
       log.warn('usage deltas not published', { messages: pending.length, err });
