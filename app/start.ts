@@ -262,7 +262,8 @@ async function startBillingRole(p: Process, cfg: NonNullable<RoleConfigs['billin
   const notifier = new OutcomeNotifier(db, ch, database, cfg.notifier, () => sinkFloor(0));
   notifier.start();
   p.stops.push(() => notifier.stop());
-  await repairEmptyAccounts(db, ch, database);
+  // The api role (started before) may have cached answers the repair changes: cleared after it.
+  await repairEmptyAccounts(db, ch, database, live.cache);
   costRollup.start(invoicing.config.costRollupIntervalMs);
   // Spend limits: evaluated as usage arrives, alerts once, the reached set pushed to every ingest process.
   const limits = new LimitEvaluator({ db, invoicing, live, nc: p.nc, names: p.names }, cfg.limits);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createAgent, startTestStack, waitFor, type TestStack } from '../../test/harness.ts';
+import { LiveUsageCache } from '../live/usage-cache.ts';
 import { REPAIR_ID, repairEmptyAccounts } from './repair-accounts.ts';
 
 let stack: TestStack;
@@ -91,5 +92,26 @@ describe('repairEmptyAccounts', () => {
        WHERE agent_instance_id = '${agent.id}' GROUP BY account_id HAVING sum(c.actions) != 0 OR sum(c.amount) != 0`,
     );
     expect(daily).toEqual([{ account_id: account, amount: '2', actions: '4' }]);
+  });
+
+  it('clears the live usage cache it is given once it moved events (no store names the account to drop its answer)', async () => {
+    const ch = stack.tally.ch!;
+    const env = stack.keys.development.id;
+    const account = (await call(stack, 'POST', '/v1/accounts', { key: stack.keys.development.admin, body: { name: 'Cached', email: 'ap@cached.test' } })).body.id;
+    const agent = await createAgent(stack, 'development', { accountId: account });
+    await ch.command({ query: `DELETE FROM ${db()}.schema_migrations WHERE id = '${REPAIR_ID}'` });
+    const ts = new Date().toISOString().replace('T', ' ').replace('Z', '');
+    const row = (id: string) => ({ environment_id: env, organization_id: stack.init.organization_id, agent_instance_id: agent.id, account_id: '', event_id: id, ts, ingested_at: ts });
+    await ch.insert({ table: `${db()}.actions`, values: [row('c1'), row('c2'), row('c3')], format: 'JSONEachRow' });
+
+    // The account's usage as the api role answers it before the repair: cached, without the three.
+    const cache = new LiveUsageCache(stack.tally.usage!);
+    const q = { environmentId: env, from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000), groupBy: 'account' as const, accountIds: [account] };
+    const actions = async () => (await cache.query(q)).reduce((n, r) => n + Number(r.actions), 0);
+    expect(await actions()).toBe(0);
+    expect(cache.size).toBe(1);
+
+    expect(await repairEmptyAccounts(stack.tally.db!, ch, db(), cache)).toBeGreaterThan(0);
+    expect(await actions()).toBe(3);
   });
 });

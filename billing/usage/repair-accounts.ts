@@ -4,6 +4,7 @@ import { mutationTarget } from '../../shared/clickhouse/cluster.ts';
 import type { Db } from '../../shared/db/postgres.ts';
 import { logger } from '../../shared/log.ts';
 import { costRollupLockKey } from '../costs/cost-rollup.ts';
+import type { LiveUsageCache } from '../live/usage-cache.ts';
 
 const log = logger('repair-accounts');
 
@@ -22,10 +23,17 @@ export const REPAIR_ID = 'repair_empty_account_ids_v1';
  * It holds the cost rollup's advisory lock, so no rollup step interleaves with its moves
  * and billing processes starting together run it once.
  *
+ * `cache`: the process's live usage cache (LiveUsage's, app/start.ts), cleared once events
+ * moved. The api role starts before the billing role runs this (and the repair may wait
+ * for the rollup's lock and its mutations), so the cache may hold an account's answer
+ * computed without its agents' empty-account events; no store names the account to drop
+ * it, so an idle account's live usage would stay short until its next stored event.
+ * Only this process's cache: an api role in another process keeps its answers until then.
+ *
  * Returns the number of agent instances whose events were looked at (0: already done).
  */
-export async function repairEmptyAccounts(db: Db, ch: Pick<ClickHouseClient, 'query' | 'command'>, database: string): Promise<number> {
-  return db.connection().execute(async (conn) => {
+export async function repairEmptyAccounts(db: Db, ch: Pick<ClickHouseClient, 'query' | 'command'>, database: string, cache?: Pick<LiveUsageCache, 'clear'>): Promise<number> {
+  const repaired = await db.connection().execute(async (conn) => {
     const key = costRollupLockKey(database);
     await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
     try {
@@ -34,6 +42,9 @@ export async function repairEmptyAccounts(db: Db, ch: Pick<ClickHouseClient, 'qu
       await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
     }
   });
+  // After the mutations (mutations_sync 2): an answer computing meanwhile is marked stale, not kept.
+  if (repaired > 0) cache?.clear();
+  return repaired;
 }
 
 async function repairOnce(db: Db, ch: Pick<ClickHouseClient, 'query' | 'command'>, database: string): Promise<number> {

@@ -17,6 +17,7 @@ import * as m0016 from './0016_stream_positions.ts';
 import * as m0017 from './0017_account_indexes.ts';
 import * as m0019 from './0019_limit_alerts_per_value.ts';
 import * as m0020 from './0020_spend_limit_version.ts';
+import * as m0021 from './0021_agent_instances_account.ts';
 
 /**
  * Every Postgres migration, in order. Add new ones here with the next number; never
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0017_account_indexes': m0017,
   '0019_limit_alerts_per_value': m0019,
   '0020_spend_limit_version': m0020,
+  '0021_agent_instances_account': m0021,
 };
