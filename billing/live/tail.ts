@@ -71,17 +71,17 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { sqlString } from '../../shared/clickhouse/literals.ts';
+import { sqlString, uint } from '../../shared/clickhouse/literals.ts';
 import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
 import { aggregateMessage, decodeDeltas, type UsageEntry } from '../../shared/events/usage-delta.ts';
 import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
 import { logger } from '../../shared/log.ts';
 import { startLoop, type Loop } from '../../shared/loop.ts';
-import { Counter, Gauge, registry } from '../../shared/metrics.ts';
+import { Counter, Gauge, Histogram, registry } from '../../shared/metrics.ts';
 import type { NatsNames } from '../../shared/nats/names.ts';
 import { Dec } from '../rating/money.ts';
 import type { UsageSource } from '../invoicing/context.ts';
-import type { FirstSeenUsersQuery, UnstoredCut, UsageQuery, UsageRow } from '../usage/usage-query.ts';
+import { chTime, type FirstSeenUsersQuery, type UnstoredCut, type UsageQuery, type UsageRow } from '../usage/usage-query.ts';
 import { cacheable, LiveUsageCache, touchedScopes } from './usage-cache.ts';
 
 const log = logger('live-tail');
@@ -93,6 +93,9 @@ const metrics = {
   messages: new Counter({ name: 'tally_live_tail_messages_total', help: 'Events-stream messages the live tail read from the stream (direct gets: no usage delta of theirs had arrived)', registers: [registry] }),
   deltas: new Counter({ name: 'tally_live_tail_deltas_total', help: 'Events-stream messages the live tail took from the usage deltas ingest publishes (never read from the stream)', registers: [registry] }),
   badDeltas: new Counter({ name: 'tally_live_tail_bad_deltas_total', help: 'Usage-delta payloads the live tail could not read (another version): their messages are read from the stream', registers: [registry] }),
+  verifications: new Histogram({ name: 'tally_live_tail_id_verification_seconds', help: 'Verifications of the client\'s ids the live tail holds against ClickHouse (lower bounds of spend limits count those events once verified), by duration', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] }),
+  identities: new Counter({ name: 'tally_live_tail_id_identities_total', help: 'Identities of the client\'s ids the live tail verified, by result: clean (they count in lower bounds), copy (ClickHouse holds another copy: never), stale (an invalidation or a new stream during the verification)', labelNames: ['result'], registers: [registry] }),
+  poisoned: new Counter({ name: 'tally_live_tail_id_copies_total', help: 'Identities of the client\'s ids left out of lower bounds for good because another copy was seen: held twice, or stored in a message the live tail did not hold', labelNames: ['seen'], registers: [registry] }),
   straddles: new Counter({ name: 'tally_live_tail_straddles_total', help: 'Tail entries left out of an answer because their second straddles a window boundary that is not a whole second', registers: [registry] }),
 };
 
@@ -573,6 +576,7 @@ export class LiveUsage implements UsageSource {
       const st = this.#idents.get(key);
       if (st) {
         st.copies++;
+        if (!st.poisoned) metrics.poisoned.inc({ seen: 'held' });
         st.poisoned = true;
       } else this.#idents.set(key, { copies: 1, poisoned: false, v: 0 });
     }
@@ -658,6 +662,7 @@ export class LiveUsage implements UsageSource {
     }
     if (n === 0) return;
     const ep = ++this.#idEpoch;
+    const stopTimer = metrics.verifications.startTimer();
     const stream = this.#stream;
     const created = this.#streamCreated.getTime();
     const found = new Map<string, { seq: number; at: number }[]>();
@@ -678,17 +683,24 @@ export class LiveUsage implements UsageSource {
       }
     }
     this.verifications++;
-    // Invalidated meanwhile (ClickHouse may have taken a copy after the statements began): nothing holds.
-    if (this.#stream !== stream || ep < this.#idValidFrom) return;
+    stopTimer();
+    // Invalidated meanwhile (a new stream, over the bound): nothing holds.
+    if (this.#stream !== stream || ep < this.#idValidFrom) {
+      metrics.identities.inc({ result: 'stale' }, n);
+      return;
+    }
     const gained: Touched = new Map();
     for (const batch of byEnvKind.values()) {
       for (const [key, b] of batch) {
         const st = this.#idents.get(key);
         if (!st) continue;
         // Only this copy may be there (stored since it was held: it is in the current stream under its own sequence).
-        if ((found.get(key) ?? []).some((c) => c.seq !== b.seq || c.at < created)) st.poisoned = true;
-        else if (!st.poisoned && st.copies === 1) {
+        if ((found.get(key) ?? []).some((c) => c.seq !== b.seq || c.at < created)) {
+          st.poisoned = true;
+          metrics.identities.inc({ result: 'copy' });
+        } else if (!st.poisoned && st.copies === 1) {
           st.v = ep;
+          metrics.identities.inc({ result: 'clean' });
           touch(gained, b.e.env, b.e.acct, b.e.agent);
         }
       }
@@ -750,6 +762,10 @@ export class LiveUsage implements UsageSource {
       const hi = unknown.reduce((a, b) => Math.max(a, b));
       fromCh = await touchedScopes(this.deps.ch, this.deps.database, lo - 1, hi);
     }
+    // Sequences whose ids of the client the tail does not know (never held, or held without
+    // them): the identities ClickHouse took with them, each a possible copy of one it knows.
+    const idless = this.#idents.size === 0 ? [] : [...unknown, ...newly.filter((s) => this.#segments.get(s)?.some((e) => e.cid !== 0 && !e.ids))];
+    const copies = idless.length === 0 ? [] : await this.#storedIdentities(idless, created);
     if (this.#stream !== created) return; // reset meanwhile (cannot happen within one poll; kept honest)
     // From here to the end: synchronous, so no answer sees the tail without its drop or the reverse.
     const touched: Touched = new Map();
@@ -759,14 +775,19 @@ export class LiveUsage implements UsageSource {
     }
     const gen = ++this.#storeGen;
     const at = Date.now();
-    // ClickHouse took events whose ids the tail does not know: any of them may be a copy of one it verified.
-    if (unknown.length > 0) this.#invalidateIds();
+    // ClickHouse took these with sequences whose ids the tail did not know: never in a bound (answers count them from now on).
+    for (const key of copies) {
+      const st = this.#idents.get(key);
+      if (st && !st.poisoned) {
+        st.poisoned = true;
+        metrics.poisoned.inc({ seen: 'stored' });
+      }
+    }
     for (const s of newly) {
       for (const e of this.#segments.get(s) ?? []) {
         touch(touched, e.env, e.acct, e.agent);
         this.#unindex(e);
         if (e.cid === 0 || e.ids) this.#keepRecent(e, gen, at);
-        else this.#invalidateIds();
       }
       this.#segments.delete(s);
       this.#stored.add(s);
@@ -778,6 +799,18 @@ export class LiveUsage implements UsageSource {
     while (this.#stored.has(this.#known + 1)) this.#known++;
     for (const s of this.#stored) if (s <= this.#known) this.#stored.delete(s);
     this.#emit(touched);
+  }
+
+  /** The identities (as `identKey`) of the client's ids ClickHouse holds with these sequences of the stream created at `created`. */
+  async #storedIdentities(seqs: number[], created: string): Promise<string[]> {
+    const list = seqs.map(uint).join(', ');
+    const since = `toDateTime64(${sqlString(chTime(new Date(Math.floor(Date.parse(created)))))}, 3, 'UTC')`;
+    const of = (table: string, k: number) =>
+      `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
+    const rows = await this.deps.ch
+      .query({ query: `/* live-tail stored ids */ ${of('actions', 1)} UNION ALL ${of('outcomes', 2)}`, format: 'JSONEachRow' })
+      .then((r) => r.json<{ e: string; a: string; k: number; i: string }>());
+    return rows.map((r) => `${r.e}\u0000${r.a}\u0000${r.k}\u0000${r.i}`);
   }
 
   /** Reads the messages appended since the last poll (up to READ_MAX); `meanBytes`: the stream's mean message size. */
