@@ -50,8 +50,9 @@
  * duplicate window, so a micro-batch ingest publishes again never reaches the tail twice.
  * An event a client sends again (a copy ClickHouse already holds, or two copies both in
  * the tail) is counted once per copy by the tail until the sink stores them; ClickHouse
- * counts it once from then on (a transient over-count, never a gap). Lower bounds leave
- * out every event with a client's id for that reason (`UsageEntry.cid`).
+ * counts it once from then on (a transient over-count, never a gap). Lower bounds count an
+ * event of the client's id (`UsageEntry.cid`) only once it is proven the one copy counted
+ * ({@link LiveUsage.requestVerification}).
  * When the tail is behind the sink (just started, or back from its bound), an event
  * stored before the tail read it is missed until the next poll names it stored (a gap of
  * one poll, only then).
@@ -94,7 +95,7 @@ const metrics = {
   deltas: new Counter({ name: 'tally_live_tail_deltas_total', help: 'Events-stream messages the live tail took from the usage deltas ingest publishes (never read from the stream)', registers: [registry] }),
   badDeltas: new Counter({ name: 'tally_live_tail_bad_deltas_total', help: 'Usage-delta payloads the live tail could not read (another version): their messages are read from the stream', registers: [registry] }),
   verifications: new Histogram({ name: 'tally_live_tail_id_verification_seconds', help: 'Verifications of the client\'s ids the live tail holds against ClickHouse (lower bounds of spend limits count those events once verified), by duration', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] }),
-  identities: new Counter({ name: 'tally_live_tail_id_identities_total', help: 'Identities of the client\'s ids the live tail verified, by result: clean (they count in lower bounds), copy (ClickHouse holds another copy: never), stale (an invalidation or a new stream during the verification)', labelNames: ['result'], registers: [registry] }),
+  identities: new Counter({ name: 'tally_live_tail_id_identities_total', help: 'Identities of the client\'s ids the live tail verified, by result: clean (they count in lower bounds), copy (ClickHouse holds another copy: never), stale (the tail forgot what it knew during the verification: a new stream, over its bound)', labelNames: ['result'], registers: [registry] }),
   poisoned: new Counter({ name: 'tally_live_tail_id_copies_total', help: 'Identities of the client\'s ids left out of lower bounds for good because another copy was seen: held twice, or stored in a message the live tail did not hold', labelNames: ['seen'], registers: [registry] }),
   straddles: new Counter({ name: 'tally_live_tail_straddles_total', help: 'Tail entries left out of an answer because their second straddles a window boundary that is not a whole second', registers: [registry] }),
 };
@@ -152,6 +153,8 @@ type Entry = UsageEntry;
  * copy (`v`; 0: none).
  */
 interface Ident {
+  /** The sequence of the first copy known. */
+  seq: number;
   copies: number;
   poisoned: boolean;
   v: number;
@@ -250,9 +253,8 @@ export class LiveUsage implements UsageSource {
   /**
    * The identities of the client's ids the tail knows (held, or stored parts kept), and the
    * verifications of them (lowerBound; issue 32: every SDK event carries an id the client
-   * chose). A verification of epoch `v` holds while `v >= #idValidFrom`: the epoch moves
-   * whenever ClickHouse may have taken a copy the tail did not see (a stored sequence it
-   * never held, a stored entry whose ids it did not keep).
+   * chose). A verification of epoch `v` holds while `v >= #idValidFrom` (the epoch moves
+   * when the tail forgets what it knew: a new stream, over its bound).
    */
   readonly #idents = new Map<string, Ident>();
   #idEpoch = 0;
@@ -551,19 +553,15 @@ export class LiveUsage implements UsageSource {
     this.#recent.clear();
     this.#recentGen.clear();
     this.#idents.clear();
-    this.#invalidateIds();
-  }
-
-  /** Every verification so far stops holding (ClickHouse may hold a copy the tail did not see). */
-  #invalidateIds(): void {
+    // A verification running now stops holding.
     this.#idValidFrom = ++this.#idEpoch;
   }
 
   /**
    * Knows the identities of a held entry of the client's ids: a second copy of one poisons it
    * (the first-ingested copy is the one ClickHouse counts, and copies may differ). Beyond
-   * `maxEntries` identities an entry's ids are not kept: it never counts in a bound, and its
-   * store invalidates every verification.
+   * `maxEntries` identities an entry's ids are not kept: it never counts in a bound, and once
+   * stored, its identities are looked up in ClickHouse like those of a message never held.
    */
   #holdIds(e: Entry): void {
     if (e.cid === 0 || !e.ids) return;
@@ -578,7 +576,7 @@ export class LiveUsage implements UsageSource {
         st.copies++;
         if (!st.poisoned) metrics.poisoned.inc({ seen: 'held' });
         st.poisoned = true;
-      } else this.#idents.set(key, { copies: 1, poisoned: false, v: 0 });
+      } else this.#idents.set(key, { seq: e.seq, copies: 1, poisoned: false, v: 0 });
     }
   }
 
@@ -595,9 +593,11 @@ export class LiveUsage implements UsageSource {
   /**
    * Whether an entry of the client's ids counts in a lower bound: each identity has one copy
    * known (this one), and a verification that began after the last invalidation found
-   * ClickHouse holding no copy of it but this one. Every copy ClickHouse can count is then
-   * known to the tail (stored before the verification began: ClickHouse held it; since:
-   * held by the tail, or invalidating), so none is counted twice.
+   * ClickHouse holding no copy of it but this one. Every other copy ClickHouse can count is
+   * then seen before any answer counts it, and poisons the identity: stored before the
+   * verification began, ClickHouse held it; stored since, it was held by the tail (a second
+   * copy), or its message's ids were unknown to the tail, which looks them up in ClickHouse
+   * before its cut lets any answer count that message (`#stored_`). So none is counted twice.
    */
   #eligible(e: Entry): boolean {
     if (!e.ids) return false;
@@ -614,8 +614,8 @@ export class LiveUsage implements UsageSource {
   }
 
   /**
-   * Asks for the held identities of the client's ids of these scopes (events the sink has not
-   * stored) to be verified against ClickHouse, so their events count in lower bounds; one
+   * Asks for the identities of the client's ids of these scopes (events held, or stored lately)
+   * to be verified against ClickHouse, so their events count in lower bounds; one
    * verification runs at a time, and `onVerified` listeners hear the scopes that gained.
    * Nothing to verify: nothing is asked of ClickHouse.
    */
@@ -638,12 +638,14 @@ export class LiveUsage implements UsageSource {
     })();
   }
 
-  /** One verification: the wanted scopes' held identities not verified yet, looked up by event identity in ClickHouse (any copy, no FINAL). */
+  /** One verification: the wanted scopes' identities not verified yet (held, or stored lately), looked up by event identity in ClickHouse (any copy, no FINAL). */
   async #verify(wanted: Touched): Promise<void> {
     const byEnvKind = new Map<string, Map<string, { agent: string; id: string; seq: number; e: Entry }>>();
     let n = 0;
     collect: for (const [env, t] of wanted) {
-      const sets = [...[...t.accounts].map((a) => this.#index.get(accountKey(env, a))), ...[...t.agents].map((i) => this.#index.get(agentKey(env, i)))];
+      // Held, then stored lately: with the sink keeping up, an event is stored a few polls after it is held.
+      const keys = [...[...t.accounts].map((a) => accountKey(env, a)), ...[...t.agents].map((i) => agentKey(env, i))];
+      const sets = [...keys.map((k) => this.#index.get(k)), ...keys.map((k) => this.#recent.get(k))];
       for (const set of sets) {
         for (const e of set ?? []) {
           if (e.cid === 0 || !e.ids) continue;
@@ -775,10 +777,12 @@ export class LiveUsage implements UsageSource {
     }
     const gen = ++this.#storeGen;
     const at = Date.now();
-    // ClickHouse took these with sequences whose ids the tail did not know: never in a bound (answers count them from now on).
-    for (const key of copies) {
+    // ClickHouse took these with sequences whose ids the tail did not know: never in a bound
+    // (answers count them from now on), unless the copy the tail knows is that one (its delta
+    // arrived while this poll asked ClickHouse).
+    for (const { key, seq } of copies) {
       const st = this.#idents.get(key);
-      if (st && !st.poisoned) {
+      if (st && !st.poisoned && st.seq !== seq) {
         st.poisoned = true;
         metrics.poisoned.inc({ seen: 'stored' });
       }
@@ -802,15 +806,15 @@ export class LiveUsage implements UsageSource {
   }
 
   /** The identities (as `identKey`) of the client's ids ClickHouse holds with these sequences of the stream created at `created`. */
-  async #storedIdentities(seqs: number[], created: string): Promise<string[]> {
+  async #storedIdentities(seqs: number[], created: string): Promise<{ key: string; seq: number }[]> {
     const list = seqs.map(uint).join(', ');
     const since = `toDateTime64(${sqlString(chTime(new Date(Math.floor(Date.parse(created)))))}, 3, 'UTC')`;
     const of = (table: string, k: number) =>
-      `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
+      `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i, toString(stream_seq) AS s FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
     const rows = await this.deps.ch
       .query({ query: `/* live-tail stored ids */ ${of('actions', 1)} UNION ALL ${of('outcomes', 2)}`, format: 'JSONEachRow' })
-      .then((r) => r.json<{ e: string; a: string; k: number; i: string }>());
-    return rows.map((r) => `${r.e}\u0000${r.a}\u0000${r.k}\u0000${r.i}`);
+      .then((r) => r.json<{ e: string; a: string; k: number; i: string; s: string }>());
+    return rows.map((r) => ({ key: `${r.e}\u0000${r.a}\u0000${r.k}\u0000${r.i}`, seq: Number(r.s) }));
   }
 
   /** Reads the messages appended since the last poll (up to READ_MAX); `meanBytes`: the stream's mean message size. */
