@@ -259,6 +259,9 @@ export class LiveUsage implements UsageSource {
   readonly #idents = new Map<string, Ident>();
   #idEpoch = 0;
   #idValidFrom = 1;
+  /** Bumped by every change of an identity's standing (poisoned, verified, forgotten); with it, each entry's standing is computed once. */
+  #identGen = 0;
+  readonly #checked = new WeakMap<Entry, { gen: number; ok: boolean; settled: boolean }>();
   /** Scopes whose held identities a verification is asked for, and the one running. */
   #verifyWanted: Touched = new Map();
   #verifying: Promise<void> | undefined;
@@ -553,6 +556,7 @@ export class LiveUsage implements UsageSource {
     this.#recent.clear();
     this.#recentGen.clear();
     this.#idents.clear();
+    this.#identGen++;
     // A verification running now stops holding.
     this.#idValidFrom = ++this.#idEpoch;
   }
@@ -576,6 +580,7 @@ export class LiveUsage implements UsageSource {
         st.copies++;
         if (!st.poisoned) metrics.poisoned.inc({ seen: 'held' });
         st.poisoned = true;
+        this.#identGen++;
       } else this.#idents.set(key, { seq: e.seq, copies: 1, poisoned: false, v: 0 });
     }
   }
@@ -586,7 +591,10 @@ export class LiveUsage implements UsageSource {
     for (const id of e.ids) {
       const key = identKey(e, id);
       const st = this.#idents.get(key);
-      if (st && --st.copies <= 0) this.#idents.delete(key);
+      if (st && --st.copies <= 0) {
+        this.#idents.delete(key);
+        this.#identGen++;
+      }
     }
   }
 
@@ -601,11 +609,18 @@ export class LiveUsage implements UsageSource {
    */
   #eligible(e: Entry): boolean {
     if (!e.ids) return false;
+    const cached = this.#checked.get(e);
+    if (cached?.gen === this.#identGen) return cached.ok;
+    let ok = true;
+    let settled = true; // each identity verified or poisoned: nothing left to verify
     for (const id of e.ids) {
       const st = this.#idents.get(identKey(e, id));
-      if (!st || st.poisoned || st.copies !== 1 || st.v < this.#idValidFrom) return false;
+      const verified = st !== undefined && st.v >= this.#idValidFrom;
+      if (!st || st.poisoned || st.copies !== 1 || !verified) ok = false;
+      if (st && !st.poisoned && st.copies === 1 && !verified) settled = false;
     }
-    return true;
+    this.#checked.set(e, { gen: this.#identGen, ok, settled });
+    return ok;
   }
 
   /** Hears the scopes whose lower bounds grew with no new usage: their held identities of the client's ids verified. */
@@ -623,7 +638,9 @@ export class LiveUsage implements UsageSource {
     if (!this.exact) return;
     for (const a of accountIds) touch(this.#verifyWanted, environmentId, a, '');
     for (const i of agentInstanceIds) touch(this.#verifyWanted, environmentId, '', i);
-    this.#verifying ??= (async () => {
+    if (this.#verifying || this.#verifyWanted.size === 0) return;
+    this.#verifying = (async () => {
+      await null; // never settled before it is assigned
       try {
         while (this.#verifyWanted.size > 0 && this.exact) {
           const wanted = this.#verifyWanted;
@@ -649,6 +666,8 @@ export class LiveUsage implements UsageSource {
       for (const set of sets) {
         for (const e of set ?? []) {
           if (e.cid === 0 || !e.ids) continue;
+          this.#eligible(e);
+          if (this.#checked.get(e)!.settled) continue;
           const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
           for (const id of e.ids) {
             const key = identKey(e, id);
@@ -699,9 +718,11 @@ export class LiveUsage implements UsageSource {
         // Only this copy may be there (stored since it was held: it is in the current stream under its own sequence).
         if ((found.get(key) ?? []).some((c) => c.seq !== b.seq || c.at < created)) {
           st.poisoned = true;
+          this.#identGen++;
           metrics.identities.inc({ result: 'copy' });
         } else if (!st.poisoned && st.copies === 1) {
           st.v = ep;
+          this.#identGen++;
           metrics.identities.inc({ result: 'clean' });
           touch(gained, b.e.env, b.e.acct, b.e.agent);
         }
@@ -783,6 +804,7 @@ export class LiveUsage implements UsageSource {
     for (const { key, seq } of copies) {
       const st = this.#idents.get(key);
       if (st && !st.poisoned && st.seq !== seq) {
+        this.#identGen++;
         st.poisoned = true;
         metrics.poisoned.inc({ seen: 'stored' });
       }
