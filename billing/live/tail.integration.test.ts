@@ -356,6 +356,26 @@ describe('lower bound and the fast pass', () => {
     }
   });
 
+  it('verifies thousands of ids of any characters (quotes, backslashes, non-ASCII, 128 characters) in statements within ClickHouse\'s query size', async () => {
+    const { agent, q, live } = await boundCase('Bound many ids');
+    const env = stack.keys.development.id;
+    const n = actionsOf;
+    // 3,000 ids of 128 characters: about 400 KB of literals, over ClickHouse's 256 KiB max_query_size in one statement.
+    const ids = Array.from({ length: 3000 }, (_, i) => `${i}'\\"é€-${process.pid}-`.padEnd(128, i % 2 ? "'" : '\\'));
+    try {
+      await waitFor(async () => live.polls, (p) => p > 0);
+      const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body: ids.map((id) => ({ agent_key: agent.id, action_type: 'work', id, timestamp: ts })) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await waitFor(async () => n(await live.query(q)), (v) => v === 3000, 10_000);
+      const before = live.verifications;
+      live.requestVerification(env, [], [agent.id]);
+      await waitFor(async () => live.verifications, (v) => v > before, 10_000);
+      expect(n(live.lowerBound(q))).toBe(3000);
+    } finally {
+      await live.stop();
+    }
+  });
+
   it('a message a sink stored out of order, whose ids the tail did not keep, excludes the copies it holds of events the tail verified', async () => {
     const { agent, q, ...c } = await boundCase('Bound stored elsewhere');
     await c.live.stop();

@@ -72,7 +72,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { sqlString, uint } from '../../shared/clickhouse/literals.ts';
+import { literalLists, sqlString, uint } from '../../shared/clickhouse/literals.ts';
 import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
 import { aggregateMessage, decodeDeltas, type UsageEntry } from '../../shared/events/usage-delta.ts';
 import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
@@ -689,13 +689,16 @@ export class LiveUsage implements UsageSource {
     const found = new Map<string, { seq: number; at: number }[]>();
     for (const [ek, batch] of byEnvKind) {
       const [env, k] = ek.split('\u0000') as [string, string];
-      const pairs = [...batch.values()].map((b) => `(${sqlString(b.agent)}, ${sqlString(b.id)})`).join(', ');
-      const rows = await this.deps.ch
-        .query({
-          query: `/* live-tail verify */ SELECT agent_instance_id AS a, event_id AS i, toString(stream_seq) AS s, toString(toUnixTimestamp64Milli(ingested_at)) AS t FROM ${this.deps.database}.${k === '1' ? 'actions' : 'outcomes'} WHERE environment_id = ${sqlString(env)} AND (agent_instance_id, event_id) IN (${pairs})`,
-          format: 'JSONEachRow',
-        })
-        .then((r) => r.json<{ a: string; i: string; s: string; t: string }>());
+      const rows: { a: string; i: string; s: string; t: string }[] = [];
+      for (const pairs of literalLists([...batch.values()].map((b) => `(${sqlString(b.agent)}, ${sqlString(b.id)})`))) {
+        const part = await this.deps.ch
+          .query({
+            query: `/* live-tail verify */ SELECT agent_instance_id AS a, event_id AS i, toString(stream_seq) AS s, toString(toUnixTimestamp64Milli(ingested_at)) AS t FROM ${this.deps.database}.${k === '1' ? 'actions' : 'outcomes'} WHERE environment_id = ${sqlString(env)} AND (agent_instance_id, event_id) IN (${pairs})`,
+            format: 'JSONEachRow',
+          })
+          .then((r) => r.json<{ a: string; i: string; s: string; t: string }>());
+        rows.push(...part);
+      }
       for (const r of rows) {
         const key = `${env}\u0000${r.a}\u0000${k}\u0000${r.i}`;
         let list = found.get(key);
@@ -829,13 +832,16 @@ export class LiveUsage implements UsageSource {
 
   /** The identities (as `identKey`) of the client's ids ClickHouse holds with these sequences of the stream created at `created`. */
   async #storedIdentities(seqs: number[], created: string): Promise<{ key: string; seq: number }[]> {
-    const list = seqs.map(uint).join(', ');
     const since = `toDateTime64(${sqlString(chTime(new Date(Math.floor(Date.parse(created)))))}, 3, 'UTC')`;
-    const of = (table: string, k: number) =>
-      `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i, toString(stream_seq) AS s FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
-    const rows = await this.deps.ch
-      .query({ query: `/* live-tail stored ids */ ${of('actions', 1)} UNION ALL ${of('outcomes', 2)}`, format: 'JSONEachRow' })
-      .then((r) => r.json<{ e: string; a: string; k: number; i: string; s: string }>());
+    const rows: { e: string; a: string; k: number; i: string; s: string }[] = [];
+    for (const list of literalLists(seqs.map(uint), 50_000)) {
+      const of = (table: string, k: number) =>
+        `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i, toString(stream_seq) AS s FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
+      const part = await this.deps.ch
+        .query({ query: `/* live-tail stored ids */ ${of('actions', 1)} UNION ALL ${of('outcomes', 2)}`, format: 'JSONEachRow' })
+        .then((r) => r.json<{ e: string; a: string; k: number; i: string; s: string }>());
+      rows.push(...part);
+    }
     return rows.map((r) => ({ key: `${r.e}\u0000${r.a}\u0000${r.k}\u0000${r.i}`, seq: Number(r.s) }));
   }
 
