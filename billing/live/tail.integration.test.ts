@@ -247,6 +247,16 @@ async function expectAnswerAndBound(live: LiveUsage, queries: UsageQuery[], want
 }
 /** A sink storing every 2 messages at once. */
 const quickSink = () => stack.startAnother(['sink'], { env: { TALLY_SINK_BATCH_MESSAGES: '2', TALLY_SINK_BATCH_LINGER_MS: '1' } });
+/** Stores every message the stream holds (what earlier tests left), so a tail starts on none. */
+async function drain(live: LiveUsage): Promise<void> {
+  const sink = await quickSink();
+  try {
+    await waitFor(async () => live.polls, (p) => p > 0);
+    await waitFor(async () => live.entries, (e) => e === 0, 15_000);
+  } finally {
+    await sink.stop();
+  }
+}
 
 describe('lower bound and the fast pass', () => {
   it('the lower bound (last ClickHouse rows plus the tail) never exceeds the exact answer, and equals it when nothing moved (by agent instance, and by agent instance of a whole account)', async () => {
@@ -356,12 +366,12 @@ describe('lower bound and the fast pass', () => {
     }
   });
 
-  it('verifies thousands of ids of any characters (quotes, backslashes, non-ASCII, 128 characters) in statements within ClickHouse\'s query size', async () => {
+  it('verifies thousands of ids of any accepted characters (quotes, backslashes, 128 characters) in statements within ClickHouse\'s query size', async () => {
     const { agent, q, live } = await boundCase('Bound many ids');
     const env = stack.keys.development.id;
     const n = actionsOf;
     // 3,000 ids of 128 characters: about 400 KB of literals, over ClickHouse's 256 KiB max_query_size in one statement.
-    const ids = Array.from({ length: 3000 }, (_, i) => `${i}'\\"é€-${process.pid}-`.padEnd(128, i % 2 ? "'" : '\\'));
+    const ids = Array.from({ length: 3000 }, (_, i) => `${i}'\\"\`-${process.pid}-`.padEnd(128, i % 2 ? "'" : '\\'));
     try {
       await waitFor(async () => live.polls, (p) => p > 0);
       const res = await call(stack, 'POST', '/v1/actions', { key: stack.keys.development.sdk, body: ids.map((id) => ({ agent_key: agent.id, action_type: 'work', id, timestamp: ts })) });
@@ -378,6 +388,7 @@ describe('lower bound and the fast pass', () => {
 
   it('a message a sink stored out of order, whose ids the tail did not keep, excludes the copies it holds of events the tail verified', async () => {
     const { agent, q, ...c } = await boundCase('Bound stored elsewhere');
+    await drain(c.live);
     await c.live.stop();
     // Two identities at most: a third message's ids are not kept (the tail holds 2 entries, within its bound).
     const live = liveUsage(2);

@@ -72,7 +72,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts';
-import { literalLists, sqlString, uint } from '../../shared/clickhouse/literals.ts';
+import { chunksOf, sqlString, uint } from '../../shared/clickhouse/literals.ts';
 import { insertedAbove } from '../../shared/clickhouse/sink-progress.ts';
 import { aggregateMessage, decodeDeltas, type UsageEntry } from '../../shared/events/usage-delta.ts';
 import { TOKEN_CLASSES } from '../../shared/events/token-classes.ts';
@@ -689,11 +689,15 @@ export class LiveUsage implements UsageSource {
     const found = new Map<string, { seq: number; at: number }[]>();
     for (const [ek, batch] of byEnvKind) {
       const [env, k] = ek.split('\u0000') as [string, string];
+      // The agents and the ids as two sets (twice as fast as one set of pairs, measured; both
+      // go by the sort key): a row of a pair not asked is ignored below.
       const rows: { a: string; i: string; s: string; t: string }[] = [];
-      for (const pairs of literalLists([...batch.values()].map((b) => `(${sqlString(b.agent)}, ${sqlString(b.id)})`))) {
+      for (const chunk of chunksOf([...batch.values()], (b) => 8 + 3 * (b.agent.length + b.id.length), 100_000)) {
+        const agents = [...new Set(chunk.map((b) => sqlString(b.agent)))].join(', ');
+        const ids = chunk.map((b) => sqlString(b.id)).join(', ');
         const part = await this.deps.ch
           .query({
-            query: `/* live-tail verify */ SELECT agent_instance_id AS a, event_id AS i, toString(stream_seq) AS s, toString(toUnixTimestamp64Milli(ingested_at)) AS t FROM ${this.deps.database}.${k === '1' ? 'actions' : 'outcomes'} WHERE environment_id = ${sqlString(env)} AND (agent_instance_id, event_id) IN (${pairs})`,
+            query: `/* live-tail verify */ SELECT agent_instance_id AS a, event_id AS i, toString(stream_seq) AS s, toString(toUnixTimestamp64Milli(ingested_at)) AS t FROM ${this.deps.database}.${k === '1' ? 'actions' : 'outcomes'} WHERE environment_id = ${sqlString(env)} AND agent_instance_id IN (${agents}) AND event_id IN (${ids})`,
             format: 'JSONEachRow',
           })
           .then((r) => r.json<{ a: string; i: string; s: string; t: string }>());
@@ -834,7 +838,8 @@ export class LiveUsage implements UsageSource {
   async #storedIdentities(seqs: number[], created: string): Promise<{ key: string; seq: number }[]> {
     const since = `toDateTime64(${sqlString(chTime(new Date(Math.floor(Date.parse(created)))))}, 3, 'UTC')`;
     const rows: { e: string; a: string; k: number; i: string; s: string }[] = [];
-    for (const list of literalLists(seqs.map(uint), 50_000)) {
+    for (const chunk of chunksOf(seqs, () => 18, 50_000)) {
+      const list = chunk.map(uint).join(', ');
       const of = (table: string, k: number) =>
         `SELECT environment_id AS e, agent_instance_id AS a, ${k} AS k, event_id AS i, toString(stream_seq) AS s FROM ${this.deps.database}.${table} PREWHERE stream_seq IN (${list}) WHERE id_source = 'client' AND ingested_at >= ${since}`;
       const part = await this.deps.ch

@@ -15,22 +15,24 @@ export function sqlString(s: string): string {
 }
 
 /**
- * Literals joined into comma-separated lists of at most `maxChars` each (one statement
- * each): a statement's text stays within ClickHouse's `max_query_size` (256 KiB by default).
+ * Items in chunks whose `size` adds up to at most `maxChars` each (one statement each, with
+ * their literals): a statement's text stays within ClickHouse's `max_query_size` (256 KiB
+ * by default). An item larger than `maxChars` is a chunk of its own.
  */
-export function literalLists(literals: readonly string[], maxChars = 100_000): string[] {
-  const lists: string[] = [];
-  let cur: string[] = [];
+export function chunksOf<T>(items: readonly T[], size: (item: T) => number, maxChars: number): T[][] {
+  const chunks: T[][] = [];
+  let cur: T[] = [];
   let len = 0;
-  for (const l of literals) {
-    if (cur.length > 0 && len + l.length + 2 > maxChars) {
-      lists.push(cur.join(', '));
+  for (const item of items) {
+    const n = size(item);
+    if (cur.length > 0 && len + n > maxChars) {
+      chunks.push(cur);
       cur = [];
       len = 0;
     }
-    cur.push(l);
-    len += l.length + 2;
+    cur.push(item);
+    len += n;
   }
-  if (cur.length > 0) lists.push(cur.join(', '));
-  return lists;
+  if (cur.length > 0) chunks.push(cur);
+  return chunks;
 }
