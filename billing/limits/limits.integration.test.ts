@@ -117,6 +117,34 @@ describe('a block limit at the edge', () => {
     expect(await stateOf(lim)).toMatchObject({ reached: false, blocked: false, value: '100' });
   });
 
+  it('never blocks nor alerts on copies of events (a client\'s retries sent at once, a resend with other tokens) before the billed figure reaches the limit', async () => {
+    const agent = await createAgent(stack);
+    const lim = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: '@action', window: 'day', value: 10, thresholds: [100], action: 'block' });
+    const tokens = await ok201('/v1/limits', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: 'input_tokens', window: 'day', value: 1000, thresholds: [100], action: 'block' });
+    const ids = Array.from({ length: 9 }, (_, i) => `copy-${process.pid}-${agent.id}-${i}`);
+    const batch = (input: number) => call(stack, 'POST', '/v1/actions', { key: dev.sdk, body: ids.map((id) => ({ agent_key: agent.id, action_type: 'work', id, metadata: { input_tokens: input } })) });
+    // Nine events with 100 tokens each (900), sent four times at once: billed once.
+    const answers = await Promise.all([batch(100), batch(100), batch(100), batch(100)]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // Resent once stored, with ten times the tokens: the first copies are billed.
+    await waitFor(() => storedActions(agent.id), (n) => n === 9);
+    expect((await batch(1000)).status).toBe(200);
+    await waitFor(() => storedActions(agent.id), (n) => n === 9, 5000);
+    await new Promise((r) => setTimeout(r, 1500)); // passes (every 100 ms) and fast passes meanwhile
+    for (const l of [lim, tokens]) {
+      expect(await alertsOf(l)).toEqual([]);
+      expect(await stateOf(l)).toMatchObject({ reached: false, blocked: false });
+    }
+    expect((await stateOf(lim)).current).toBe('9');
+    expect((await stateOf(tokens)).current).toBe('900');
+    // The tenth event, fresh: blocked, one alert.
+    expect((await send(agent.id)).status).toBe(200);
+    await blocked(agent.id);
+    const alerts = await alertsOf(lim);
+    expect(alerts.map((a) => a.event)).toEqual(['limit.exceeded']);
+    expect(Number(alerts[0].value)).toBeGreaterThanOrEqual(10);
+  });
+
   it('refuses OTLP/HTTP and OTLP/gRPC exports of a blocked agent with their permanent failures, and CloudEvents with 402', async () => {
     const agent = await createAgent(stack);
     const lim = await ok201('/api/v1/limit/create', { scope: 'agent_instance', agent_instance_id: agent.id, metric: 'quantity', unit: 'tokens', window: 'week', value: 0, action: 'block' });

@@ -107,7 +107,7 @@ const LAST_ROWS_MAX = 100_000;
 const RECENT_MS = 60_000;
 
 /** Identities of the client's ids verified against ClickHouse at once at most (one statement per environment and kind). */
-const VERIFY_MAX = 5000;
+const VERIFY_MAX = 2000;
 
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
@@ -239,6 +239,8 @@ export class LiveUsage implements UsageSource {
    * by agent of whole accounts keeps all its rows, by the query (its account ids included).
    */
   readonly #lastRows = new Map<string, { rows: UsageRow | UsageRow[] | null; gen: number }>();
+  /** The store generation of the latest ClickHouse answer kept of each scope (by its index key): parts stored before it need no verification. */
+  readonly #scopeKept = new Map<string, number>();
   /**
    * Parts of the tail the sink stored lately ({@link RECENT_MS}), by scope, each with the
    * store generation that dropped it: a kept ClickHouse answer (of generation G, the
@@ -327,6 +329,23 @@ export class LiveUsage implements UsageSource {
   }
 
   async query(q: UsageQuery): Promise<UsageRow[]> {
+    return this.#query(q, false);
+  }
+
+  /**
+   * As {@link query}, after a verification of the query's scopes, with the tail's events of
+   * the client's ids counted only once verified (as in lower bounds: each the one copy that
+   * will be counted): what the spend-limit evaluator's passes read, so a copy the tail holds
+   * (a retry, a resend) never blocks an account or fires an alert before the sink stores it
+   * (until then {@link query} counts it once per copy). Lower than {@link query} until the
+   * sink stored what is left out.
+   */
+  async queryVerified(q: UsageQuery): Promise<UsageRow[]> {
+    if (this.exact && (q.accountIds || q.agentInstanceIds)) await this.verify(q.environmentId, q.accountIds ?? [], q.agentInstanceIds ?? []);
+    return this.#query(q, true);
+  }
+
+  async #query(q: UsageQuery, verifiedIds: boolean): Promise<UsageRow[]> {
     if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
     for (let attempt = 0; ; attempt++) {
       // A drop of the query's own scopes while ClickHouse answered: the answer may predate an
@@ -340,7 +359,7 @@ export class LiveUsage implements UsageSource {
         w.done();
       }
       if (cleared === this.#clears && this.exact) this.#keepLast(q, rows);
-      if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows) : rows;
+      if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows, [], verifiedIds) : rows;
     }
   }
 
@@ -403,17 +422,31 @@ export class LiveUsage implements UsageSource {
       this.#lastRows.delete(k); // re-inserted last: the oldest go first
       this.#lastRows.set(k, { rows: v, gen });
     };
-    if (wholeAccountsByAgent(q)) keep(base, rows);
-    else {
+    const keptScope = (k: string) => {
+      this.#scopeKept.delete(k);
+      this.#scopeKept.set(k, gen);
+    };
+    if (wholeAccountsByAgent(q)) {
+      keep(base, rows);
+      for (const id of q.accountIds!) keptScope(accountKey(q.environmentId, id));
+    } else {
       const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
       const byId = new Map(rows.map((r) => [(q.groupBy === 'agent' ? r.agent_instance_id : r.account_id) ?? '', r]));
-      for (const id of ids) keep(base + id, byId.get(id) ?? null);
+      for (const id of ids) {
+        keep(base + id, byId.get(id) ?? null);
+        keptScope(q.groupBy === 'agent' ? agentKey(q.environmentId, id) : accountKey(q.environmentId, id));
+      }
     }
     while (this.#lastRows.size > LAST_ROWS_MAX) this.#lastRows.delete(this.#lastRows.keys().next().value!);
+    while (this.#scopeKept.size > LAST_ROWS_MAX) this.#scopeKept.delete(this.#scopeKept.keys().next().value!);
   }
 
-  /** The ClickHouse rows plus the tail's entries matching the query (and `stored`: parts stored since those rows, within its scopes). */
-  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = [], bound = false): UsageRow[] {
+  /**
+   * The ClickHouse rows plus the tail's entries matching the query (and `stored`: parts stored
+   * since those rows, within its scopes); `verifiedIds`: entries of the client's ids only once
+   * {@link eligible}.
+   */
+  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = [], verifiedIds = false): UsageRow[] {
     const candidates = q.agentInstanceIds
       ? q.agentInstanceIds.map((id) => this.#index.get(agentKey(q.environmentId, id)))
       : q.accountIds
@@ -448,7 +481,7 @@ export class LiveUsage implements UsageSource {
         }
         if (accounts && !accounts.has(e.acct)) continue;
         // A lower bound leaves out events with the client's ids until each is proven no copy of one counted elsewhere.
-        if (bound && e.cid !== 0 && !this.#eligible(e)) continue;
+        if (verifiedIds && e.cid !== 0 && !this.#eligible(e)) continue;
         if (e.k === 1 ? atypes && !atypes.has(e.type) : otypes && !otypes.has(e.type)) continue;
         const key = keyOf(e.agent, e.acct);
         let s = sums.get(key);
@@ -548,6 +581,7 @@ export class LiveUsage implements UsageSource {
   #forgetClickHouse(): void {
     this.cache.clear();
     this.#lastRows.clear();
+    this.#scopeKept.clear();
     this.#clears++;
   }
 
@@ -635,10 +669,15 @@ export class LiveUsage implements UsageSource {
    * Nothing to verify: nothing is asked of ClickHouse.
    */
   requestVerification(environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]): void {
-    if (!this.exact) return;
+    void this.verify(environmentId, accountIds, agentInstanceIds);
+  }
+
+  /** {@link requestVerification}, settled once these scopes were verified (or the verification failed: it is asked again next time). */
+  verify(environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]): Promise<void> {
+    if (!this.exact) return Promise.resolve();
     for (const a of accountIds) touch(this.#verifyWanted, environmentId, a, '');
     for (const i of agentInstanceIds) touch(this.#verifyWanted, environmentId, '', i);
-    if (this.#verifying || this.#verifyWanted.size === 0) return;
+    if (this.#verifying || this.#verifyWanted.size === 0) return this.#verifying ?? Promise.resolve();
     this.#verifying = (async () => {
       await null; // never settled before it is assigned
       try {
@@ -648,24 +687,48 @@ export class LiveUsage implements UsageSource {
           await this.#verify(wanted);
         }
       } catch (err) {
-        log.debug('verification of client ids failed', { err });
+        // Safe (those events count once the sink stored them), but crossings wait for that.
+        log.warn('verification of client ids failed: their events count in spend limits once stored', { err });
       } finally {
         this.#verifying = undefined;
       }
     })();
+    return this.#verifying;
+  }
+
+  /**
+   * The lowest sequence the tail has neither held, read nor known stored: a message
+   * acknowledged whose events it has not seen (its delta not arrived yet, or lost). A copy of
+   * an event may be there, ingested before any copy held above it, so only entries below it
+   * are verified (a tester's defect: a retry held and verified before the tail read the
+   * message of the first copy counted, with the retry's tokens).
+   */
+  #firstUnseen(): number {
+    let s = Math.max(this.#known, this.#read) + 1;
+    while (this.#segments.has(s) || this.#stored.has(s)) s++;
+    return s;
   }
 
   /** One verification: the wanted scopes' identities not verified yet (held, or stored lately), looked up by event identity in ClickHouse (any copy, no FINAL). */
   async #verify(wanted: Touched): Promise<void> {
     const byEnvKind = new Map<string, Map<string, { agent: string; id: string; seq: number; e: Entry }>>();
     let n = 0;
+    const unseen = this.#firstUnseen();
     collect: for (const [env, t] of wanted) {
-      // Held, then stored lately: with the sink keeping up, an event is stored a few polls after it is held.
+      // Held, then stored lately, newest first: with the sink keeping up, an event is stored a
+      // few polls after it is held. A part stored before the scope's latest kept answer adds
+      // to no bound of it (that answer counts it): not verified.
       const keys = [...[...t.accounts].map((a) => accountKey(env, a)), ...[...t.agents].map((i) => agentKey(env, i))];
-      const sets = [...keys.map((k) => this.#index.get(k)), ...keys.map((k) => this.#recent.get(k))];
-      for (const set of sets) {
-        for (const e of set ?? []) {
-          if (e.cid === 0 || !e.ids) continue;
+      const candidates = [
+        ...keys.flatMap((k) => [...(this.#index.get(k) ?? [])]),
+        ...keys.flatMap((k) => {
+          const kept = this.#scopeKept.get(k) ?? 0;
+          return [...(this.#recent.get(k) ?? [])].filter((e) => this.#recentGen.get(e)!.gen > kept).reverse();
+        }),
+      ];
+      for (const set of [candidates]) {
+        for (const e of set) {
+          if (e.cid === 0 || !e.ids || e.seq >= unseen) continue;
           this.#eligible(e);
           if (this.#checked.get(e)!.settled) continue;
           const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
