@@ -235,8 +235,9 @@ async function startApiRole(p: Process, cfg: NonNullable<RoleConfigs['api']>): P
   const { db, auth } = await p.postgres.get();
   const { ch, database, usage } = await p.clickhouse.get();
   const { invoicing, costRollup, live: liveUsage } = await p.billingCore(cfg.invoicing);
-  // Alerts and threshold top-ups on the live pending: the balances of accounts with new usage (read by the live tail, and once stored).
-  const usageWatch = startUsageWatch(() => watchDeps(liveInvoicing(invoicing, liveUsage)), invoicing.config.creditUsageWatchMs);
+  // Alerts and threshold top-ups on the live pending: the balances of accounts with new usage (read by the live tail, and once stored),
+  // with the tail's events of the client's ids counted once verified (a copy held, a retry, never buys credits or fires an alert).
+  const usageWatch = startUsageWatch(() => watchDeps(liveInvoicing(invoicing, liveUsage.verified())), invoicing.config.creditUsageWatchMs);
   liveUsage.onTouched(usageWatch.touched);
   p.stops.push(() => usageWatch.loop.stop());
   p.http.add(...usageRoutes(auth, usage));

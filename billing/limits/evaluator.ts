@@ -408,7 +408,7 @@ export class LimitEvaluator {
   ) {
     // One account's open period rated inline: the same pure rating, without a worker hand-off per evaluation.
     // Usage with the tail's events of the client's ids counted once verified (LiveUsage.queryVerified): a copy held (a retry) never blocks.
-    this.#inv = { ...deps.invoicing, usage: { query: (q) => deps.live.queryVerified(q), firstSeenUsers: (q) => deps.live.firstSeenUsers(q) }, rater: inlineRater() };
+    this.#inv = { ...deps.invoicing, usage: deps.live.verified(), rater: inlineRater() };
     // The fast pass's: the same rating, from the live usage's lower bounds only.
     this.#fastInv = { ...this.#inv, usage: lowerBoundUsage(deps.live) };
     this.#version = new LimitVersion(deps.db);

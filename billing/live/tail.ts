@@ -345,6 +345,11 @@ export class LiveUsage implements UsageSource {
     return this.#query(q, true);
   }
 
+  /** A usage source of {@link queryVerified}: what decides spend limits, credit alerts and threshold top-ups. */
+  verified(): UsageSource {
+    return { query: (q) => this.queryVerified(q), firstSeenUsers: (q) => this.firstSeenUsers(q) };
+  }
+
   async #query(q: UsageQuery, verifiedIds: boolean): Promise<UsageRow[]> {
     if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
     for (let attempt = 0; ; attempt++) {
