@@ -204,10 +204,10 @@ export class NotBounded extends Error {
 }
 
 /** A usage source answering from the live usage's lower bounds only (LiveUsage.lowerBound), and throwing {@link NotBounded} where it has none. */
-export function lowerBoundUsage(live: Pick<LiveUsage, 'lowerBound'>): UsageSource {
+export function lowerBoundUsage(live: Pick<LiveUsage, 'lowerBound'>, ids: 'verified' | 'unpoisoned' = 'verified'): UsageSource {
   return {
     query: async (q) => {
-      const rows = live.lowerBound(q);
+      const rows = live.lowerBound(q, ids);
       if (!rows) throw new NotBounded('live usage has no lower bound of this query');
       return rows;
     },
@@ -371,6 +371,7 @@ export class LimitEvaluator {
   readonly #inv: Invoicing;
   /** The fast pass's invoicing context: usage from lower bounds only ({@link lowerBoundUsage}). */
   readonly #fastInv: Invoicing;
+  readonly #hopedInv: Invoicing;
   /** Accounts and agent instances with new usage since the last pass, per environment. */
   #touched = new Map<string, { accounts: Set<string>; agents: Set<string> }>();
   /** The same, since the last fast pass. */
@@ -411,6 +412,8 @@ export class LimitEvaluator {
     this.#inv = { ...deps.invoicing, usage: deps.live.verified(), rater: inlineRater() };
     // The fast pass's: the same rating, from the live usage's lower bounds only.
     this.#fastInv = { ...this.#inv, usage: lowerBoundUsage(deps.live) };
+    // The same, with the events of the client's ids no other copy of which is known yet counted, verified or not: which limits a verification would decide.
+    this.#hopedInv = { ...this.#inv, usage: lowerBoundUsage(deps.live, 'unpoisoned') };
     this.#version = new LimitVersion(deps.db);
     deps.live.onTouched((env, accounts, agents) => {
       for (const map of [this.#touched, this.#fastTouched]) {
@@ -475,13 +478,18 @@ export class LimitEvaluator {
       reached = 0;
       await this.#publish();
     };
-    const recordIfReached = async (l: LimitRow, m: Measured) => {
-      if (!isReached(l.metric, m.current, l.value)) return;
+    /** Records a limit its bound reaches; else true when the bound with events of the client's ids not verified yet would reach it (they are to be verified). */
+    const recordIfReached = async (l: LimitRow, m: Measured, hoped: () => Promise<Measured | undefined>): Promise<boolean> => {
+      if (!isReached(l.metric, m.current, l.value)) {
+        const h = await hoped().catch(() => undefined);
+        return h !== undefined && isReached(l.metric, h.current, l.value);
+      }
       try {
         if (await record(this.deps.db, l, m, now)) reached++;
       } catch (err) {
         log.warn('spend limit evaluation failed', { limit_id: l.id, err });
       }
+      return false;
     };
     for (const [env, t] of touched) {
       const accounts = [...t.accounts];
@@ -514,6 +522,7 @@ export class LimitEvaluator {
         if (l.metric !== 'quantity') money.push(l);
         else groups.set(`${l.scope}\u0000${l.window}`, [...(groups.get(`${l.scope}\u0000${l.window}`) ?? []), l]);
       }
+      const toVerify: LimitRow[] = [];
       for (const group of groups.values()) {
         let measured: Map<LimitRow, Measured>;
         try {
@@ -521,7 +530,11 @@ export class LimitEvaluator {
         } catch {
           continue; // the passes measure them
         }
-        for (const [l, m] of measured) await recordIfReached(l, m);
+        let hoped: Promise<Map<LimitRow, Measured>> | undefined;
+        for (const [l, m] of measured) {
+          const hope = async () => (await (hoped ??= measureQuantities(this.#hopedInv, group, now))).get(l);
+          if (await recordIfReached(l, m, hope)) toVerify.push(l);
+        }
       }
       // Quantities (one grouped read each) are published before the money limits are rated (a few Postgres reads each).
       await publishReached();
@@ -533,15 +546,18 @@ export class LimitEvaluator {
           if (!(err instanceof NotBounded)) log.debug('spend limit bound failed', { limit_id: l.id, err });
           return; // the passes measure it
         }
-        await recordIfReached(l, m);
+        if (await recordIfReached(l, m, () => measureMoneyBound(this.#hopedInv, l, now))) toVerify.push(l);
       });
-      // The events of the client's ids these limits' bounds left out count once verified (a verification heard, the next fast pass measures again).
-      const limited = rows as LimitRow[];
-      this.deps.live.requestVerification(
-        env,
-        limited.flatMap((l) => (l.scope === 'account' && l.account_id ? [l.account_id] : [])),
-        limited.flatMap((l) => (l.scope === 'agent_instance' && l.agent_instance_id ? [l.agent_instance_id] : [])),
-      );
+      // Limits that the events of the client's ids not verified yet would reach: verified now (a
+      // verification heard, the next fast pass measures again). Only these: a verification
+      // reads ClickHouse, slow at a saturating load, and each event is verified once.
+      if (toVerify.length > 0) {
+        this.deps.live.requestVerification(
+          env,
+          toVerify.flatMap((l) => (l.scope === 'account' && l.account_id ? [l.account_id] : [])),
+          toVerify.flatMap((l) => (l.scope === 'agent_instance' && l.agent_instance_id ? [l.agent_instance_id] : [])),
+        );
+      }
     }
     await publishReached();
   }

@@ -146,6 +146,13 @@ export interface LiveTailOptions {
 type Entry = UsageEntry;
 
 /**
+ * Which of the tail's events of the client's ids an answer counts: 'all' (every copy, until
+ * stored), 'verified' (each proven the one copy counted: lower bounds, the decisions), or
+ * 'unpoisoned' (no other copy known yet, verified or not: what a verification could add).
+ */
+export type ClientIds = 'all' | 'verified' | 'unpoisoned';
+
+/**
  * An event identity of the client's ids (environment, agent instance, kind, id) the tail
  * knows a copy of, held or stored lately: how many copies it knows, whether it may never
  * count in a lower bound (`poisoned`: a second copy was known, or ClickHouse holds a copy the
@@ -329,20 +336,20 @@ export class LiveUsage implements UsageSource {
   }
 
   async query(q: UsageQuery): Promise<UsageRow[]> {
-    return this.#query(q, false);
+    return this.#query(q, 'all');
   }
 
   /**
-   * As {@link query}, after a verification of the query's scopes, with the tail's events of
-   * the client's ids counted only once verified (as in lower bounds: each the one copy that
-   * will be counted): what the spend-limit evaluator's passes read, so a copy the tail holds
+   * As {@link query}, with the tail's events of the client's ids counted only once verified
+   * (as in lower bounds: each the one copy that will be counted; the fast pass of spend
+   * limits asks for verifications where they would decide a crossing): what the spend-limit
+   * evaluator's passes and the credit watch read, so a copy the tail holds
    * (a retry, a resend) never blocks an account or fires an alert before the sink stores it
    * (until then {@link query} counts it once per copy). Lower than {@link query} until the
    * sink stored what is left out.
    */
   async queryVerified(q: UsageQuery): Promise<UsageRow[]> {
-    if (this.exact && (q.accountIds || q.agentInstanceIds)) await this.verify(q.environmentId, q.accountIds ?? [], q.agentInstanceIds ?? []);
-    return this.#query(q, true);
+    return this.#query(q, 'verified');
   }
 
   /** A usage source of {@link queryVerified}: what decides spend limits, credit alerts and threshold top-ups. */
@@ -350,7 +357,7 @@ export class LiveUsage implements UsageSource {
     return { query: (q) => this.queryVerified(q), firstSeenUsers: (q) => this.firstSeenUsers(q) };
   }
 
-  async #query(q: UsageQuery, verifiedIds: boolean): Promise<UsageRow[]> {
+  async #query(q: UsageQuery, ids: ClientIds): Promise<UsageRow[]> {
     if (!this.exact || !(cacheable(q) || arrivingNow(q))) return this.cache.query(q);
     for (let attempt = 0; ; attempt++) {
       // A drop of the query's own scopes while ClickHouse answered: the answer may predate an
@@ -364,7 +371,7 @@ export class LiveUsage implements UsageSource {
         w.done();
       }
       if (cleared === this.#clears && this.exact) this.#keepLast(q, rows);
-      if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows, [], verifiedIds) : rows;
+      if (!w.stale || attempt >= 5) return this.exact ? this.#withTail(q, rows, [], ids) : rows;
     }
   }
 
@@ -388,7 +395,7 @@ export class LiveUsage implements UsageSource {
    * bounded by that query's last answer, all its rows. Undefined while the tail is not exact
    * (not started, degraded).
    */
-  lowerBound(q: UsageQuery): UsageRow[] | undefined {
+  lowerBound(q: UsageQuery, clientIds: 'verified' | 'unpoisoned' = 'verified'): UsageRow[] | undefined {
     if (!this.exact || (q.groupBy !== 'agent' && q.groupBy !== 'account')) return undefined;
     const base = lastKey(q);
     const stored: Entry[] = [];
@@ -403,7 +410,7 @@ export class LiveUsage implements UsageSource {
     if (wholeAccountsByAgent(q)) {
       const kept = this.#lastRows.get(base);
       for (const id of q.accountIds!) storedSince(accountKey(q.environmentId, id), kept?.gen ?? 0);
-      return this.#withTail(q, Array.isArray(kept?.rows) ? kept.rows : [], stored, true);
+      return this.#withTail(q, Array.isArray(kept?.rows) ? kept.rows : [], stored, clientIds);
     }
     const ids = (q.groupBy === 'agent' ? q.agentInstanceIds : q.accountIds) ?? [];
     const rows: UsageRow[] = [];
@@ -412,7 +419,7 @@ export class LiveUsage implements UsageSource {
       if (kept?.rows && !Array.isArray(kept.rows)) rows.push(kept.rows);
       storedSince(q.groupBy === 'agent' ? agentKey(q.environmentId, id) : accountKey(q.environmentId, id), kept?.gen ?? 0);
     }
-    return this.#withTail(q, rows, stored, true);
+    return this.#withTail(q, rows, stored, clientIds);
   }
 
   /** Keeps a grouped answer's rows per scope (a scope without a row: zero), or a whole-accounts query's rows together. */
@@ -448,10 +455,11 @@ export class LiveUsage implements UsageSource {
 
   /**
    * The ClickHouse rows plus the tail's entries matching the query (and `stored`: parts stored
-   * since those rows, within its scopes); `verifiedIds`: entries of the client's ids only once
+   * since those rows, within its scopes); `ids`: which entries of the client's ids count (see
+   * {@link ClientIds}); 'verified': only once
    * {@link eligible}.
    */
-  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = [], verifiedIds = false): UsageRow[] {
+  #withTail(q: UsageQuery, rows: UsageRow[], stored: Entry[] = [], ids: ClientIds = 'all'): UsageRow[] {
     const candidates = q.agentInstanceIds
       ? q.agentInstanceIds.map((id) => this.#index.get(agentKey(q.environmentId, id)))
       : q.accountIds
@@ -486,7 +494,7 @@ export class LiveUsage implements UsageSource {
         }
         if (accounts && !accounts.has(e.acct)) continue;
         // A lower bound leaves out events with the client's ids until each is proven no copy of one counted elsewhere.
-        if (verifiedIds && e.cid !== 0 && !this.#eligible(e)) continue;
+        if (e.cid !== 0 && ids !== 'all' && !(ids === 'verified' ? this.#eligible(e) : this.#unpoisoned(e))) continue;
         if (e.k === 1 ? atypes && !atypes.has(e.type) : otypes && !otypes.has(e.type)) continue;
         const key = keyOf(e.agent, e.acct);
         let s = sums.get(key);
@@ -660,6 +668,16 @@ export class LiveUsage implements UsageSource {
     }
     this.#checked.set(e, { gen: this.#identGen, ok, settled });
     return ok;
+  }
+
+  /** Whether an entry of the client's ids has one copy known of each identity, none known elsewhere (verified or not). */
+  #unpoisoned(e: Entry): boolean {
+    if (!e.ids) return false;
+    for (const id of e.ids) {
+      const st = this.#idents.get(identKey(e, id));
+      if (!st || st.poisoned || st.copies !== 1) return false;
+    }
+    return true;
   }
 
   /** Hears the scopes whose lower bounds grew with no new usage: their held identities of the client's ids verified. */
