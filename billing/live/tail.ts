@@ -109,6 +109,19 @@ const RECENT_MS = 60_000;
 /** Identities of the client's ids verified against ClickHouse at once at most (one statement per environment and kind). */
 const VERIFY_MAX = 2000;
 
+/**
+ * An entry of the client's ids is verified only once held this long: ClickHouse bills the
+ * copy ingested first, and ingest stamps the arrival when a request begins, so a copy that
+ * arrived first may be published (sequenced) a little after another (a tester's defect:
+ * requests 1–4 ms apart, the first one's message without a delta, over its size). By then
+ * its message is in the stream, and a verification reads what the tail has not seen below
+ * the stream's last message ({@link LiveUsage.#readGaps}).
+ */
+const VERIFY_SETTLE_MS = 250;
+
+/** Messages a verification reads itself at most when the tail has not seen them (more: it waits for a poll). */
+const GAP_READ_MAX = 64;
+
 /** Messages asked for at once. */
 const READ_CONCURRENCY = 64;
 /** Messages read per poll at most (the rest on the next). */
@@ -166,6 +179,14 @@ interface Ident {
   poisoned: boolean;
   v: number;
 }
+
+/**
+ * An entry of outcomes with an id shaped as those of outcomes derived by rules
+ * (`drv_<rule>_<action id>`, written by ClickHouse when the action is stored, never held by
+ * the tail): never verified (a tester's defect: a client's outcomes with such ids counted
+ * while the derived copies, billed first, were not stored yet).
+ */
+const derivedLike = (e: Entry): boolean => e.k === 2 && e.ids!.some((id) => id.startsWith('drv_'));
 
 const identKey = (e: Entry, id: string) => `${e.env}\u0000${e.agent}\u0000${e.k}\u0000${id}`;
 
@@ -271,6 +292,8 @@ export class LiveUsage implements UsageSource {
   /** Bumped by every change of an identity's standing (poisoned, verified, forgotten); with it, each entry's standing is computed once. */
   #identGen = 0;
   readonly #checked = new WeakMap<Entry, { gen: number; ok: boolean; settled: boolean }>();
+  /** When each held entry of the client's ids was held (ms). */
+  readonly #heldAt = new WeakMap<Entry, number>();
   /** Scopes whose held identities a verification is asked for, and the one running. */
   #verifyWanted: Touched = new Map();
   #verifying: Promise<void> | undefined;
@@ -620,6 +643,7 @@ export class LiveUsage implements UsageSource {
       delete e.ids;
       return;
     }
+    this.#heldAt.set(e, Date.now());
     for (const id of e.ids) {
       const key = identKey(e, id);
       const st = this.#idents.get(key);
@@ -726,9 +750,61 @@ export class LiveUsage implements UsageSource {
    * are verified (a tester's defect: a retry held and verified before the tail read the
    * message of the first copy counted, with the retry's tokens).
    */
-  #firstUnseen(): number {
+  /**
+   * Reads now (direct gets) the messages the tail has not seen below the last it heard of,
+   * when they are few ({@link GAP_READ_MAX}): a delta lost or late, which a poll would read
+   * (polls wait for ClickHouse, seconds at a saturating load), holds back every verification
+   * above it ({@link #firstUnseen}). Returns those found gone from the stream: the sink
+   * acknowledged them, after storing them, so a verification begun now sees their copies in
+   * ClickHouse.
+   */
+  async #readGaps(): Promise<Set<number>> {
+    const gone = new Set<number>();
+    if (!this.#jsm) return gone;
+    // The stream's last message now: every message published before the verification begins.
+    const last = (await (await this.#jsm).streams.info(this.deps.names.stream)).state.last_seq;
+    if (last > this.#lastSeq) this.#lastSeq = last;
+    const gaps: number[] = [];
+    for (let s = Math.max(this.#known, this.#read) + 1; s <= this.#lastSeq && gaps.length <= GAP_READ_MAX; s++) {
+      if (!this.#segments.has(s) && !this.#stored.has(s)) gaps.push(s);
+    }
+    if (gaps.length === 0 || gaps.length > GAP_READ_MAX || !this.#jsm) return gone;
+    const jsm = await this.#jsm;
+    const stream = this.#stream;
+    // null: gone (no such message); undefined: not read (any other failure: still unseen).
+    const msgs = await Promise.all(
+      gaps.map((seq) => jsm.streams.getMessage(this.deps.names.stream, { seq }).catch((err: unknown) => (/no message found|not found/i.test(String(err)) ? null : undefined))),
+    );
+    if (this.#stream !== stream || !this.exact) return gone;
+    const touched: Touched = new Map();
+    for (const [j, seq] of gaps.entries()) {
+      const m = msgs[j];
+      if (m === null) gone.add(seq);
+      // Gone (stored: the next poll names it), or held meanwhile: as a poll's read.
+      if (!m || this.#stored.has(seq) || seq <= this.#known || this.#segments.has(seq)) continue;
+      let entries: Entry[];
+      try {
+        entries = aggregateMessage(seq, m.data);
+      } catch {
+        entries = [];
+      }
+      this.#segments.set(seq, entries);
+      for (const e of entries) {
+        this.#indexEntry(e);
+        touch(touched, e.env, e.acct, e.agent);
+      }
+      metrics.messages.inc();
+      this.taken.reads++;
+    }
+    if (this.#entries > this.opts.maxEntries) this.#degrade();
+    metrics.entries.set(this.#entries);
+    this.#emit(touched);
+    return gone;
+  }
+
+  #firstUnseen(gone: ReadonlySet<number> = new Set()): number {
     let s = Math.max(this.#known, this.#read) + 1;
-    while (this.#segments.has(s) || this.#stored.has(s)) s++;
+    while (this.#segments.has(s) || this.#stored.has(s) || gone.has(s)) s++;
     return s;
   }
 
@@ -736,7 +812,18 @@ export class LiveUsage implements UsageSource {
   async #verify(wanted: Touched): Promise<void> {
     const byEnvKind = new Map<string, Map<string, { agent: string; id: string; seq: number; e: Entry }>>();
     let n = 0;
-    const unseen = this.#firstUnseen();
+    const settledBefore = Date.now() - VERIFY_SETTLE_MS;
+    // Scopes with entries held too lately: asked again once they have settled.
+    const later: Touched = new Map();
+    const askLater = () => {
+      if (later.size === 0) return;
+      const t = setTimeout(() => {
+        for (const [env, sc] of later) this.requestVerification(env, [...sc.accounts], [...sc.agents]);
+      }, VERIFY_SETTLE_MS);
+      t.unref();
+    };
+    const gone = await this.#readGaps();
+    const unseen = this.#firstUnseen(gone);
     collect: for (const [env, t] of wanted) {
       // Held, then stored lately, newest first: with the sink keeping up, an event is stored a
       // few polls after it is held. A part stored before the scope's latest kept answer adds
@@ -751,7 +838,11 @@ export class LiveUsage implements UsageSource {
       ];
       for (const set of [candidates]) {
         for (const e of set) {
-          if (e.cid === 0 || !e.ids || e.seq >= unseen) continue;
+          if (e.cid === 0 || !e.ids || e.seq >= unseen || derivedLike(e)) continue;
+          if ((this.#heldAt.get(e) ?? Infinity) > settledBefore) {
+            touch(later, env, e.acct, e.agent);
+            continue;
+          }
           this.#eligible(e);
           if (this.#checked.get(e)!.settled) continue;
           const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
@@ -767,6 +858,7 @@ export class LiveUsage implements UsageSource {
         }
       }
     }
+    askLater();
     if (n === 0) return;
     const ep = ++this.#idEpoch;
     const stopTimer = metrics.verifications.startTimer();
