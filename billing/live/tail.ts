@@ -812,37 +812,33 @@ export class LiveUsage implements UsageSource {
     };
     const gone = await this.#readGaps();
     const unseen = this.#firstUnseen(gone);
-    collect: for (const [env, t] of wanted) {
-      // Held, then stored lately, newest first: with the sink keeping up, an event is stored a
-      // few polls after it is held. A part stored before the scope's latest kept answer adds
-      // to no bound of it (that answer counts it): not verified.
-      const keys = [...[...t.accounts].map((a) => accountKey(env, a)), ...[...t.agents].map((i) => agentKey(env, i))];
-      const candidates = [
-        ...keys.flatMap((k) => [...(this.#index.get(k) ?? [])]),
-        ...keys.flatMap((k) => {
-          const kept = this.#scopeKept.get(k) ?? 0;
-          return [...(this.#recent.get(k) ?? [])].filter((e) => this.#recentGen.get(e)!.gen > kept).reverse();
-        }),
-      ];
-      for (const set of [candidates]) {
-        for (const e of set) {
-          if (e.cid === 0 || !e.ids || e.seq >= unseen || derivedLike(e)) continue;
-          if ((this.#heldAt.get(e) ?? Infinity) > settledBefore) {
-            touch(later, env, e.acct, e.agent);
-            continue;
-          }
-          this.#eligible(e);
-          if (this.#checked.get(e)!.settled) continue;
-          const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
-          for (const id of e.ids) {
-            const key = identKey(e, id);
-            const st = this.#idents.get(key);
-            if (!st || st.poisoned || st.copies !== 1 || st.v >= this.#idValidFrom || batch.has(key)) continue;
-            batch.set(key, { agent: e.agent, id, seq: e.seq, e });
-            if (++n >= VERIFY_MAX) break;
-          }
-          if (batch.size > 0) byEnvKind.set(`${env}\u0000${e.k}`, batch);
-          if (n >= VERIFY_MAX) break collect;
+    // Each scope's share of the verification: one scope's flood never starves another's crossing.
+    const scopes = [...wanted].flatMap(([env, t]) => [...[...t.accounts].map((a) => [env, accountKey(env, a)] as const), ...[...t.agents].map((i) => [env, agentKey(env, i)] as const)]);
+    const share = Math.max(100, Math.ceil(VERIFY_MAX / Math.max(1, scopes.length)));
+    for (const [env, key] of scopes) {
+      // Oldest first, what a bound needs first: the parts stored since the scope's latest kept
+      // answer (one stored before it adds to no bound of it: that answer counts it), then the
+      // held entries (in the order the tail took them).
+      const kept = this.#scopeKept.get(key) ?? 0;
+      const candidates = [...[...(this.#recent.get(key) ?? [])].filter((e) => this.#recentGen.get(e)!.gen > kept), ...(this.#index.get(key) ?? [])];
+      let taken = 0;
+      scope: for (const e of candidates) {
+        if (e.cid === 0 || !e.ids || e.seq >= unseen || derivedLike(e)) continue;
+        if ((this.#heldAt.get(e) ?? Infinity) > settledBefore) {
+          touch(later, env, e.acct, e.agent);
+          continue;
+        }
+        this.#eligible(e);
+        if (this.#checked.get(e)!.settled) continue;
+        const batch = byEnvKind.get(`${env}\u0000${e.k}`) ?? new Map();
+        byEnvKind.set(`${env}\u0000${e.k}`, batch);
+        for (const id of e.ids) {
+          const ik = identKey(e, id);
+          const st = this.#idents.get(ik);
+          if (!st || st.poisoned || st.copies !== 1 || st.v >= this.#idValidFrom || batch.has(ik)) continue;
+          batch.set(ik, { agent: e.agent, id, seq: e.seq, e });
+          n++;
+          if (++taken >= share) break scope;
         }
       }
     }
