@@ -298,6 +298,7 @@ export class LiveUsage implements UsageSource {
   #verifyWanted: Touched = new Map();
   #verifying: Promise<void> | undefined;
   readonly #verified: ((environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]) => void)[] = [];
+  #stopped = false;
   /** Verifications run (tests read it). */
   verifications = 0;
   /** Polls completed (tests wait on it). */
@@ -335,6 +336,7 @@ export class LiveUsage implements UsageSource {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     this.#deltaSub?.unsubscribe();
     await this.#loop?.stop();
   }
@@ -721,7 +723,7 @@ export class LiveUsage implements UsageSource {
 
   /** {@link requestVerification}, settled once these scopes were verified (or the verification failed: it is asked again next time). */
   verify(environmentId: string, accountIds: readonly string[], agentInstanceIds: readonly string[]): Promise<void> {
-    if (!this.exact) return Promise.resolve();
+    if (!this.exact || this.#stopped) return Promise.resolve();
     for (const a of accountIds) touch(this.#verifyWanted, environmentId, a, '');
     for (const i of agentInstanceIds) touch(this.#verifyWanted, environmentId, '', i);
     if (this.#verifying || this.#verifyWanted.size === 0) return this.#verifying ?? Promise.resolve();
